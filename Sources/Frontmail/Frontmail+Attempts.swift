@@ -1,0 +1,159 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension Frontmail {
+    /// Runs one logical request: attempts, deadlines, backoff, Retry-After and cancellation.
+    ///
+    /// Returns the first 2xx response; throws the last error otherwise. A cancelled Task throws
+    /// `aborted` at once and no further attempt starts.
+    func execute(
+        _ request: FrontmailHTTPRequest, operation: OperationKind, key: String?, retry: RetryPolicy
+    ) async throws(FrontmailError) -> FrontmailHTTPResponse {
+        let clock = environment.clock
+        let observer = environment.observer
+        var attempt = 0
+        while true {
+            if Task.isCancelled { throw .aborted }
+            let started = clock.now()
+            observer?.record(.attemptStarted(operation: operation, key: key, attempt: attempt, at: started))
+            let error: FrontmailError
+            switch await runAttempt(request) {
+            case .response(let response):
+                if (200..<300).contains(response.status) {
+                    observer?.record(
+                        .attemptFinished(
+                            operation: operation, key: key, attempt: attempt, status: response.status, code: nil,
+                            duration: clock.now() - started))
+                    return response
+                }
+                error = Self.responseError(response, now: clock.wallNow())
+            case .failure(let failure):
+                error = Task.isCancelled ? .aborted : failure
+            }
+            observer?.record(
+                .attemptFinished(
+                    operation: operation, key: key, attempt: attempt, status: error.status, code: error.code,
+                    duration: clock.now() - started))
+            if error.code == .aborted || Task.isCancelled { throw .aborted }
+            guard Self.isRetryable(error), attempt < retry.maxRetries else { throw error }
+
+            let delay: TimeInterval
+            let cause: BackoffCause
+            if let retryAfter = error.retryAfter {
+                guard retryAfter <= retry.maxRetryAfter else { throw error }
+                delay = retryAfter
+                cause = .retryAfter(retryAfter)
+            } else {
+                delay = retry.backoffDelay(afterAttempt: attempt, random: environment.random)
+                cause = .jitter(cap: retry.backoffCap(afterAttempt: attempt))
+            }
+            observer?.record(
+                .backoffScheduled(operation: operation, key: key, afterAttempt: attempt, delay: delay, cause: cause))
+            do {
+                try await clock.sleep(seconds: delay)
+            } catch {
+                throw .aborted
+            }
+            if Task.isCancelled { throw .aborted }
+            attempt += 1
+        }
+    }
+
+    /// Network errors, timeouts, 5xx and 429 are retried; nothing else is.
+    static func isRetryable(_ error: FrontmailError) -> Bool {
+        if let status = error.status { return status >= 500 || status == 429 }
+        return error.code == .networkError || error.code == .timeout
+    }
+
+    private enum AttemptOutcome: Sendable {
+        case response(FrontmailHTTPResponse)
+        case failure(FrontmailError)
+    }
+
+    private enum RaceResult: Sendable {
+        case transport(Result<FrontmailHTTPResponse, any Error>)
+        case deadline
+        case deadlineCancelled
+    }
+
+    /// One attempt, raced against its deadline. The loser is cancelled; the transport must end
+    /// promptly when cancelled (URLSessionTransport resumes its caller at once).
+    private func runAttempt(_ request: FrontmailHTTPRequest) async -> AttemptOutcome {
+        let clock = environment.clock
+        let timeout = self.timeout
+        guard timeout.isFinite else {
+            return Self.outcome(await Self.callTransport(transport, request))
+        }
+        // Computed before either child starts, so a test clock that moves on can't be missed.
+        let deadline = clock.now() + timeout
+        let transport = self.transport
+        return await withTaskGroup(of: RaceResult.self) { group in
+            group.addTask { .transport(await Self.callTransport(transport, request)) }
+            group.addTask {
+                do {
+                    try await clock.sleep(until: deadline)
+                    return .deadline
+                } catch {
+                    return .deadlineCancelled
+                }
+            }
+            var outcome: AttemptOutcome?
+            while outcome == nil, let next = await group.next() {
+                switch next {
+                case .transport(let result): outcome = Self.outcome(result)
+                case .deadline:
+                    outcome = .failure(
+                        .client(.timeout, "No complete response within \(Self.seconds(timeout)) (the per-attempt timeout)."))
+                case .deadlineCancelled: continue
+                }
+            }
+            group.cancelAll()
+            return outcome ?? .failure(.aborted)
+        }
+    }
+
+    private static func callTransport(
+        _ transport: any FrontmailTransport, _ request: FrontmailHTTPRequest
+    ) async -> Result<FrontmailHTTPResponse, any Error> {
+        do {
+            return .success(try await transport.send(request))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private static func outcome(_ result: Result<FrontmailHTTPResponse, any Error>) -> AttemptOutcome {
+        switch result {
+        case .success(let response): return .response(response)
+        case .failure(let error): return .failure(transportError(error))
+        }
+    }
+
+    /// Maps what a transport threw to a client error.
+    ///
+    /// Whether a send was aborted is decided by the caller's Task alone (see `execute`): a
+    /// cancellation the transport reports on its own is a failed exchange like any other.
+    static func transportError(_ error: any Error) -> FrontmailError {
+        if let error = error as? FrontmailError { return error }
+        if error is CancellationError {
+            return .client(.networkError, "The transport cancelled the request.")
+        }
+        if let urlError = error as? URLError {
+            switch urlError.code {
+            case .cancelled: return .client(.networkError, "The transport cancelled the request.")
+            case .timedOut:
+                return .client(.timeout, "The request timed out (\(urlError.localizedDescription)).")
+            default:
+                return .client(.networkError, "The network request failed: \(urlError.localizedDescription)")
+            }
+        }
+        return .client(.networkError, "The network request failed: \(error)")
+    }
+
+    static func seconds(_ value: TimeInterval) -> String {
+        value < 1 ? "\(Int((value * 1000).rounded())) ms" : "\(value) s"
+    }
+}

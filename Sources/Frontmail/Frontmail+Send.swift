@@ -1,0 +1,212 @@
+import Foundation
+
+extension Frontmail {
+    /// Sends the template `templateID` with `params`.
+    ///
+    /// - Parameters:
+    ///   - serviceID: nil (or empty) uses the template's default service.
+    /// - Returns: the message id, whether it is queued or held, and the token to read its status.
+    /// - Throws: `FrontmailError`; a cancelled Task throws `aborted` at once.
+    @discardableResult
+    public func send(
+        templateID: String,
+        params: [String: FrontmailValue] = [:],
+        serviceID: String? = nil,
+        options: SendOptions = SendOptions()
+    ) async throws -> SendResult {
+        let body = try encodeSendBody(templateID: templateID, params: params, serviceID: serviceID, options: options)
+        return try await send(body: body, options: options)
+    }
+
+    /// Sends the template `templateID` with any `Encodable` params that encode to a JSON object.
+    ///
+    /// Property names are sent as they are (rename them with `CodingKeys`), dates as ISO-8601
+    /// UTC strings and `Data` as base64.
+    @discardableResult
+    public func send<Params: Encodable>(
+        templateID: String,
+        params: Params,
+        serviceID: String? = nil,
+        options: SendOptions = SendOptions()
+    ) async throws -> SendResult {
+        let members = try Self.encodeParams(params)
+        let body = try encodeSendBody(templateID: templateID, params: members, serviceID: serviceID, options: options)
+        return try await send(body: body, options: options)
+    }
+
+    /// Reads the delivery status of a message with the `statusToken` its send returned.
+    ///
+    /// The token travels only in the `X-Frontmail-Status-Token` header, never in the URL.
+    public func status(messageID: String, statusToken: String) async throws -> MessageStatus {
+        var headers = FrontmailHTTPHeaders()
+        headers.add(name: "X-Frontmail-Public-Key", value: publicKey)
+        headers.add(name: "X-Frontmail-Status-Token", value: statusToken)
+        headers.add(name: "X-Frontmail-Client", value: Self.clientHeaderValue)
+        let request = FrontmailHTTPRequest(
+            method: "GET", url: endpoint("/v1/messages/" + Self.percentEncodePathSegment(messageID)), headers: headers,
+            body: nil, timeout: timeout)
+        let response = try await execute(request, operation: .status, key: nil, retry: retry)
+        return try Self.parseMessageStatus(response)
+    }
+
+    /// Turns `Encodable` params into the members of `template_params`.
+    static func encodeParams<Params: Encodable>(_ params: Params) throws(FrontmailError) -> [String: FrontmailValue] {
+        let value: FrontmailValue
+        do {
+            value = try ValueEncoder.encode(params)
+        } catch let error as EncodingError {
+            throw .client(.invalidParams, "The params could not be encoded: \(Self.describe(error))")
+        } catch {
+            throw .client(.invalidParams, "The params could not be encoded: \(error)")
+        }
+        guard case .object(let members) = value else {
+            throw .client(
+                .invalidParams,
+                "The params must encode to a JSON object (a struct or a dictionary), not \(Self.kind(of: value)).")
+        }
+        return members
+    }
+
+    private func send(body: Data, options: SendOptions) async throws -> SendResult {
+        if Task.isCancelled { throw FrontmailError.aborted }
+        let key = options.idempotencyKey.flatMap { $0.isEmpty ? nil : $0 } ?? Self.makeIdempotencyKey()
+        var headers = FrontmailHTTPHeaders()
+        headers.add(name: "X-Frontmail-Public-Key", value: publicKey)
+        headers.add(name: "Content-Type", value: "application/json")
+        headers.add(name: "Idempotency-Key", value: key)
+        headers.add(name: "X-Frontmail-Client", value: Self.clientHeaderValue)
+        let request = FrontmailHTTPRequest(
+            method: "POST", url: endpoint("/v1/send"), headers: headers, body: body, timeout: timeout)
+        let response = try await execute(request, operation: .send, key: key, retry: retry)
+        return try Self.parseSendResult(response)
+    }
+
+    /// A random UUID v4 in lowercase (36 characters).
+    static func makeIdempotencyKey() -> String {
+        UUID().uuidString.lowercased()
+    }
+
+    /// The body of `POST /v1/send`, written once per logical send. Keys are in sorted order and
+    /// absent options are left out entirely.
+    func encodeSendBody(
+        templateID: String, params: [String: FrontmailValue], serviceID: String?, options: SendOptions
+    ) throws(FrontmailError) -> Data {
+        var writer = JSONWriter(capacity: Self.estimatedBodySize(params: params, options: options))
+        writer.writeByte(UInt8(ascii: "{"))
+        var first = true
+        func key(_ name: String) {
+            if !first { writer.writeByte(UInt8(ascii: ",")) }
+            first = false
+            writer.writeKey(name)
+        }
+        if let attachments = options.attachments {
+            key("attachments")
+            writeAttachments(attachments, into: &writer)
+        }
+        if let locale = options.locale, !locale.isEmpty {
+            key("locale")
+            writer.writeString(locale)
+        }
+        if let serviceID, !serviceID.isEmpty {
+            key("service_id")
+            writer.writeString(serviceID)
+        }
+        key("template_id")
+        writer.writeString(templateID)
+        key("template_params")
+        do {
+            try writer.writeObject(params)
+        } catch {
+            throw .client(
+                .invalidParams,
+                "template_params.\(error.pathDescription) is \(error.value), which JSON cannot carry (only finite numbers).")
+        }
+        if let turnstileKey = options.turnstileKey {
+            key("turnstile_key")
+            writer.writeString(turnstileKey.rawValue)
+        }
+        if let token = options.turnstileToken {
+            key("turnstile_token")
+            writer.writeString(token)
+        }
+        key("user_id")
+        writer.writeString(publicKey)
+        writer.writeByte(UInt8(ascii: "}"))
+        return Data(writer.bytes)
+    }
+
+    private func writeAttachments(_ attachments: [Attachment], into writer: inout JSONWriter) {
+        writer.writeByte(UInt8(ascii: "["))
+        for (index, attachment) in attachments.enumerated() {
+            if index > 0 { writer.writeByte(UInt8(ascii: ",")) }
+            switch attachment {
+            case .data(let data, let filename, let contentType):
+                writer.writeByte(UInt8(ascii: "{"))
+                writer.writeKey("content_base64")
+                writer.writeBase64String(data)
+                writer.writeByte(UInt8(ascii: ","))
+                writer.writeKey("content_type")
+                writer.writeString(contentType)
+                writer.writeByte(UInt8(ascii: ","))
+                writer.writeKey("filename")
+                writer.writeString(filename)
+                writer.writeByte(UInt8(ascii: "}"))
+            case .upload(let id):
+                writer.writeByte(UInt8(ascii: "{"))
+                writer.writeKey("upload_id")
+                writer.writeString(id)
+                writer.writeByte(UInt8(ascii: "}"))
+            }
+        }
+        writer.writeByte(UInt8(ascii: "]"))
+    }
+
+    private static func estimatedBodySize(params: [String: FrontmailValue], options: SendOptions) -> Int {
+        var size = 256 + params.count * 48
+        for attachment in options.attachments ?? [] {
+            if case .data(let data, _, _) = attachment { size += Base64.encodedCount(data.count) + 128 }
+        }
+        return size
+    }
+
+    /// Percent-encodes everything but letters, digits and `-._~` (a `/` becomes `%2F`).
+    static func percentEncodePathSegment(_ segment: String) -> String {
+        var result = ""
+        result.reserveCapacity(segment.utf8.count)
+        for byte in segment.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = Array("0123456789ABCDEF".unicodeScalars)
+                result.unicodeScalars.append("%")
+                result.unicodeScalars.append(hex[Int(byte >> 4)])
+                result.unicodeScalars.append(hex[Int(byte & 0x0F)])
+            }
+        }
+        return result
+    }
+
+    private static func kind(of value: FrontmailValue) -> String {
+        switch value {
+        case .string: return "a string"
+        case .integer, .double: return "a number"
+        case .bool: return "a boolean"
+        case .null: return "null"
+        case .array: return "an array"
+        case .object: return "an object"
+        }
+    }
+
+    private static func describe(_ error: EncodingError) -> String {
+        switch error {
+        case .invalidValue(_, let context):
+            let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+            return path.isEmpty ? context.debugDescription : "\(path.joined(separator: ".")): \(context.debugDescription)"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+}

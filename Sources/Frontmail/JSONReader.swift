@@ -1,0 +1,271 @@
+import Foundation
+
+/// A strict RFC 8259 parser into `FrontmailValue`.
+///
+/// Integers that fit in `Int` stay `.integer`; every other number is `.double`. Nesting is limited
+/// (`maxDepth`) so hostile input cannot exhaust the stack.
+package struct JSONReader {
+    package struct ParseError: Error, Equatable, CustomStringConvertible {
+        package var offset: Int
+        package var reason: String
+        package var description: String { "invalid JSON at byte \(offset): \(reason)" }
+    }
+
+    package static let maxDepth = 256
+
+    package static func parse(_ data: Data) throws(ParseError) -> FrontmailValue {
+        var outcome = Result<FrontmailValue, ParseError>.failure(ParseError(offset: 0, reason: "no input"))
+        data.withUnsafeBytes { raw in
+            do throws(ParseError) {
+                let buffer = UnsafeBufferPointer(start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count)
+                outcome = .success(try parse(buffer))
+            } catch {
+                outcome = .failure(error)
+            }
+        }
+        return try outcome.get()
+    }
+
+    package static func parse(_ text: String) throws(ParseError) -> FrontmailValue {
+        try parse(Data(text.utf8))
+    }
+
+    package static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(ParseError) -> FrontmailValue {
+        var reader = JSONReader(bytes: bytes)
+        reader.skipWhitespace()
+        let value = try reader.parseValue(depth: 0)
+        reader.skipWhitespace()
+        guard reader.position == bytes.count else { throw reader.error("unexpected data after the value") }
+        return value
+    }
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var position = 0
+
+    private init(bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+    }
+
+    private func error(_ reason: String) -> ParseError {
+        ParseError(offset: position, reason: reason)
+    }
+
+    private var current: UInt8? {
+        position < bytes.count ? bytes[position] : nil
+    }
+
+    private mutating func skipWhitespace() {
+        while position < bytes.count {
+            switch bytes[position] {
+            case 0x20, 0x09, 0x0A, 0x0D: position += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func parseValue(depth: Int) throws(ParseError) -> FrontmailValue {
+        guard let byte = current else { throw error("unexpected end of input") }
+        switch byte {
+        case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
+        case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        default: throw error("unexpected character")
+        }
+    }
+
+    private mutating func expectLiteral(_ literal: StaticString) throws(ParseError) {
+        let count = literal.utf8CodeUnitCount
+        guard bytes.count - position >= count else { throw error("unexpected end of input") }
+        for offset in 0..<count where bytes[position + offset] != literal.utf8Start[offset] {
+            throw error("invalid literal")
+        }
+        position += count
+    }
+
+    private mutating func parseObject(depth: Int) throws(ParseError) -> FrontmailValue {
+        guard depth <= Self.maxDepth else { throw error("nesting deeper than \(Self.maxDepth)") }
+        position += 1
+        var members: [String: FrontmailValue] = [:]
+        skipWhitespace()
+        if current == UInt8(ascii: "}") {
+            position += 1
+            return .object(members)
+        }
+        while true {
+            skipWhitespace()
+            guard current == UInt8(ascii: "\"") else { throw error("expected a string key") }
+            let key = try parseString()
+            skipWhitespace()
+            guard current == UInt8(ascii: ":") else { throw error("expected ':'") }
+            position += 1
+            skipWhitespace()
+            members[key] = try parseValue(depth: depth)
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","): position += 1
+            case UInt8(ascii: "}"):
+                position += 1
+                return .object(members)
+            case nil: throw error("unexpected end of input")
+            default: throw error("expected ',' or '}'")
+            }
+        }
+    }
+
+    private mutating func parseArray(depth: Int) throws(ParseError) -> FrontmailValue {
+        guard depth <= Self.maxDepth else { throw error("nesting deeper than \(Self.maxDepth)") }
+        position += 1
+        var elements: [FrontmailValue] = []
+        skipWhitespace()
+        if current == UInt8(ascii: "]") {
+            position += 1
+            return .array(elements)
+        }
+        while true {
+            skipWhitespace()
+            elements.append(try parseValue(depth: depth))
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","): position += 1
+            case UInt8(ascii: "]"):
+                position += 1
+                return .array(elements)
+            case nil: throw error("unexpected end of input")
+            default: throw error("expected ',' or ']'")
+            }
+        }
+    }
+
+    private mutating func parseNumber() throws(ParseError) -> FrontmailValue {
+        let start = position
+        var isInteger = true
+        if current == UInt8(ascii: "-") { position += 1 }
+        guard let first = current, first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9") else {
+            throw error("expected a digit")
+        }
+        if first == UInt8(ascii: "0") {
+            position += 1
+        } else {
+            skipDigits()
+        }
+        if current == UInt8(ascii: ".") {
+            isInteger = false
+            position += 1
+            guard skipDigits() > 0 else { throw error("expected a digit after '.'") }
+        }
+        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+            isInteger = false
+            position += 1
+            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { position += 1 }
+            guard skipDigits() > 0 else { throw error("expected a digit in the exponent") }
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+        if isInteger, let integer = Int(text) { return .integer(integer) }
+        guard let double = Double(text), double.isFinite else {
+            position = start
+            throw error("number out of range")
+        }
+        return .double(double)
+    }
+
+    @discardableResult
+    private mutating func skipDigits() -> Int {
+        let start = position
+        while let byte = current, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") { position += 1 }
+        return position - start
+    }
+
+    private mutating func parseString() throws(ParseError) -> String {
+        position += 1
+        let start = position
+        // Fast path: no escapes.
+        while let byte = current {
+            if byte == UInt8(ascii: "\"") {
+                let slice = UnsafeBufferPointer(rebasing: bytes[start..<position])
+                position += 1
+                guard let string = String(bytes: slice, encoding: .utf8) else {
+                    position = start
+                    throw error("invalid UTF-8 in string")
+                }
+                return string
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            position += 1
+        }
+        var scalars: [UInt8] = Array(UnsafeBufferPointer(rebasing: bytes[start..<position]))
+        while let byte = current {
+            switch byte {
+            case UInt8(ascii: "\""):
+                position += 1
+                guard let string = String(bytes: scalars, encoding: .utf8) else {
+                    throw error("invalid UTF-8 in string")
+                }
+                return string
+            case UInt8(ascii: "\\"):
+                position += 1
+                try parseEscape(into: &scalars)
+            case 0..<0x20:
+                throw error("control character in string")
+            default:
+                scalars.append(byte)
+                position += 1
+            }
+        }
+        throw error("unterminated string")
+    }
+
+    private mutating func parseEscape(into output: inout [UInt8]) throws(ParseError) {
+        guard let byte = current else { throw error("unterminated escape") }
+        position += 1
+        switch byte {
+        case UInt8(ascii: "\""): output.append(UInt8(ascii: "\""))
+        case UInt8(ascii: "\\"): output.append(UInt8(ascii: "\\"))
+        case UInt8(ascii: "/"): output.append(UInt8(ascii: "/"))
+        case UInt8(ascii: "b"): output.append(0x08)
+        case UInt8(ascii: "f"): output.append(0x0C)
+        case UInt8(ascii: "n"): output.append(0x0A)
+        case UInt8(ascii: "r"): output.append(0x0D)
+        case UInt8(ascii: "t"): output.append(0x09)
+        case UInt8(ascii: "u"):
+            var scalar = try parseHex4()
+            if (0xD800...0xDBFF).contains(scalar) {
+                guard current == UInt8(ascii: "\\"), position + 1 < bytes.count,
+                    bytes[position + 1] == UInt8(ascii: "u")
+                else { throw error("unpaired surrogate") }
+                position += 2
+                let low = try parseHex4()
+                guard (0xDC00...0xDFFF).contains(low) else { throw error("unpaired surrogate") }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            } else if (0xDC00...0xDFFF).contains(scalar) {
+                throw error("unpaired surrogate")
+            }
+            guard let unicode = Unicode.Scalar(scalar) else { throw error("invalid unicode escape") }
+            output.append(contentsOf: String(Character(unicode)).utf8)
+        default:
+            position -= 1
+            throw error("invalid escape")
+        }
+    }
+
+    private mutating func parseHex4() throws(ParseError) -> UInt32 {
+        guard bytes.count - position >= 4 else { throw error("unterminated unicode escape") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[position]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw error("invalid hex digit")
+            }
+            value = value << 4 | UInt32(digit)
+            position += 1
+        }
+        return value
+    }
+}

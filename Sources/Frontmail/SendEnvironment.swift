@@ -1,0 +1,95 @@
+import Foundation
+
+/// Time as the client sees it: a monotonic clock for deadlines and backoff, a wall clock for
+/// HTTP dates. Tests and the load suite inject their own.
+package protocol FrontmailClock: Sendable {
+    /// Monotonic seconds since an arbitrary fixed point.
+    func now() -> TimeInterval
+    /// The wall-clock time, for Retry-After dates.
+    func wallNow() -> Date
+    /// Sleeps for `seconds` (a backoff wait); throws when the Task is cancelled.
+    func sleep(seconds: TimeInterval) async throws
+    /// Sleeps until `now() >= deadline` (a per-attempt deadline); throws when the Task is cancelled.
+    func sleep(until deadline: TimeInterval) async throws
+}
+
+/// The real clock: `DispatchTime` (monotonic) and `Task.sleep`.
+package struct SystemClock: FrontmailClock {
+    package init() {}
+
+    package func now() -> TimeInterval {
+        TimeInterval(DispatchTime.now().uptimeNanoseconds) / 1e9
+    }
+
+    package func wallNow() -> Date { Date() }
+
+    package func sleep(seconds: TimeInterval) async throws {
+        guard seconds > 0 else {
+            try Task.checkCancellation()
+            return
+        }
+        try await Task.sleep(nanoseconds: Self.nanoseconds(seconds))
+    }
+
+    package func sleep(until deadline: TimeInterval) async throws {
+        try await sleep(seconds: deadline - now())
+    }
+
+    private static func nanoseconds(_ seconds: TimeInterval) -> UInt64 {
+        let nanos = seconds * 1e9
+        return nanos >= Double(UInt64.max) ? UInt64.max : UInt64(nanos)
+    }
+}
+
+/// Why the client waits before the next attempt.
+package enum BackoffCause: Sendable, Hashable {
+    /// Full jitter: `delay = r × cap` with `r` uniform in [0, 1).
+    case jitter(cap: TimeInterval)
+    /// The server's Retry-After, waited exactly.
+    case retryAfter(TimeInterval)
+}
+
+/// Which request a logical operation is.
+package enum OperationKind: String, Sendable {
+    case send
+    case status
+    case publicConfig = "public_config"
+}
+
+/// What the client reports, per logical operation, to an opt-in observer.
+package enum SendEvent: Sendable {
+    /// Attempt `attempt` (0-based) is about to be handed to the transport.
+    case attemptStarted(operation: OperationKind, key: String?, attempt: Int, at: TimeInterval)
+    /// The attempt ended: `status` when a response arrived, `code` when it is an error.
+    case attemptFinished(
+        operation: OperationKind, key: String?, attempt: Int, status: Int?, code: FrontmailError.Code?,
+        duration: TimeInterval)
+    /// A wait was scheduled after failed attempt `afterAttempt`.
+    case backoffScheduled(
+        operation: OperationKind, key: String?, afterAttempt: Int, delay: TimeInterval, cause: BackoffCause)
+}
+
+/// Receives the client's events. Called synchronously on the sending Task: keep it cheap.
+package protocol SendObserver: Sendable {
+    func record(_ event: SendEvent)
+}
+
+/// What the client depends on besides its transport: time, randomness and an observer.
+package struct SendEnvironment: Sendable {
+    package var clock: any FrontmailClock
+    /// Uniform in [0, 1).
+    package var random: @Sendable () -> Double
+    package var observer: (any SendObserver)?
+
+    package init(
+        clock: any FrontmailClock = SystemClock(),
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        observer: (any SendObserver)? = nil
+    ) {
+        self.clock = clock
+        self.random = random
+        self.observer = observer
+    }
+
+    package static let live = SendEnvironment()
+}

@@ -1,0 +1,179 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The default transport: one `URLSessionDataTask` per attempt.
+///
+/// URLSession's `resume()` and `cancel()` can block on the session's internal queue, so they run on
+/// a private serial dispatch queue, never on Swift's cooperative thread pool. The caller waits on a
+/// continuation that is resumed by whichever comes first: the task's completion or the caller's
+/// cancellation (which does not wait for URLSession's own cancelled callback).
+public struct URLSessionTransport: FrontmailTransport {
+    public let session: URLSession
+    private let queue: DispatchQueue
+    private let live: LiveCounter
+
+    public init(session: URLSession = .shared) {
+        self.session = session
+        self.queue = DispatchQueue(label: "dev.frontmail.urlsession-transport", qos: .userInitiated)
+        self.live = LiveCounter()
+    }
+
+    /// Requests whose continuation has not been resumed yet (0 when nothing is in flight).
+    package var liveRequests: Int { live.value }
+
+    public func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
+        let urlRequest = Self.makeURLRequest(request)
+        let exchange = Exchange(live: live)
+        return try await withTaskCancellationHandler {
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<FrontmailHTTPResponse, any Error>) in
+                guard exchange.attach(continuation) else {
+                    continuation.resume(throwing: CancellationError())
+                    return
+                }
+                let session = session
+                queue.async {
+                    guard exchange.isWaiting else { return }
+                    let task = session.dataTask(with: urlRequest) { data, response, error in
+                        exchange.complete(data: data, response: response, error: error)
+                    }
+                    if exchange.setTask(task) {
+                        task.resume()
+                    } else {
+                        task.cancel()
+                    }
+                }
+            }
+        } onCancel: {
+            if let task = exchange.cancel() {
+                queue.async { task.cancel() }
+            }
+        }
+    }
+
+    static func makeURLRequest(_ request: FrontmailHTTPRequest) -> URLRequest {
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method
+        urlRequest.httpBody = request.body
+        urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
+        urlRequest.httpShouldHandleCookies = false
+        // A backstop only: the client enforces the real deadline (Linux truncates this to whole seconds).
+        urlRequest.timeoutInterval = max(1, request.timeout.rounded(.up) + 1)
+        for field in request.headers {
+            urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
+        }
+        return urlRequest
+    }
+}
+
+/// Counts exchanges that have not finished, to prove nothing leaks.
+///
+/// `@unchecked Sendable`: the count is only touched under its lock.
+final class LiveCounter: @unchecked Sendable {
+    private let count = Lock(0)
+    var value: Int { count.withLock { $0 } }
+    func increment() { count.withLock { $0 += 1 } }
+    func decrement() { count.withLock { $0 -= 1 } }
+}
+
+/// The state of one exchange: a value-type machine under a lock; continuations resume outside it.
+///
+/// `@unchecked Sendable`: `state` is only read and written inside `Lock.withLock`.
+private final class Exchange: @unchecked Sendable {
+    private enum State {
+        case idle
+        case waiting(UnsafeContinuation<FrontmailHTTPResponse, any Error>)
+        case running(UnsafeContinuation<FrontmailHTTPResponse, any Error>, URLSessionDataTask)
+        case cancelledBeforeStart
+        case finished
+    }
+
+    private let state = Lock(State.idle)
+    private let live: LiveCounter
+
+    init(live: LiveCounter) {
+        self.live = live
+    }
+
+    /// False when the caller was cancelled before the continuation existed.
+    func attach(_ continuation: UnsafeContinuation<FrontmailHTTPResponse, any Error>) -> Bool {
+        let attached = state.withLock { state -> Bool in
+            guard case .idle = state else {
+                state = .finished
+                return false
+            }
+            state = .waiting(continuation)
+            return true
+        }
+        if attached { live.increment() }
+        return attached
+    }
+
+    var isWaiting: Bool {
+        state.withLock { state in
+            if case .waiting = state { return true }
+            return false
+        }
+    }
+
+    /// False when the exchange already ended (the task must then be cancelled, not resumed).
+    func setTask(_ task: URLSessionDataTask) -> Bool {
+        state.withLock { state in
+            guard case .waiting(let continuation) = state else { return false }
+            state = .running(continuation, task)
+            return true
+        }
+    }
+
+    /// Resumes the caller at once; returns the task to cancel, if one was started.
+    func cancel() -> URLSessionDataTask? {
+        let (continuation, task) = state.withLock {
+            state -> (UnsafeContinuation<FrontmailHTTPResponse, any Error>?, URLSessionDataTask?) in
+            switch state {
+            case .idle:
+                state = .cancelledBeforeStart
+                return (nil, nil)
+            case .waiting(let continuation):
+                state = .finished
+                return (continuation, nil)
+            case .running(let continuation, let task):
+                state = .finished
+                return (continuation, task)
+            case .cancelledBeforeStart, .finished:
+                return (nil, nil)
+            }
+        }
+        if let continuation {
+            live.decrement()
+            continuation.resume(throwing: CancellationError())
+        }
+        return task
+    }
+
+    func complete(data: Data?, response: URLResponse?, error: (any Error)?) {
+        let continuation = state.withLock { state -> UnsafeContinuation<FrontmailHTTPResponse, any Error>? in
+            switch state {
+            case .running(let continuation, _), .waiting(let continuation):
+                state = .finished
+                return continuation
+            case .idle, .cancelledBeforeStart, .finished:
+                return nil
+            }
+        }
+        guard let continuation else { return }
+        live.decrement()
+        if let error {
+            continuation.resume(throwing: error)
+        } else if let http = response as? HTTPURLResponse {
+            var headers = FrontmailHTTPHeaders()
+            for (name, value) in http.allHeaderFields {
+                headers.add(name: "\(name)", value: "\(value)")
+            }
+            continuation.resume(returning: FrontmailHTTPResponse(status: http.statusCode, headers: headers, body: data ?? Data()))
+        } else {
+            continuation.resume(throwing: URLError(.badServerResponse))
+        }
+    }
+}

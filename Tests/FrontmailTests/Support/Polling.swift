@@ -1,0 +1,18 @@
+import Foundation
+import Testing
+
+struct ConditionNotMet: Error {}
+
+/// Waits until `condition` holds, checking every millisecond for at most `limit` seconds.
+///
+/// Used to reach a state (a request in flight) before acting on it; never to assert a duration.
+func waitUntil(limit: TimeInterval = 10, _ condition: () -> Bool) async throws {
+    let start = Date()
+    while !condition() {
+        guard Date().timeIntervalSince(start) < limit else {
+            Issue.record("condition not met within \(limit) s")
+            throw ConditionNotMet()
+        }
+        try await Task.sleep(nanoseconds: 1_000_000)
+    }
+}
