@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+
+@testable import Frontmail
+
+@Suite("JSON writer: RFC 8259 output, sorted keys, shortest doubles, base64")
+struct JSONWriterTests {
+    private func json(_ value: FrontmailValue) throws -> String {
+        var writer = JSONWriter()
+        try writer.write(value)
+        return writer.string
+    }
+
+    @Test("scalars, integers and literals")
+    func scalars() throws {
+        #expect(try json(0) == "0")
+        #expect(try json(7) == "7")
+        #expect(try json(-42) == "-42")
+        #expect(try json(.integer(Int.max)) == "9223372036854775807")
+        #expect(try json(.integer(Int.min)) == "-9223372036854775808")
+        #expect(try json(true) == "true")
+        #expect(try json(false) == "false")
+        #expect(try json(nil) == "null")
+        #expect(try json([]) == "[]")
+        #expect(try json([:]) == "{}")
+    }
+
+    @Test("doubles use the shortest form that round-trips", arguments: [
+        0.5, 0.1, 1.0 / 3.0, 1e-7, 1e21, .leastNonzeroMagnitude, Double.greatestFiniteMagnitude, -0.0, 123456.789, 2.0,
+    ])
+    func doublesRoundTrip(value: Double) throws {
+        let text = try json(.double(value))
+        #expect(Double(text) == value)
+        #expect(text == value.description)
+        // And it is JSON that Foundation's parser accepts.
+        let parsed = try JSONSerialization.jsonObject(with: Data("[\(text)]".utf8), options: []) as? [NSNumber]
+        #expect(parsed?.first?.doubleValue == value)
+    }
+
+    @Test("non-finite numbers are rejected with their path", arguments: [Double.nan, .infinity, -.infinity])
+    func nonFinite(value: Double) {
+        var writer = JSONWriter()
+        #expect(throws: JSONWriter.NonFiniteNumber.self) {
+            try writer.write(["a": ["b": [1, .double(value)]]])
+        }
+        do {
+            var writer = JSONWriter()
+            try writer.write(["a": ["b": [1, .double(value)]]])
+        } catch {
+            #expect(error.pathDescription == "a.b[1]")
+        }
+    }
+
+    @Test("strings are escaped per RFC 8259; non-ASCII passes through as UTF-8")
+    func escaping() throws {
+        #expect(try json("a\"b\\c") == #""a\"b\\c""#)
+        #expect(try json("\n\r\t\u{08}\u{0C}") == #""\n\r\t\b\f""#)
+        #expect(try json("\u{00}\u{1F}\u{7F}") == "\"\\u0000\\u001f\u{7F}\"")
+        #expect(try json("/ü€😀") == "\"/ü€😀\"")
+        #expect(try json("\u{2028}") == "\"\u{2028}\"")
+    }
+
+    @Test("object keys are sorted at every level, so output is deterministic")
+    func sortedKeys() throws {
+        let value: FrontmailValue = ["b": 1, "a": ["z": 1, "y": [["d": 1, "c": 2]]], "A": 0, "é": 1]
+        #expect(try json(value) == #"{"A":0,"a":{"y":[{"c":2,"d":1}],"z":1},"b":1,"é":1}"#)
+        // Dictionaries built in different orders give the same bytes.
+        var forward: [String: FrontmailValue] = [:]
+        var backward: [String: FrontmailValue] = [:]
+        let keys = (0..<200).map { "key\($0)" }
+        for key in keys { forward[key] = .string(key) }
+        for key in keys.reversed() { backward[key] = .string(key) }
+        #expect(try json(.object(forward)) == json(.object(backward)))
+    }
+
+    @Test("random values survive a round trip through Foundation's parser")
+    func roundTripThroughFoundation() throws {
+        var generator = SplitMix64(seed: 42)
+        for _ in 0..<300 {
+            let value = FrontmailValue.random(using: &generator, depth: 3)
+            let text = try json(value)
+            let foundation = try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
+            let again = try JSONSerialization.data(withJSONObject: foundation, options: [.fragmentsAllowed])
+            #expect(try JSONReader.parse(again) == JSONReader.parse(Data(text.utf8)))
+            #expect(try JSONReader.parse(text) == value)
+        }
+    }
+
+    @Test("base64 equals Foundation's for every length up to 300 bytes")
+    func base64MatchesFoundation() {
+        var generator = SplitMix64(seed: 7)
+        for length in 0...300 {
+            let data = Data((0..<length).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
+            var writer = JSONWriter()
+            writer.writeBase64String(data)
+            #expect(writer.string == "\"\(data.base64EncodedString())\"")
+        }
+    }
+
+    @Test("description is compact sorted JSON, with null for non-finite numbers")
+    func valueDescription() {
+        let value: FrontmailValue = ["b": .double(.nan), "a": [1, "x"]]
+        #expect(value.description == #"{"a":[1,"x"],"b":null}"#)
+    }
+}
+
+/// A small seeded generator so random tests are reproducible.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+extension FrontmailValue {
+    static func random(using generator: inout SplitMix64, depth: Int) -> FrontmailValue {
+        let pick = Int.random(in: 0..<(depth > 0 ? 7 : 5), using: &generator)
+        switch pick {
+        case 0: return .integer(Int.random(in: Int.min...Int.max, using: &generator))
+        case 1: return .double(Double.random(in: -1e12...1e12, using: &generator))
+        case 2:
+            let scalars = (0..<Int.random(in: 0..<12, using: &generator)).map { _ in
+                Character(Unicode.Scalar(UInt32.random(in: 0..<0xD7FF, using: &generator)) ?? "x")
+            }
+            return .string(String(scalars))
+        case 3: return .bool(Bool.random(using: &generator))
+        case 4: return .null
+        case 5:
+            return .array((0..<Int.random(in: 0..<4, using: &generator)).map { _ in random(using: &generator, depth: depth - 1) })
+        default:
+            var members: [String: FrontmailValue] = [:]
+            for index in 0..<Int.random(in: 0..<4, using: &generator) {
+                members["k\(index)\(Int.random(in: 0..<100, using: &generator))"] = random(using: &generator, depth: depth - 1)
+            }
+            return .object(members)
+        }
+    }
+}
