@@ -106,7 +106,9 @@ extension Frontmail {
                 case .transport(let result): outcome = Self.outcome(result)
                 case .deadline:
                     outcome = .failure(
-                        .client(.timeout, "No complete response within \(Self.seconds(timeout)) (the per-attempt timeout)."))
+                        .client(
+                            .timeout, "No complete response within \(Self.seconds(timeout)) (the per-attempt timeout).")
+                    )
                 case .deadlineCancelled: continue
                 }
             }

@@ -28,7 +28,8 @@ extension Frontmail {
     private static func invalidResponse(_ response: FrontmailHTTPResponse, _ reason: String) -> FrontmailError {
         .client(
             .invalidResponse,
-            "The API answered \(response.status) but \(reason). The request may have been accepted; it was not retried.")
+            "The API answered \(response.status) but \(reason). The request may have been accepted; it was not retried."
+        )
     }
 
     static func parseSendResult(_ response: FrontmailHTTPResponse) throws(FrontmailError) -> SendResult {

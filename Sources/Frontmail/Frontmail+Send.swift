@@ -119,7 +119,8 @@ extension Frontmail {
         } catch {
             throw .client(
                 .invalidParams,
-                "template_params.\(error.pathDescription) is \(error.value), which JSON cannot carry (only finite numbers).")
+                "template_params.\(error.pathDescription) is \(error.value), which JSON cannot carry (only finite numbers)."
+            )
         }
         if let turnstileKey = options.turnstileKey {
             key("turnstile_key")
@@ -204,7 +205,8 @@ extension Frontmail {
         switch error {
         case .invalidValue(_, let context):
             let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
-            return path.isEmpty ? context.debugDescription : "\(path.joined(separator: ".")): \(context.debugDescription)"
+            return path.isEmpty
+                ? context.debugDescription : "\(path.joined(separator: ".")): \(context.debugDescription)"
         @unknown default:
             return "\(error)"
         }

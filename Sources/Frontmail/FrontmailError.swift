@@ -59,7 +59,9 @@ public struct FrontmailError: Error, Sendable, Hashable {
     /// The calling Task was cancelled: `aborted`.
     public var isCancelled: Bool { code == .aborted }
 
-    private static let authCodes: Set<Code> = [.forbidden, .originNotAllowed, .privateKeyRequired, .privateKeyInBrowser]
+    private static let authCodes: Set<Code> = [
+        .forbidden, .originNotAllowed, .privateKeyRequired, .privateKeyInBrowser,
+    ]
 }
 
 extension FrontmailError: LocalizedError {

@@ -17,7 +17,8 @@ package struct JSONReader {
         var outcome = Result<FrontmailValue, ParseError>.failure(ParseError(offset: 0, reason: "no input"))
         data.withUnsafeBytes { raw in
             do throws(ParseError) {
-                let buffer = UnsafeBufferPointer(start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count)
+                let buffer = UnsafeBufferPointer(
+                    start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count)
                 outcome = .success(try parse(buffer))
             } catch {
                 outcome = .failure(error)
@@ -69,9 +70,15 @@ package struct JSONReader {
         case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
         case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "t"):
+            try expectLiteral("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expectLiteral("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expectLiteral("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
         default: throw error("unexpected character")
         }

@@ -46,7 +46,8 @@ package enum RetryAfter {
         for token in tokens {
             if token.contains(":") {
                 let parts = token.split(separator: ":", omittingEmptySubsequences: false)
-                guard time == nil, parts.count == 3, let h = Int(parts[0]), let m = Int(parts[1]), let s = Int(parts[2]),
+                guard time == nil, parts.count == 3, let h = Int(parts[0]), let m = Int(parts[1]),
+                    let s = Int(parts[2]),
                     (0...23).contains(h), (0...59).contains(m), (0...60).contains(s)
                 else { return nil }
                 time = (h, m, s)

@@ -13,7 +13,8 @@ public struct RetryPolicy: Sendable, Hashable {
     public var maxRetryAfter: TimeInterval
 
     public init(
-        maxRetries: Int = 3, baseDelay: TimeInterval = 0.3, maxDelay: TimeInterval = 10, maxRetryAfter: TimeInterval = 60
+        maxRetries: Int = 3, baseDelay: TimeInterval = 0.3, maxDelay: TimeInterval = 10,
+        maxRetryAfter: TimeInterval = 60
     ) {
         self.maxRetries = max(0, maxRetries)
         self.baseDelay = baseDelay.isFinite ? max(0, baseDelay) : 0

@@ -132,7 +132,9 @@ public enum Turnstile {
         let text = url.absoluteString
         let lower = text.lowercased()
         if lower == "about:blank" || lower.hasPrefix("about:srcdoc") { return .allow }
-        if let origin = origin(of: text), origin == Self.origin(of: baseURL.absoluteString) || origin == challengesOrigin {
+        if let origin = origin(of: text),
+            origin == Self.origin(of: baseURL.absoluteString) || origin == challengesOrigin
+        {
             return .allow
         }
         if lower.hasPrefix("https://") { return .openExternally(url) }

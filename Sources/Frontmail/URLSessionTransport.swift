@@ -28,7 +28,8 @@ public struct URLSessionTransport: FrontmailTransport {
         let urlRequest = Self.makeURLRequest(request)
         let exchange = Exchange(live: live)
         return try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<FrontmailHTTPResponse, any Error>) in
+            try await withUnsafeThrowingContinuation {
+                (continuation: UnsafeContinuation<FrontmailHTTPResponse, any Error>) in
                 guard exchange.attach(continuation) else {
                     continuation.resume(throwing: CancellationError())
                     return
@@ -171,7 +172,8 @@ private final class Exchange: @unchecked Sendable {
             for (name, value) in http.allHeaderFields {
                 headers.add(name: "\(name)", value: "\(value)")
             }
-            continuation.resume(returning: FrontmailHTTPResponse(status: http.statusCode, headers: headers, body: data ?? Data()))
+            continuation.resume(
+                returning: FrontmailHTTPResponse(status: http.statusCode, headers: headers, body: data ?? Data()))
         } else {
             continuation.resume(throwing: URLError(.badServerResponse))
         }

@@ -135,7 +135,8 @@ private func store(_ value: some Encodable, in node: EncodingNode, codingPath: [
 private func checkedDouble(_ value: Double, codingPath: [any CodingKey]) throws -> FrontmailValue {
     guard value.isFinite else {
         throw EncodingError.invalidValue(
-            value, EncodingError.Context(codingPath: codingPath, debugDescription: "\(value) is not a valid JSON number"))
+            value,
+            EncodingError.Context(codingPath: codingPath, debugDescription: "\(value) is not a valid JSON number"))
     }
     return .double(value)
 }
@@ -143,7 +144,9 @@ private func checkedDouble(_ value: Double, codingPath: [any CodingKey]) throws 
 private func checkedInteger<T: BinaryInteger>(_ value: T, codingPath: [any CodingKey]) throws -> FrontmailValue {
     guard let integer = Int(exactly: value) else {
         throw EncodingError.invalidValue(
-            value, EncodingError.Context(codingPath: codingPath, debugDescription: "\(value) does not fit in a 64-bit integer"))
+            value,
+            EncodingError.Context(codingPath: codingPath, debugDescription: "\(value) does not fit in a 64-bit integer")
+        )
     }
     return .integer(integer)
 }
@@ -215,7 +218,9 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
     mutating func encodeNil() throws { next().content = .value(.null) }
     mutating func encode(_ value: Bool) throws { next().content = .value(.bool(value)) }
     mutating func encode(_ value: String) throws { next().content = .value(.string(value)) }
-    mutating func encode(_ value: Double) throws { next().content = .value(try checkedDouble(value, codingPath: nextPath)) }
+    mutating func encode(_ value: Double) throws {
+        next().content = .value(try checkedDouble(value, codingPath: nextPath))
+    }
     mutating func encode(_ value: Float) throws {
         next().content = .value(try checkedDouble(Double(value), codingPath: nextPath))
     }
@@ -224,7 +229,9 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
     mutating func encode(_ value: Int16) throws { next().content = .value(.integer(Int(value))) }
     mutating func encode(_ value: Int32) throws { next().content = .value(.integer(Int(value))) }
     mutating func encode(_ value: Int64) throws { next().content = .value(.integer(Int(value))) }
-    mutating func encode(_ value: UInt) throws { next().content = .value(try checkedInteger(value, codingPath: nextPath)) }
+    mutating func encode(_ value: UInt) throws {
+        next().content = .value(try checkedInteger(value, codingPath: nextPath))
+    }
     mutating func encode(_ value: UInt8) throws { next().content = .value(.integer(Int(value))) }
     mutating func encode(_ value: UInt16) throws { next().content = .value(.integer(Int(value))) }
     mutating func encode(_ value: UInt32) throws { next().content = .value(.integer(Int(value))) }
@@ -236,7 +243,9 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
         try store(value, in: next(), codingPath: path)
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
+        NestedKey
+    > {
         let path = nextPath
         let child = next()
         child.makeObject()
@@ -263,7 +272,9 @@ private struct SingleValueContainer: SingleValueEncodingContainer {
     mutating func encodeNil() throws { node.content = .value(.null) }
     mutating func encode(_ value: Bool) throws { node.content = .value(.bool(value)) }
     mutating func encode(_ value: String) throws { node.content = .value(.string(value)) }
-    mutating func encode(_ value: Double) throws { node.content = .value(try checkedDouble(value, codingPath: codingPath)) }
+    mutating func encode(_ value: Double) throws {
+        node.content = .value(try checkedDouble(value, codingPath: codingPath))
+    }
     mutating func encode(_ value: Float) throws {
         node.content = .value(try checkedDouble(Double(value), codingPath: codingPath))
     }
@@ -272,7 +283,9 @@ private struct SingleValueContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: Int16) throws { node.content = .value(.integer(Int(value))) }
     mutating func encode(_ value: Int32) throws { node.content = .value(.integer(Int(value))) }
     mutating func encode(_ value: Int64) throws { node.content = .value(.integer(Int(value))) }
-    mutating func encode(_ value: UInt) throws { node.content = .value(try checkedInteger(value, codingPath: codingPath)) }
+    mutating func encode(_ value: UInt) throws {
+        node.content = .value(try checkedInteger(value, codingPath: codingPath))
+    }
     mutating func encode(_ value: UInt8) throws { node.content = .value(.integer(Int(value))) }
     mutating func encode(_ value: UInt16) throws { node.content = .value(.integer(Int(value))) }
     mutating func encode(_ value: UInt32) throws { node.content = .value(.integer(Int(value))) }

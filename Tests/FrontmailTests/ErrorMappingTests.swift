@@ -1,11 +1,11 @@
 import Foundation
+import Testing
+
+@testable import Frontmail
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
-import Testing
-
-@testable import Frontmail
 
 @Suite("errors: mapping, groups, docs URLs and the code table (§3, §7.18-7.19, §7.22-7.25)")
 struct ErrorMappingTests {
@@ -40,7 +40,8 @@ struct ErrorMappingTests {
     @Test("each row of §7.18 maps code, status, message, docs_url, details and group", arguments: rows)
     func mapsEveryRow(row: Row) async throws {
         let body = TestClient.errorBody(
-            row.code, "message for \(row.code)", docs: "https://docs.example/\(row.code)", details: #"{"field":"email"}"#)
+            row.code, "message for \(row.code)", docs: "https://docs.example/\(row.code)",
+            details: #"{"field":"email"}"#)
         let transport = ScriptedTransport([.respond(status: row.status, body: body)])
         let error = try #require(
             await frontmailError { try await TestClient.make(transport, retry: .disabled).send(templateID: "t") })
@@ -125,7 +126,8 @@ struct ErrorMappingTests {
         for (status, codes) in Self.contractTable {
             for code in codes { expected[code] = status }
         }
-        let actual = Dictionary(uniqueKeysWithValues: FrontmailError.Code.statusTable.map { ($0.key.rawValue, $0.value) })
+        let actual = Dictionary(
+            uniqueKeysWithValues: FrontmailError.Code.statusTable.map { ($0.key.rawValue, $0.value) })
         #expect(expected.count == 47)
         #expect(actual == expected)
     }
@@ -134,7 +136,8 @@ struct ErrorMappingTests {
     func constantsSpellTheirCodes() {
         let constants: [FrontmailError.Code] = [
             .badRequest, .invalidBody, .invalidIdempotencyKey, .unauthorized, .invalidPublicKey, .invalidPrivateKey,
-            .insufficientCredits, .forbidden, .originNotAllowed, .captchaRequired, .captchaFailed, .captchaNotConfigured,
+            .insufficientCredits, .forbidden, .originNotAllowed, .captchaRequired, .captchaFailed,
+            .captchaNotConfigured,
             .headlessBlocked, .recipientBlocked, .privateKeyRequired, .privateKeyInBrowser, .emailNotVerified,
             .organizationSuspended, .planLimitReached, .dynamicRecipientNotAllowed, .dynamicRecipientRequiresCaptcha,
             .dynamicFieldNotAllowed, .linkNotAllowed, .attachmentsNotAllowed, .notFound, .serviceNotFound,

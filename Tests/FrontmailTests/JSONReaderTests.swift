@@ -5,24 +5,32 @@ import Testing
 
 @Suite("JSON reader: strict parsing into FrontmailValue")
 struct JSONReaderTests {
-    @Test("valid documents", arguments: [
-        (#"{"a":[1,2.5,"x",true,false,null],"b":{}}"#, FrontmailValue.object(["a": [1, 2.5, "x", true, false, nil], "b": [:]])),
-        ("  42 ", 42),
-        ("-0.5e2", -50.0),
-        ("1E+2", 100.0),
-        ("99999999999999999999", .double(1e20)),
-        (#""\u00fc\ud83d\ude00\n\/""#, "ü😀\n/"),
-        ("[]", .array([])),
-    ])
+    @Test(
+        "valid documents",
+        arguments: [
+            (
+                #"{"a":[1,2.5,"x",true,false,null],"b":{}}"#,
+                FrontmailValue.object(["a": [1, 2.5, "x", true, false, nil], "b": [:]])
+            ),
+            ("  42 ", 42),
+            ("-0.5e2", -50.0),
+            ("1E+2", 100.0),
+            ("99999999999999999999", .double(1e20)),
+            (#""\u00fc\ud83d\ude00\n\/""#, "ü😀\n/"),
+            ("[]", .array([])),
+        ])
     func valid(text: String, expected: FrontmailValue) throws {
         #expect(try JSONReader.parse(text) == expected)
     }
 
-    @Test("invalid documents are rejected", arguments: [
-        "", " ", "{", "[1,]", "{\"a\":1,}", "01", "1.", ".5", "+1", "-", "1e", "tru", "nul", "\"abc", "\"\\x\"",
-        "\"\\ud800\"", "\"\\udc00\"", "\"a\u{01}b\"", "{a:1}", "[1 2]", "1 2", "NaN", "Infinity", "1e400", "{\"a\"}",
-        "\"\\u12\"",
-    ])
+    @Test(
+        "invalid documents are rejected",
+        arguments: [
+            "", " ", "{", "[1,]", "{\"a\":1,}", "01", "1.", ".5", "+1", "-", "1e", "tru", "nul", "\"abc", "\"\\x\"",
+            "\"\\ud800\"", "\"\\udc00\"", "\"a\u{01}b\"", "{a:1}", "[1 2]", "1 2", "NaN", "Infinity", "1e400",
+            "{\"a\"}",
+            "\"\\u12\"",
+        ])
     func invalid(text: String) {
         #expect(throws: JSONReader.ParseError.self) { try JSONReader.parse(text) }
     }

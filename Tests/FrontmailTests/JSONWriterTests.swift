@@ -25,9 +25,12 @@ struct JSONWriterTests {
         #expect(try json([:]) == "{}")
     }
 
-    @Test("doubles use the shortest form that round-trips", arguments: [
-        0.5, 0.1, 1.0 / 3.0, 1e-7, 1e21, .leastNonzeroMagnitude, Double.greatestFiniteMagnitude, -0.0, 123456.789, 2.0,
-    ])
+    @Test(
+        "doubles use the shortest form that round-trips",
+        arguments: [
+            0.5, 0.1, 1.0 / 3.0, 1e-7, 1e21, .leastNonzeroMagnitude, Double.greatestFiniteMagnitude, -0.0, 123456.789,
+            2.0,
+        ])
     func doublesRoundTrip(value: Double) throws {
         let text = try json(.double(value))
         #expect(Double(text) == value)
@@ -131,11 +134,13 @@ extension FrontmailValue {
         case 3: return .bool(Bool.random(using: &generator))
         case 4: return .null
         case 5:
-            return .array((0..<Int.random(in: 0..<4, using: &generator)).map { _ in random(using: &generator, depth: depth - 1) })
+            return .array(
+                (0..<Int.random(in: 0..<4, using: &generator)).map { _ in random(using: &generator, depth: depth - 1) })
         default:
             var members: [String: FrontmailValue] = [:]
             for index in 0..<Int.random(in: 0..<4, using: &generator) {
-                members["k\(index)\(Int.random(in: 0..<100, using: &generator))"] = random(using: &generator, depth: depth - 1)
+                members["k\(index)\(Int.random(in: 0..<100, using: &generator))"] = random(
+                    using: &generator, depth: depth - 1)
             }
             return .object(members)
         }

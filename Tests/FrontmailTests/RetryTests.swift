@@ -5,7 +5,9 @@ import Testing
 
 @Suite("send: retries, backoff, Retry-After, timeouts (wire contract §4, §7.7-7.16)")
 struct RetryTests {
-    @Test("a 2xx without message_id is invalid_response after one request", arguments: ["", "{}", "<html>", #"{"message_id":""}"#])
+    @Test(
+        "a 2xx without message_id is invalid_response after one request",
+        arguments: ["", "{}", "<html>", #"{"message_id":""}"#])
     func malformedSuccessIsNotRetried(body: String) async throws {
         let transport = ScriptedTransport([.respond(status: 202, body: body)])
         let error = await frontmailError { try await TestClient.make(transport).send(templateID: "t") }
@@ -39,7 +41,8 @@ struct RetryTests {
         let recorder = EventRecorder()
         let transport = ScriptedTransport([.respond(status: 500)], clock: clock)
         let client = try TestClient.make(
-            transport, clock: clock, retry: RetryPolicy(maxRetries: 3, baseDelay: 0.1, maxDelay: 0.3), observer: recorder)
+            transport, clock: clock, retry: RetryPolicy(maxRetries: 3, baseDelay: 0.1, maxDelay: 0.3),
+            observer: recorder)
         let error = await frontmailError { try await client.send(templateID: "t") }
         #expect(error?.code == .internalError)
         #expect(error?.status == 500)
@@ -102,7 +105,8 @@ struct RetryTests {
         let past = httpDate(clock.wallStart.addingTimeInterval(-100))
         let transport = ScriptedTransport(
             [
-                .respond(status: 503, headers: ["Retry-After": ahead]), .respond(status: 503, headers: ["Retry-After": past]),
+                .respond(status: 503, headers: ["Retry-After": ahead]),
+                .respond(status: 503, headers: ["Retry-After": past]),
                 TestClient.accepted,
             ], clock: clock)
         _ = try await TestClient.make(transport, clock: clock).send(templateID: "t")
@@ -138,7 +142,8 @@ struct RetryTests {
         #expect(error?.retryAfter == 5)
     }
 
-    @Test("non-retryable statuses get exactly one request", arguments: [400, 401, 402, 403, 404, 408, 409, 413, 422, 451])
+    @Test(
+        "non-retryable statuses get exactly one request", arguments: [400, 401, 402, 403, 404, 408, 409, 413, 422, 451])
     func fourHundredsAreNotRetried(status: Int) async throws {
         let transport = ScriptedTransport([.respond(status: status, headers: ["Retry-After": "1"])])
         let error = await frontmailError { try await TestClient.make(transport).send(templateID: "t") }
@@ -150,7 +155,9 @@ struct RetryTests {
     @Test(".disabled with a 500 makes one request")
     func disabledMakesOneRequest() async throws {
         let transport = ScriptedTransport([.respond(status: 500)])
-        let error = await frontmailError { try await TestClient.make(transport, retry: .disabled).send(templateID: "t") }
+        let error = await frontmailError {
+            try await TestClient.make(transport, retry: .disabled).send(templateID: "t")
+        }
         #expect(transport.count == 1)
         #expect(error?.code == .internalError)
     }
@@ -212,7 +219,13 @@ struct RetryTests {
         #expect([0, 1, 2].map { defaults.backoffCap(afterAttempt: $0) } == [0.3, 0.6, 1.2])
         #expect(defaults.backoffCap(afterAttempt: 2000) == 10)
         let zero = RetryPolicy(baseDelay: 0)
-        #expect(zero.backoffDelay(afterAttempt: 0, random: { Issue.record("drew a random number"); return 0.5 }) == 0)
+        #expect(
+            zero.backoffDelay(
+                afterAttempt: 0,
+                random: {
+                    Issue.record("drew a random number")
+                    return 0.5
+                }) == 0)
         #expect(RetryPolicy.disabled.maxAttempts == 1)
         #expect(RetryPolicy(maxRetries: -2).maxRetries == 0)
     }

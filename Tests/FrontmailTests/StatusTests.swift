@@ -45,20 +45,25 @@ struct StatusTests {
         #expect(!request.url.absoluteString.contains("token"))
     }
 
-    @Test("the message id is percent-encoded strictly", arguments: [
-        ("a/b", "a%2Fb"), ("m sg?x#y", "m%20sg%3Fx%23y"), ("A-z_0.9~", "A-z_0.9~"), ("ü", "%C3%BC"),
-    ])
+    @Test(
+        "the message id is percent-encoded strictly",
+        arguments: [
+            ("a/b", "a%2Fb"), ("m sg?x#y", "m%20sg%3Fx%23y"), ("A-z_0.9~", "A-z_0.9~"), ("ü", "%C3%BC"),
+        ])
     func strictPathEncoding(id: String, encoded: String) async throws {
         let transport = ScriptedTransport([.respond(status: 200, body: Self.body)])
         _ = try await TestClient.make(transport).status(messageID: id, statusToken: "t")
         #expect(transport.requests.first?.request.url.absoluteString == "https://api.test/v1/messages/\(encoded)")
     }
 
-    @Test("every status value, and unknown ones kept raw", arguments: [
-        ("queued", MessageStatus.Status.queued), ("sending", .sending), ("sent", .sent), ("delivered", .delivered),
-        ("bounced", .bounced), ("complained", .complained), ("failed", .failed), ("held", .held),
-        ("held_service_error", .heldServiceError), ("discarded", .discarded), ("teleported", .unknown("teleported")),
-    ])
+    @Test(
+        "every status value, and unknown ones kept raw",
+        arguments: [
+            ("queued", MessageStatus.Status.queued), ("sending", .sending), ("sent", .sent), ("delivered", .delivered),
+            ("bounced", .bounced), ("complained", .complained), ("failed", .failed), ("held", .held),
+            ("held_service_error", .heldServiceError), ("discarded", .discarded),
+            ("teleported", .unknown("teleported")),
+        ])
     func statusValues(raw: String, expected: MessageStatus.Status) async throws {
         let transport = ScriptedTransport([
             .respond(status: 200, body: #"{"message_id":"m","status":"\#(raw)","created_at":"x","events":[]}"#)
@@ -71,7 +76,9 @@ struct StatusTests {
     @Test("a missing or wrong token is 404 message_not_found, not retried")
     func wrongToken() async throws {
         let transport = ScriptedTransport([.respond(status: 404, body: TestClient.errorBody("message_not_found"))])
-        let error = await frontmailError { _ = try await TestClient.make(transport).status(messageID: "m", statusToken: "x") }
+        let error = await frontmailError {
+            _ = try await TestClient.make(transport).status(messageID: "m", statusToken: "x")
+        }
         #expect(error?.code == .messageNotFound)
         #expect(transport.count == 1)
     }
@@ -79,7 +86,9 @@ struct StatusTests {
     @Test("a 200 that is not a status object is invalid_response")
     func malformedStatus() async throws {
         let transport = ScriptedTransport([.respond(status: 200, body: #"{"status":"sent"}"#)])
-        let error = await frontmailError { _ = try await TestClient.make(transport).status(messageID: "m", statusToken: "x") }
+        let error = await frontmailError {
+            _ = try await TestClient.make(transport).status(messageID: "m", statusToken: "x")
+        }
         #expect(error?.code == .invalidResponse)
     }
 }

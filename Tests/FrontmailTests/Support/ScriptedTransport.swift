@@ -44,7 +44,8 @@ final class ScriptedTransport: FrontmailTransport {
         switch steps[min(index, steps.count - 1)] {
         case .respond(let status, let headers, let body):
             return FrontmailHTTPResponse(
-                status: status, headers: FrontmailHTTPHeaders(headers.map { ($0.key, $0.value) }), body: Data(body.utf8))
+                status: status, headers: FrontmailHTTPHeaders(headers.map { ($0.key, $0.value) }), body: Data(body.utf8)
+            )
         case .fail(let error):
             throw error
         case .hang(let seconds):
@@ -91,7 +92,9 @@ enum TestClient {
     static let accepted = ScriptedTransport.Step.respond(
         status: 202, body: #"{"message_id":"msg_1","status":"queued","status_token":"tok_1"}"#)
 
-    static func errorBody(_ code: String, _ message: String = "server says no", docs: String? = nil, details: String? = nil)
+    static func errorBody(
+        _ code: String, _ message: String = "server says no", docs: String? = nil, details: String? = nil
+    )
         -> String
     {
         var fields = [#""code":"\#(code)""#, #""message":"\#(message)""#]
