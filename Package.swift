@@ -12,9 +12,17 @@ let package = Package(
             name: "Frontmail",
             resources: [.copy("PrivacyInfo.xcprivacy")]
         ),
+        .target(
+            name: "FakeFrontmail",
+            dependencies: ["Frontmail"]
+        ),
         .testTarget(
             name: "FrontmailTests",
             dependencies: ["Frontmail"]
+        ),
+        .testTarget(
+            name: "FakeFrontmailTests",
+            dependencies: ["FakeFrontmail", "Frontmail"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,269 @@
+import Foundation
+import Frontmail
+import Synchronization
+
+/// The Frontmail API's semantics (wire contract §2-§8), transport-agnostic and thread-safe.
+///
+/// Sends go through two phases so that a request can be "in progress" while a fault delays it:
+/// `beginSend` authenticates, parses and claims the idempotency key; `finishSend` validates the
+/// template and commits the message (once per key).
+public final class Emulator: Sendable {
+    public let config: EmulatorConfig
+    let seed: UInt64
+    let templates: [String: TemplateConfig]
+    let state: Mutex<State>
+    /// Monotonic seconds since the server started.
+    let now: @Sendable () -> TimeInterval
+    let wallNow: @Sendable () -> Date
+
+    struct State {
+        var idempotency: [String: IdempotencyEntry] = [:]
+        var messages: [UInt32: StoredMessage] = [:]
+        var messageCount: UInt32 = 0
+        var uploads: Set<String> = []
+        var uploadCount = 0
+    }
+
+    enum IdempotencyEntry {
+        case inProgress(fingerprint: UInt64)
+        case completed(fingerprint: UInt64, response: ServerResponse, message: UInt32)
+    }
+
+    struct StoredMessage {
+        var created: TimeInterval
+        var createdWall: Date
+        var statusToken: String
+        var held: Bool
+        var templateID: String
+        var serviceID: String?
+    }
+
+    public init(
+        config: EmulatorConfig = EmulatorConfig(), seed: UInt64 = 1,
+        now: @escaping @Sendable () -> TimeInterval, wallNow: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.config = config
+        self.seed = seed
+        self.templates = Dictionary(config.templates.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        self.now = now
+        self.wallNow = wallNow
+        var initial = State()
+        initial.uploads = Set(config.uploads)
+        self.state = Mutex(initial)
+    }
+
+    /// Accepted messages so far (each idempotency key counts once).
+    public var committedCount: Int { Int(state.withLock { $0.messageCount }) }
+
+    /// `msg_<n>` ↔ n.
+    public static func messageID(_ number: UInt32) -> String { "msg_\(number)" }
+    public static func messageNumber(_ id: String) -> UInt32? {
+        id.hasPrefix("msg_") ? UInt32(id.dropFirst(4)) : nil
+    }
+
+    // MARK: Send, phase 1
+
+    /// What the first phase decided.
+    public enum Begin: Sendable {
+        /// Refused before the key was claimed (auth, origin, body, key format, conflicts).
+        case respond(ServerResponse)
+        /// A completed duplicate: the original answer, replayed.
+        case replay(ServerResponse, message: UInt32)
+        /// The key (if any) is now in progress; call `finishSend`.
+        case claimed(SendClaim)
+    }
+
+    public struct SendClaim: Sendable {
+        var key: String?
+        var fingerprint: UInt64
+        var body: [String: FrontmailValue]
+        var hasOrigin: Bool
+    }
+
+    public func beginSend(_ request: ServerRequest, parsed: FrontmailValue?? = nil) -> Begin {
+        let publicKey = request.headers["X-Frontmail-Public-Key"]
+        guard let publicKey, publicKey.hasPrefix("pk_"), config.publicKeys.isEmpty || config.publicKeys.contains(publicKey)
+        else {
+            return .respond(.error(401, "invalid_public_key", "The public key is missing or not valid."))
+        }
+        let origin = request.headers["Origin"] ?? request.headers["Referer"]
+        if let origin {
+            if !config.allowedOrigins.isEmpty && !config.allowedOrigins.contains(where: { origin.hasPrefix($0) }) {
+                return .respond(.error(403, "origin_not_allowed", "The origin \(origin) is not allowed."))
+            }
+        } else if !config.allowMobileApps {
+            return .respond(
+                .error(403, "origin_not_allowed", "Requests without an Origin need Security → Mobile apps → Allow mobile apps."))
+        }
+        let value = parsed ?? (try? request.body.withUnsafeBufferPointer { try JSONReader.parse($0) })
+        guard case .object(let body)? = value else {
+            return .respond(.error(400, "invalid_body", "The body is not a JSON object."))
+        }
+        guard body["user_id"] == .string(publicKey) else {
+            return .respond(.error(401, "invalid_public_key", "user_id does not match the public key header."))
+        }
+        let key = request.headers["Idempotency-Key"]
+        let fingerprint = Fingerprint.of(request.body)
+        let claim = SendClaim(key: key, fingerprint: fingerprint, body: body, hasOrigin: origin != nil)
+        guard let key else { return .claimed(claim) }
+        guard !key.isEmpty, key.utf8.count <= 255 else {
+            return .respond(.error(400, "invalid_idempotency_key", "An Idempotency-Key has 1 to 255 characters."))
+        }
+        return state.withLock { state -> Begin in
+            switch state.idempotency[key] {
+            case nil:
+                state.idempotency[key] = .inProgress(fingerprint: fingerprint)
+                return .claimed(claim)
+            case .inProgress(let stored)?:
+                if stored != fingerprint { return .respond(Self.fingerprintConflict) }
+                return .respond(.error(409, "conflict", "A request with this Idempotency-Key is still being processed."))
+            case .completed(let stored, let response, let message)?:
+                if stored != fingerprint { return .respond(Self.fingerprintConflict) }
+                return .replay(response, message: message)
+            }
+        }
+    }
+
+    private static let fingerprintConflict = ServerResponse.error(
+        409, "idempotency_conflict", "This Idempotency-Key was used with a different request body.")
+
+    // MARK: Send, phase 2
+
+    /// Validates the send and commits it. Returns the answer and the message committed (if any).
+    public func finishSend(_ claim: SendClaim) -> (ServerResponse, message: UInt32?) {
+        let decided = validate(claim)
+        return state.withLock { state -> (ServerResponse, message: UInt32?) in
+            guard case .accept(let held, let templateID, let serviceID, let locale) = decided else {
+                if let key = claim.key { state.idempotency[key] = nil }
+                if case .reject(let response) = decided { return (response, nil) }
+                return (.error(500, "internal_error", "unreachable"), nil)
+            }
+            state.messageCount += 1
+            let number = state.messageCount
+            var random = SeededRandom(seed: seed, mixing: UInt64(number))
+            let token = "stk_" + String(random.next(), radix: 16)
+            state.messages[number] = StoredMessage(
+                created: now(), createdWall: wallNow(), statusToken: token, held: held, templateID: templateID,
+                serviceID: serviceID)
+            var answer: [String: FrontmailValue] = [
+                "message_id": .string(Self.messageID(number)), "status": held ? "held" : "queued",
+                "status_token": .string(token),
+            ]
+            if let locale { answer["locale"] = .string(locale) }
+            let response = ServerResponse.json(202, .object(answer))
+            if let key = claim.key {
+                state.idempotency[key] = .completed(fingerprint: claim.fingerprint, response: response, message: number)
+            }
+            return (response, number)
+        }
+    }
+
+    /// Gives the key back without committing (the request was never processed).
+    public func release(_ claim: SendClaim) {
+        guard let key = claim.key else { return }
+        state.withLock { state in
+            if case .inProgress? = state.idempotency[key] { state.idempotency[key] = nil }
+        }
+    }
+
+    private enum Decision {
+        case accept(held: Bool, templateID: String, serviceID: String?, locale: String?)
+        case reject(ServerResponse)
+    }
+
+    private func validate(_ claim: SendClaim) -> Decision {
+        let body = claim.body
+        guard case .string(let templateID)? = body["template_id"] else {
+            return .reject(.error(400, "invalid_body", "template_id is required."))
+        }
+        guard let template = templates[templateID] else {
+            return .reject(.error(404, "template_not_found", "No template \(templateID)."))
+        }
+        let params: [String: FrontmailValue]
+        switch body["template_params"] {
+        case .object(let members)?: params = members
+        case nil: params = [:]
+        default: return .reject(.error(400, "invalid_body", "template_params must be an object."))
+        }
+        let missing = template.requiredParams.filter { params[$0] == nil || params[$0] == .null }
+        if !missing.isEmpty {
+            return .reject(
+                .error(
+                    422, "invalid_template_params", "Missing params: \(missing.joined(separator: ", ")).",
+                    details: ["missing": .array(missing.map { .string($0) })]))
+        }
+        var serviceID: String?
+        if case .string(let service)? = body["service_id"] {
+            if !template.services.isEmpty && !template.services.contains(service) {
+                return .reject(.error(404, "service_not_found", "No service \(service) for this template."))
+            }
+            serviceID = service
+        }
+        if let rejection = checkTurnstile(template: template, body: body) { return .reject(rejection) }
+        var locale: String?
+        if case .string(let requested)? = body["locale"] {
+            if requested.contains("_") {
+                return .reject(.error(400, "invalid_body", "locale must be a BCP-47 tag (de-AT, not de_AT)."))
+            }
+            locale = Self.resolveLocale(requested, template: template)
+        }
+        if let rejection = checkAttachments(body["attachments"]) { return .reject(rejection) }
+        switch config.credits {
+        case .reject:
+            return .reject(.error(402, "insufficient_credits", "The organization has no credits."))
+        case .held:
+            return .accept(held: true, templateID: templateID, serviceID: serviceID, locale: locale)
+        case .queued:
+            return .accept(held: false, templateID: templateID, serviceID: serviceID, locale: locale)
+        }
+    }
+
+    private func checkTurnstile(template: TemplateConfig, body: [String: FrontmailValue]) -> ServerResponse? {
+        guard template.turnstile else { return nil }
+        guard config.turnstileConfigured else {
+            return .error(403, "captcha_not_configured", "The template needs Turnstile but no keys are configured.")
+        }
+        guard case .string(let token)? = body["turnstile_token"], !token.isEmpty else {
+            return .error(403, "captcha_required", "This template requires a Turnstile token.")
+        }
+        if config.badTurnstileTokens.contains(token) {
+            return .error(403, "captcha_failed", "The Turnstile token was not accepted.")
+        }
+        return nil
+    }
+
+    private func checkAttachments(_ value: FrontmailValue?) -> ServerResponse? {
+        guard let value else { return nil }
+        guard case .array(let items) = value else {
+            return .error(400, "invalid_body", "attachments must be an array.")
+        }
+        for item in items {
+            if case .string(let id)? = item["upload_id"] {
+                let known = state.withLock { $0.uploads.contains(id) }
+                if !known { return .error(404, "not_found", "No upload \(id).") }
+            } else if case .string(let base64)? = item["content_base64"] {
+                let decodedSize = base64.utf8.count / 4 * 3
+                if decodedSize > config.maxAttachmentBytes {
+                    return .error(
+                        413, "attachment_too_large", "An attachment is larger than \(config.maxAttachmentBytes) bytes.")
+                }
+            } else {
+                return .error(400, "invalid_body", "Each attachment has upload_id or content_base64.")
+            }
+        }
+        return nil
+    }
+
+    /// Exact tag → same base language → the template's default (nil = default).
+    static func resolveLocale(_ requested: String, template: TemplateConfig) -> String? {
+        guard !template.locales.isEmpty else { return nil }
+        if let exact = template.locales.first(where: { $0.caseInsensitiveCompare(requested) == .orderedSame }) {
+            return exact
+        }
+        let base = requested.split(separator: "-").first.map(String.init) ?? requested
+        if let sameBase = template.locales.first(where: { $0.caseInsensitiveCompare(base) == .orderedSame }) {
+            return sameBase
+        }
+        return template.defaultLocale
+    }
+}

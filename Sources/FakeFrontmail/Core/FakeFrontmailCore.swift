@@ -1,0 +1,236 @@
+import Foundation
+import Frontmail
+import Synchronization
+
+/// What a front end must do with a request once its wait is over.
+public enum Disposition: Sendable {
+    /// Send the response; with `bytesPerSecond`, trickle the body after the headers.
+    case respond(ServerResponse, bytesPerSecond: Double?)
+    /// Send the headers and the first `keepBytes` of the body, then close.
+    case truncate(ServerResponse, keepBytes: Int)
+    /// Never answer; wait until the client goes away.
+    case hang
+    /// Reset the connection (RST).
+    case reset
+    /// Close the connection (FIN) without an answer.
+    case close
+}
+
+/// A request between its arrival and its answer.
+public struct Ticket: Sendable {
+    /// The ledger record.
+    public let index: Int
+    /// How long the server waits before it completes the request (processing or fault delay).
+    public let wait: TimeInterval
+    let stage: Stage
+
+    enum Stage: Sendable {
+        case ready(Disposition)
+        case send(Emulator.SendClaim, then: Post)
+        case other(ServerRequest, then: Post)
+    }
+
+    /// What happens to a processed answer.
+    struct Post: Sendable {
+        var statusOverride: Int?
+        var bytesPerSecond: Double?
+        var truncateKeep: Int?
+        var drop = false
+    }
+}
+
+/// The transport-agnostic heart of the fake: API emulator + fault plan + attempt ledger.
+///
+/// A front end calls `arrive` when a request is complete, waits `ticket.wait`, calls `complete`
+/// (with `clientGone` when the client left meanwhile: the server still finishes processing), then
+/// `finished` when the answer is out or the connection ended.
+public final class FakeFrontmailCore: Sendable {
+    public let emulator: Emulator
+    public let ledger: AttemptLedger
+    public let plan: FaultPlan
+    let faults: FaultEngine
+    private let startNanos: UInt64
+    private let connections = Atomic<UInt32>(0)
+
+    public init(config: EmulatorConfig = EmulatorConfig(), plan: FaultPlan = .none, seed: UInt64 = 1) {
+        let start = DispatchTime.now().uptimeNanoseconds
+        startNanos = start
+        let now: @Sendable () -> TimeInterval = { Double(DispatchTime.now().uptimeNanoseconds &- start) / 1e9 }
+        emulator = Emulator(config: config, seed: seed, now: now)
+        ledger = AttemptLedger()
+        self.plan = plan
+        faults = FaultEngine(plan: plan, seed: seed)
+    }
+
+    /// Seconds since the core was made (monotonic).
+    public func now() -> TimeInterval {
+        Double(DispatchTime.now().uptimeNanoseconds &- startNanos) / 1e9
+    }
+
+    /// A new connection id (the in-process transport uses one per request).
+    public func nextConnectionID() -> UInt32 {
+        connections.wrappingAdd(1, ordering: .relaxed).newValue
+    }
+
+    /// Whether a refuse window is open now.
+    public var isRefusing: Bool { faults.isRefusing(at: now()) }
+
+    public func arrive(_ request: ServerRequest, connection: UInt32) -> Ticket {
+        let arrival = now()
+        let endpoint = request.endpoint
+        let key = endpoint == .send ? request.headers["Idempotency-Key"] : nil
+        var parsed: FrontmailValue?
+        if endpoint == .send {
+            parsed = try? request.body.withUnsafeBufferPointer { try JSONReader.parse($0) }
+        }
+        let (index, attempt) = ledger.append(
+            { record in
+                record.fingerprint = Fingerprint.of(request.body)
+                record.benchSendID = Self.benchSendID(parsed)
+                record.defects = Self.defects(request)
+            }, key: key, arrival: arrival, connection: connection, endpoint: endpoint)
+        let identity = key.map { Fingerprint.of($0) } ?? UInt64(index) &* 0x9E37_79B9
+        let decision = faults.decide(
+            FaultEngine.Facts(endpoint: endpoint, attempt: attempt, identity: identity, elapsed: arrival, headers: request.headers))
+        var random = decision?.random ?? SeededRandom(seed: 0)
+        let action = decision?.action
+        if let decision {
+            ledger.update(index) {
+                $0.rule = Int16(clamping: decision.rule)
+                $0.action = LedgerAction(decision.action.kind)
+            }
+        }
+        var wait = action?.delay?.sample(&random) ?? 0
+
+        if let action, !action.processes {
+            return Ticket(index: index, wait: wait, stage: .ready(fixedDisposition(action)))
+        }
+        switch faults.admit(at: arrival, identity: identity, attempt: attempt) {
+        case .shed:
+            ledger.update(index) { $0.action = .shed }
+            let retryAfter = plan.capacity?.shedRetryAfter?.headerValue(now: Date()) ?? "1"
+            var response = ServerResponse.error(503, "service_unavailable", "The server is over capacity.")
+            response.headers.set(name: "Retry-After", value: retryAfter)
+            return Ticket(index: index, wait: 0, stage: .ready(.respond(response, bytesPerSecond: nil)))
+        case .proceed(let capacityWait):
+            wait += capacityWait
+        }
+        var post = Ticket.Post()
+        switch action?.kind {
+        case .respond?: post.statusOverride = action?.status
+        case .slowBody?: post.bytesPerSecond = action?.bytesPerSecond
+        case .truncate?: post.truncateKeep = action?.keepBytes ?? -1
+        case .commitThenDrop?: post.drop = true
+        default: break
+        }
+        guard endpoint == .send else {
+            return Ticket(index: index, wait: wait, stage: .other(request, then: post))
+        }
+        let begin = emulator.beginSend(request, parsed: parsed)
+        switch begin {
+        case .respond(let response):
+            return Ticket(index: index, wait: wait, stage: .ready(.respond(response, bytesPerSecond: nil)))
+        case .replay(let response, let message):
+            ledger.update(index) { $0.message = message }
+            return Ticket(index: index, wait: wait, stage: .ready(apply(post, to: response)))
+        case .claimed(let claim):
+            if action?.kind == .commitThenDelay {
+                // Committed at once; only the answer waits.
+                let (response, message) = emulator.finishSend(claim)
+                recordCommit(index, message)
+                return Ticket(index: index, wait: wait, stage: .ready(.respond(response, bytesPerSecond: nil)))
+            }
+            return Ticket(index: index, wait: wait, stage: .send(claim, then: post))
+        }
+    }
+
+    /// Processes the request (if it still needs it) and says what to send. Returns nil when the
+    /// client is gone (processing still happens, as a server that has not noticed would do).
+    public func complete(_ ticket: Ticket, clientGone: Bool = false) -> Disposition? {
+        let disposition: Disposition
+        switch ticket.stage {
+        case .ready(let ready):
+            disposition = ready
+        case .send(let claim, let post):
+            let (response, message) = emulator.finishSend(claim)
+            recordCommit(ticket.index, message)
+            disposition = apply(post, to: response)
+        case .other(let request, let post):
+            disposition = apply(post, to: emulator.handle(request))
+        }
+        if clientGone {
+            ledger.update(ticket.index) { $0.clientGone = true }
+            return nil
+        }
+        return disposition
+    }
+
+    /// The answer is out (`status`), or the connection ended without one (`status` 0).
+    public func finished(_ ticket: Ticket, status: Int, clientGone: Bool = false) {
+        let at = now()
+        ledger.update(ticket.index) {
+            $0.finished = at
+            $0.status = UInt16(clamping: status)
+            if clientGone { $0.clientGone = true }
+        }
+    }
+
+    private func recordCommit(_ index: Int, _ message: UInt32?) {
+        guard let message else { return }
+        ledger.update(index) {
+            $0.message = message
+            $0.effect = true
+        }
+    }
+
+    private func apply(_ post: Ticket.Post, to response: ServerResponse) -> Disposition {
+        var response = response
+        if let status = post.statusOverride, (200..<300).contains(response.status) { response.status = status }
+        if post.drop { return .close }
+        if let keep = post.truncateKeep {
+            return .truncate(response, keepBytes: keep >= 0 ? min(keep, response.body.count) : response.body.count / 2)
+        }
+        return .respond(response, bytesPerSecond: post.bytesPerSecond)
+    }
+
+    private func fixedDisposition(_ action: FaultAction) -> Disposition {
+        switch action.kind {
+        case .hang: return .hang
+        case .reset: return .reset
+        case .close, .refuse: return .close
+        default: break
+        }
+        let status = action.status ?? 500
+        var response: ServerResponse
+        if let body = action.body {
+            response = ServerResponse(status: status, headers: ["Content-Type": body.contentType], body: body.bytes)
+        } else {
+            let code = action.code ?? ServerResponse.defaultCode(for: status)
+            response = .error(status, code, action.message ?? "Injected fault: \(status) \(code).")
+        }
+        if let retryAfter = action.retryAfter {
+            response.headers.set(name: "Retry-After", value: retryAfter.headerValue(now: Date()))
+        }
+        for (name, value) in action.headers ?? [:] { response.headers.set(name: name, value: value) }
+        return .respond(response, bytesPerSecond: nil)
+    }
+
+    static func benchSendID(_ body: FrontmailValue?) -> Int64 {
+        switch body?["template_params"]?["bench_send_id"] {
+        case .integer(let value)?: return Int64(value)
+        case .string(let text)?: return Int64(text) ?? -1
+        default: return -1
+        }
+    }
+
+    static func defects(_ request: ServerRequest) -> LedgerDefects {
+        var defects: LedgerDefects = []
+        if let query = request.query, query.split(separator: "&").contains(where: { $0.hasPrefix("token=") }) {
+            defects.insert(.queryToken)
+        }
+        if request.headers["Authorization"] != nil { defects.insert(.authorizationHeader) }
+        if request.headers["X-Frontmail-Client"] == nil { defects.insert(.missingClientHeader) }
+        if request.headers["X-Frontmail-Public-Key"]?.hasPrefix("sk_") == true { defects.insert(.privateKey) }
+        return defects
+    }
+}

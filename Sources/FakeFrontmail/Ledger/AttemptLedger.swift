@@ -1,0 +1,201 @@
+import Foundation
+import Synchronization
+
+/// What the server did with one request.
+public enum LedgerAction: UInt8, Sendable, Hashable, CaseIterable {
+    /// Served normally (no rule matched).
+    case served
+    case respond
+    case delay
+    case slowBody
+    case hang
+    case reset
+    case close
+    case truncate
+    case commitThenDrop
+    case commitThenDelay
+    /// Refused by the capacity model (503 + Retry-After).
+    case shed
+
+    public var name: String {
+        switch self {
+        case .served: return "served"
+        case .respond: return "respond"
+        case .delay: return "delay"
+        case .slowBody: return "slowBody"
+        case .hang: return "hang"
+        case .reset: return "reset"
+        case .close: return "close"
+        case .truncate: return "truncate"
+        case .commitThenDrop: return "commitThenDrop"
+        case .commitThenDelay: return "commitThenDelay"
+        case .shed: return "shed"
+        }
+    }
+
+    init(_ kind: FaultAction.Kind) {
+        switch kind {
+        case .respond: self = .respond
+        case .delay: self = .delay
+        case .slowBody: self = .slowBody
+        case .hang: self = .hang
+        case .reset: self = .reset
+        case .close: self = .close
+        case .truncate: self = .truncate
+        case .commitThenDrop: self = .commitThenDrop
+        case .commitThenDelay: self = .commitThenDelay
+        case .refuse: self = .close
+        }
+    }
+}
+
+/// Client defects the server noticed (a correct SDK shows none).
+public struct LedgerDefects: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// A `token=` in the query string (the status token belongs in a header).
+    public static let queryToken = LedgerDefects(rawValue: 1)
+    /// An `Authorization` header (a public-key client never sends one).
+    public static let authorizationHeader = LedgerDefects(rawValue: 2)
+    /// No `X-Frontmail-Client` header.
+    public static let missingClientHeader = LedgerDefects(rawValue: 4)
+    /// An `sk_` key in the public-key header.
+    public static let privateKey = LedgerDefects(rawValue: 8)
+
+    public var names: [String] {
+        var names: [String] = []
+        if contains(.queryToken) { names.append("query_token") }
+        if contains(.authorizationHeader) { names.append("authorization_header") }
+        if contains(.missingClientHeader) { names.append("missing_client_header") }
+        if contains(.privateKey) { names.append("private_key") }
+        return names
+    }
+}
+
+/// One request as the server saw it. Compact (about 64 bytes) so millions fit in memory.
+public struct LedgerRecord: Sendable, Hashable {
+    /// Seconds since the server started (monotonic).
+    public var arrival: Double
+    /// When the response was complete or the connection ended; NaN while open.
+    public var finished: Double = .nan
+    public var connection: UInt32
+    public var endpoint: Endpoint
+    /// Index into the ledger's key table; 0 = no Idempotency-Key.
+    public var keyID: UInt32
+    /// `template_params.bench_send_id`, or -1.
+    public var benchSendID: Int64
+    /// FNV-1a of the body bytes.
+    public var fingerprint: UInt64
+    /// The n-th time the server saw this key (1-based; 1 without a key).
+    public var attempt: UInt32
+    /// The fault rule that matched, or -1.
+    public var rule: Int16 = -1
+    public var action: LedgerAction = .served
+    /// The status sent; 0 when no response was sent.
+    public var status: UInt16 = 0
+    /// The message id in the answer (committed now or replayed); 0 = none.
+    public var message: UInt32 = 0
+    /// Whether this request committed a new message (an effect).
+    public var effect: Bool = false
+    /// The client went away before the answer was sent.
+    public var clientGone: Bool = false
+    public var defects: LedgerDefects = []
+}
+
+/// The server's truth: one record per request, queryable in process and exportable as CSV.
+public final class AttemptLedger: Sendable {
+    private struct State {
+        var records: [LedgerRecord] = []
+        var keys: [String] = [""]
+        var keyIDs: [String: UInt32] = [:]
+        var attempts: [UInt32] = [0]
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// Appends a record for a request that just arrived; returns its index and the attempt number.
+    func append(_ make: (inout LedgerRecord) -> Void, key: String?, arrival: Double, connection: UInt32, endpoint: Endpoint)
+        -> (index: Int, attempt: UInt32)
+    {
+        state.withLock { state in
+            var keyID: UInt32 = 0
+            if let key {
+                if let existing = state.keyIDs[key] {
+                    keyID = existing
+                } else {
+                    keyID = UInt32(state.keys.count)
+                    state.keys.append(key)
+                    state.keyIDs[key] = keyID
+                    state.attempts.append(0)
+                }
+                state.attempts[Int(keyID)] += 1
+            }
+            let attempt = keyID == 0 ? 1 : state.attempts[Int(keyID)]
+            var record = LedgerRecord(
+                arrival: arrival, connection: connection, endpoint: endpoint, keyID: keyID, benchSendID: -1, fingerprint: 0,
+                attempt: attempt)
+            make(&record)
+            state.records.append(record)
+            return (state.records.count - 1, attempt)
+        }
+    }
+
+    func update(_ index: Int, _ change: (inout LedgerRecord) -> Void) {
+        state.withLock { change(&$0.records[index]) }
+    }
+
+    public var count: Int { state.withLock { $0.records.count } }
+
+    /// A copy of every record.
+    public var records: [LedgerRecord] { state.withLock { $0.records } }
+
+    public func record(_ index: Int) -> LedgerRecord { state.withLock { $0.records[index] } }
+
+    /// The idempotency key of a record's `keyID` (nil for 0).
+    public func key(_ keyID: UInt32) -> String? {
+        keyID == 0 ? nil : state.withLock { $0.keys[Int(keyID)] }
+    }
+
+    /// Every key, indexed by `keyID` (index 0 is the empty placeholder).
+    public var keyTable: [String] { state.withLock { $0.keys } }
+
+    public static let csvHeader =
+        "index,arrival_s,finished_s,connection,endpoint,idempotency_key,bench_send_id,fingerprint,attempt,rule,action,status,message_id,effect,client_gone,defects"
+
+    /// Writes the ledger as CSV (documented in docs/csv.md).
+    public func writeCSV(to url: URL) throws {
+        let (records, keys) = state.withLock { ($0.records, $0.keys) }
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: url.path])
+        }
+        let handle = try FileHandle(forWritingTo: url)
+        defer { try? handle.close() }
+        var chunk = Self.csvHeader + "\n"
+        for (index, record) in records.enumerated() {
+            let finished = record.finished.isNaN ? "" : String(format: "%.6f", record.finished)
+            let message = record.message == 0 ? "" : Emulator.messageID(record.message)
+            let bench = record.benchSendID < 0 ? "" : String(record.benchSendID)
+            let fields = [
+                String(index), String(format: "%.6f", record.arrival), finished, String(record.connection),
+                record.endpoint.rawValue, keys[Int(record.keyID)], bench, String(record.fingerprint, radix: 16),
+                String(record.attempt), String(record.rule), record.action.name, String(record.status), message,
+                record.effect ? "1" : "0", record.clientGone ? "1" : "0", record.defects.names.joined(separator: "|"),
+            ]
+            chunk += fields.map(Self.csvField).joined(separator: ",") + "\n"
+            if chunk.utf8.count > 1 << 20 {
+                try handle.write(contentsOf: Data(chunk.utf8))
+                chunk = ""
+            }
+        }
+        try handle.write(contentsOf: Data(chunk.utf8))
+    }
+
+    /// Quotes a field when it holds a comma, quote or newline (RFC 4180).
+    public static func csvField(_ text: String) -> String {
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
