@@ -12,9 +12,18 @@ let package = Package(
             name: "Frontmail",
             resources: [.copy("PrivacyInfo.xcprivacy")]
         ),
+        .target(name: "CFakeFrontmailSystem"),
         .target(
             name: "FakeFrontmail",
-            dependencies: ["Frontmail"]
+            dependencies: ["Frontmail", "CFakeFrontmailSystem"]
+        ),
+        .target(
+            name: "LoadKit",
+            dependencies: ["Frontmail", "FakeFrontmail"]
+        ),
+        .executableTarget(
+            name: "frontmail-bench",
+            dependencies: ["LoadKit"]
         ),
         .testTarget(
             name: "FrontmailTests",
@@ -23,6 +32,10 @@ let package = Package(
         .testTarget(
             name: "FakeFrontmailTests",
             dependencies: ["FakeFrontmail", "Frontmail"]
+        ),
+        .testTarget(
+            name: "LoadKitTests",
+            dependencies: ["LoadKit", "FakeFrontmail", "Frontmail"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,110 @@
+/// A small command-line parser: `--name value`, `--name=value`, repeated options, flags and
+/// positionals. Unknown options are errors (exit 64).
+public struct Arguments: Sendable {
+    public struct Spec: Sendable {
+        /// Options that take a value (without the leading `--`).
+        public var options: Set<String>
+        /// Options that take no value.
+        public var flags: Set<String>
+
+        public init(options: Set<String> = [], flags: Set<String> = []) {
+            self.options = options
+            self.flags = flags
+        }
+    }
+
+    public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+
+    public private(set) var values: [String: [String]] = [:]
+    public private(set) var setFlags: Set<String> = []
+    public private(set) var positionals: [String] = []
+
+    public init(_ arguments: [String], spec: Spec) throws(UsageError) {
+        var index = 0
+        var onlyPositionals = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if onlyPositionals || !argument.hasPrefix("-") || argument == "-" {
+                positionals.append(argument)
+                continue
+            }
+            if argument == "--" {
+                onlyPositionals = true
+                continue
+            }
+            guard argument.hasPrefix("--") else {
+                if argument == "-h" {
+                    setFlags.insert("help")
+                    continue
+                }
+                throw UsageError(message: "unknown option '\(argument)' (options are written --name)")
+            }
+            var name = String(argument.dropFirst(2))
+            var inlineValue: String?
+            if let equals = name.firstIndex(of: "=") {
+                inlineValue = String(name[name.index(after: equals)...])
+                name = String(name[..<equals])
+            }
+            if spec.flags.contains(name) {
+                guard inlineValue == nil else { throw UsageError(message: "--\(name) takes no value") }
+                setFlags.insert(name)
+            } else if spec.options.contains(name) {
+                let value: String
+                if let inlineValue {
+                    value = inlineValue
+                } else {
+                    guard index < arguments.count else { throw UsageError(message: "--\(name) needs a value") }
+                    value = arguments[index]
+                    index += 1
+                }
+                values[name, default: []].append(value)
+            } else {
+                let known = (spec.options.union(spec.flags)).sorted().map { "--\($0)" }.joined(separator: ", ")
+                throw UsageError(message: "unknown option '--\(name)' (known: \(known))")
+            }
+        }
+    }
+
+    public func flag(_ name: String) -> Bool { setFlags.contains(name) }
+
+    /// The last value given for `name`.
+    public func value(_ name: String) -> String? { values[name]?.last }
+
+    /// Every value given for a repeatable option.
+    public func all(_ name: String) -> [String] { values[name] ?? [] }
+
+    public func integer(_ name: String) throws(UsageError) -> Int? {
+        guard let text = value(name) else { return nil }
+        guard let number = Int(text) else { throw UsageError(message: "--\(name) needs a whole number, not '\(text)'") }
+        return number
+    }
+
+    public func unsigned(_ name: String) throws(UsageError) -> UInt64? {
+        guard let text = value(name) else { return nil }
+        guard let number = UInt64(text) else {
+            throw UsageError(message: "--\(name) needs a non-negative whole number, not '\(text)'")
+        }
+        return number
+    }
+}
+
+/// The tool's exit codes (documented in the README; sysexits where one fits).
+public enum ExitCode: Int32, Sendable {
+    case success = 0
+    /// An assertion failed.
+    case failure = 1
+    /// A regression against a baseline.
+    case regression = 2
+    /// Improvements beyond the tolerance only: the baseline should be updated.
+    case improvement = 4
+    /// Bad command-line arguments.
+    case usage = 64
+    /// A bad input file (scenario, plan, config, CSV).
+    case dataError = 65
+    /// Something failed that is not the input's fault (a socket, a file).
+    case software = 70
+}

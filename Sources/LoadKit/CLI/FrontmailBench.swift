@@ -1,0 +1,30 @@
+import Foundation
+
+/// The `frontmail-bench` command: dispatches to its subcommands.
+public enum FrontmailBench {
+    public static let usage = """
+        usage: frontmail-bench <command> [options]
+
+        commands:
+          serve     run the fake Frontmail API on 127.0.0.1 (see `frontmail-bench serve --help`)
+
+        `frontmail-bench <command> --help` describes each command.
+        """
+
+    public static func main(_ arguments: [String]) -> ExitCode {
+        guard let command = arguments.first else {
+            printError(usage)
+            return .usage
+        }
+        let rest = Array(arguments.dropFirst())
+        switch command {
+        case "serve": return ServeCommand.run(rest)
+        case "--help", "-h", "help":
+            print(usage)
+            return .success
+        default:
+            printError("frontmail-bench: unknown command '\(command)'\n\n\(usage)")
+            return .usage
+        }
+    }
+}
