@@ -79,7 +79,12 @@ struct EmulatorTests {
         var mismatch = Requests.send()
         mismatch.headers.set(name: "X-Frontmail-Public-Key", value: "pk_other")
         #expect(emulator.handle(mismatch).status == 401)
-        let strict = Emulator(config: { var c = EmulatorConfig(); c.publicKeys = ["pk_only"]; return c }(), now: { 0 })
+        let strict = Emulator(
+            config: {
+                var c = EmulatorConfig()
+                c.publicKeys = ["pk_only"]
+                return c
+            }(), now: { 0 })
         #expect(strict.handle(Requests.send()).errorCode == "invalid_public_key")
         #expect(strict.handle(Requests.send(publicKey: "pk_only")).status == 202)
     }
@@ -128,13 +133,16 @@ struct EmulatorTests {
         "locale: exact → base language → default; _ is 400 invalid_body",
         arguments: [("de", "de"), ("de-AT", "de"), ("pt-BR", "pt-BR"), ("pt-PT", "en"), ("ja", "en"), ("FR", "fr")])
     func locales(requested: String, used: String) {
-        let answer = emulator.handle(Requests.send(template: "tpl_i18n", key: requested, extra: ["locale": .string(requested)]))
+        let answer = emulator.handle(
+            Requests.send(template: "tpl_i18n", key: requested, extra: ["locale": .string(requested)]))
         #expect(answer.json?["locale"] == .string(used))
     }
 
     @Test("a locale with _ is 400 invalid_body")
     func underscoreLocale() {
-        #expect(emulator.handle(Requests.send(template: "tpl_i18n", extra: ["locale": "de_AT"])).errorCode == "invalid_body")
+        #expect(
+            emulator.handle(Requests.send(template: "tpl_i18n", extra: ["locale": "de_AT"])).errorCode == "invalid_body"
+        )
     }
 
     @Test("attachments: unknown upload id → 404, too large → 413, known upload passes")
@@ -143,16 +151,20 @@ struct EmulatorTests {
         config.maxAttachmentBytes = 10
         let emulator = Emulator(config: config, now: { 0 })
         let big = Data(count: 30).base64EncodedString()
-        #expect(emulator.handle(Requests.send(key: "a", extra: ["attachments": [["upload_id": "upl_x"]]])).status == 404)
+        #expect(
+            emulator.handle(Requests.send(key: "a", extra: ["attachments": [["upload_id": "upl_x"]]])).status == 404)
         #expect(
             emulator.handle(
                 Requests.send(
                     key: "b",
                     extra: ["attachments": [["filename": "f", "content_type": "t", "content_base64": .string(big)]]])
             ).errorCode == "attachment_too_large")
-        #expect(emulator.handle(Requests.send(key: "c", extra: ["attachments": [["upload_id": "upl_preset"]]])).status == 202)
+        #expect(
+            emulator.handle(Requests.send(key: "c", extra: ["attachments": [["upload_id": "upl_preset"]]])).status
+                == 202)
         let upload = emulator.handle(
-            ServerRequest(method: "POST", path: "/v1/uploads", headers: ["X-Frontmail-Public-Key": "pk_x"], body: [1, 2]))
+            ServerRequest(
+                method: "POST", path: "/v1/uploads", headers: ["X-Frontmail-Public-Key": "pk_x"], body: [1, 2]))
         #expect(upload.status == 201)
         let id = upload.json?["upload_id"] ?? nil
         #expect(emulator.handle(Requests.send(key: "d", extra: ["attachments": [["upload_id": id]]])).status == 202)
@@ -185,7 +197,8 @@ struct EmulatorTests {
         }
         #expect(seen == ["queued", "sending", "sent", "delivered"])
         let final = try #require(emulator.handle(Requests.status(id, token: token)).json)
-        #expect(final["events"]?.arrayValue?.compactMap { $0["type"]?.stringValue } == ["accepted", "sent", "delivered"])
+        #expect(
+            final["events"]?.arrayValue?.compactMap { $0["type"]?.stringValue } == ["accepted", "sent", "delivered"])
         #expect(final["sent_at"] != nil && final["template_id"] == "tpl_order")
         #expect(emulator.handle(Requests.status(id, token: "wrong")).errorCode == "message_not_found")
         #expect(emulator.handle(Requests.status(id, token: nil)).errorCode == "message_not_found")
@@ -196,7 +209,8 @@ struct EmulatorTests {
     func publicConfig() {
         var config = EmulatorConfig()
         config.mobileBaseURL = nil
-        let answer = Emulator(config: config, now: { 0 }).handle(ServerRequest(method: "GET", path: "/v1/public-config"))
+        let answer = Emulator(config: config, now: { 0 }).handle(
+            ServerRequest(method: "GET", path: "/v1/public-config"))
         #expect(answer.status == 200)
         #expect(answer.json == ["turnstile": ["mobileSiteKey": "0x4AAAAAAAFakeMobileKey", "mobileBaseUrl": nil]])
     }

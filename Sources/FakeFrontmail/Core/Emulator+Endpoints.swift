@@ -62,14 +62,16 @@ extension Emulator {
             ]
             for (name, offset) in stages where age >= offset.seconds {
                 status = name
-                let at = FrontmailValue.string(ISO8601.string(from: message.createdWall.addingTimeInterval(offset.seconds)))
+                let at = FrontmailValue.string(
+                    ISO8601.string(from: message.createdWall.addingTimeInterval(offset.seconds)))
                 if name == "sent" { sentAt = at }
                 if name != "sending" { events.append(["type": .string(name), "at": at]) }
             }
         }
         var body: [String: FrontmailValue] = [
             "message_id": .string(id), "status": .string(status),
-            "created_at": .string(ISO8601.string(from: message.createdWall)), "template_id": .string(message.templateID),
+            "created_at": .string(ISO8601.string(from: message.createdWall)),
+            "template_id": .string(message.templateID),
             "events": .array(events),
         ]
         if let sentAt { body["sent_at"] = sentAt }

@@ -82,7 +82,8 @@ public final class Emulator: Sendable {
 
     public func beginSend(_ request: ServerRequest, parsed: FrontmailValue?? = nil) -> Begin {
         let publicKey = request.headers["X-Frontmail-Public-Key"]
-        guard let publicKey, publicKey.hasPrefix("pk_"), config.publicKeys.isEmpty || config.publicKeys.contains(publicKey)
+        guard let publicKey, publicKey.hasPrefix("pk_"),
+            config.publicKeys.isEmpty || config.publicKeys.contains(publicKey)
         else {
             return .respond(.error(401, "invalid_public_key", "The public key is missing or not valid."))
         }
@@ -93,7 +94,9 @@ public final class Emulator: Sendable {
             }
         } else if !config.allowMobileApps {
             return .respond(
-                .error(403, "origin_not_allowed", "Requests without an Origin need Security → Mobile apps → Allow mobile apps."))
+                .error(
+                    403, "origin_not_allowed",
+                    "Requests without an Origin need Security → Mobile apps → Allow mobile apps."))
         }
         let value = parsed ?? (try? request.body.withUnsafeBufferPointer { try JSONReader.parse($0) })
         guard case .object(let body)? = value else {
@@ -116,7 +119,8 @@ public final class Emulator: Sendable {
                 return .claimed(claim)
             case .inProgress(let stored)?:
                 if stored != fingerprint { return .respond(Self.fingerprintConflict) }
-                return .respond(.error(409, "conflict", "A request with this Idempotency-Key is still being processed."))
+                return .respond(
+                    .error(409, "conflict", "A request with this Idempotency-Key is still being processed."))
             case .completed(let stored, let response, let message)?:
                 if stored != fingerprint { return .respond(Self.fingerprintConflict) }
                 return .replay(response, message: message)

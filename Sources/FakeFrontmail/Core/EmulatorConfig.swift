@@ -39,7 +39,10 @@ public struct EmulatorConfig: Sendable, Hashable, Codable {
         public var sent: TimeSpan = .milliseconds(50)
         public var delivered: TimeSpan = .milliseconds(200)
 
-        public init(sending: TimeSpan = .milliseconds(20), sent: TimeSpan = .milliseconds(50), delivered: TimeSpan = .milliseconds(200)) {
+        public init(
+            sending: TimeSpan = .milliseconds(20), sent: TimeSpan = .milliseconds(50),
+            delivered: TimeSpan = .milliseconds(200)
+        ) {
             self.sending = sending
             self.sent = sent
             self.delivered = delivered
@@ -68,7 +71,8 @@ public struct EmulatorConfig: Sendable, Hashable, Codable {
         let defaults = EmulatorConfig()
         publicKeys = try container.decodeIfPresent([String].self, forKey: .publicKeys) ?? defaults.publicKeys
         allowMobileApps = try container.decodeIfPresent(Bool.self, forKey: .allowMobileApps) ?? defaults.allowMobileApps
-        allowedOrigins = try container.decodeIfPresent([String].self, forKey: .allowedOrigins) ?? defaults.allowedOrigins
+        allowedOrigins =
+            try container.decodeIfPresent([String].self, forKey: .allowedOrigins) ?? defaults.allowedOrigins
         templates = try container.decodeIfPresent([TemplateConfig].self, forKey: .templates) ?? defaults.templates
         credits = try container.decodeIfPresent(CreditsMode.self, forKey: .credits) ?? defaults.credits
         turnstileConfigured =
@@ -78,9 +82,11 @@ public struct EmulatorConfig: Sendable, Hashable, Codable {
         maxAttachmentBytes =
             try container.decodeIfPresent(Int.self, forKey: .maxAttachmentBytes) ?? defaults.maxAttachmentBytes
         uploads = try container.decodeIfPresent([String].self, forKey: .uploads) ?? defaults.uploads
-        mobileSiteKey = container.contains(.mobileSiteKey)
+        mobileSiteKey =
+            container.contains(.mobileSiteKey)
             ? try container.decodeIfPresent(String.self, forKey: .mobileSiteKey) : defaults.mobileSiteKey
-        mobileBaseURL = container.contains(.mobileBaseURL)
+        mobileBaseURL =
+            container.contains(.mobileBaseURL)
             ? try container.decodeIfPresent(String.self, forKey: .mobileBaseURL) : defaults.mobileBaseURL
         lifecycle = try container.decodeIfPresent(Lifecycle.self, forKey: .lifecycle) ?? defaults.lifecycle
     }

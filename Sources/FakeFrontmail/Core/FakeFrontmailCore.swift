@@ -91,7 +91,8 @@ public final class FakeFrontmailCore: Sendable {
             }, key: key, arrival: arrival, connection: connection, endpoint: endpoint)
         let identity = key.map { Fingerprint.of($0) } ?? UInt64(index) &* 0x9E37_79B9
         let decision = faults.decide(
-            FaultEngine.Facts(endpoint: endpoint, attempt: attempt, identity: identity, elapsed: arrival, headers: request.headers))
+            FaultEngine.Facts(
+                endpoint: endpoint, attempt: attempt, identity: identity, elapsed: arrival, headers: request.headers))
         var random = decision?.random ?? SeededRandom(seed: 0)
         let action = decision?.action
         if let decision {

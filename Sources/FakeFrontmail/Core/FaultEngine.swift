@@ -11,6 +11,8 @@ final class FaultEngine: Sendable {
 
     private struct State {
         var nthCounters: [Int]
+        /// How often each rule has applied (for `limit`).
+        var applied: [Int]
         /// When each capacity worker is next free (seconds since start).
         var workerFreeAt: [Double]
         /// Start times of booked requests that may still be waiting (kept only with `maxQueue`).
@@ -28,6 +30,7 @@ final class FaultEngine: Sendable {
         self.state = Mutex(
             State(
                 nthCounters: Array(repeating: 0, count: plan.rules.count),
+                applied: Array(repeating: 0, count: plan.rules.count),
                 workerFreeAt: Array(repeating: 0, count: plan.capacity?.workers ?? 0)))
     }
 
@@ -58,12 +61,19 @@ final class FaultEngine: Sendable {
             }
             var random = SeededRandom(seed: seed, mixing: facts.identity, UInt64(facts.attempt), UInt64(index))
             if let probability = match.probability, random.unit() >= probability { continue }
-            if let nth = match.everyNth {
-                let count = state.withLock { state -> Int in
-                    state.nthCounters[index] += 1
-                    return state.nthCounters[index]
+            if match.everyNth != nil || rule.limit != nil {
+                let applies = state.withLock { state -> Bool in
+                    if let nth = match.everyNth {
+                        state.nthCounters[index] += 1
+                        if state.nthCounters[index] % nth != 0 { return false }
+                    }
+                    if let limit = rule.limit {
+                        guard state.applied[index] < limit else { return false }
+                        state.applied[index] += 1
+                    }
+                    return true
                 }
-                if count % nth != 0 { continue }
+                if !applies { continue }
             }
             return (index, rule.action, random)
         }

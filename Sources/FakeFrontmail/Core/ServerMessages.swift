@@ -10,7 +10,9 @@ public struct ServerRequest: Sendable {
     public var headers: FrontmailHTTPHeaders
     public var body: [UInt8]
 
-    public init(method: String, path: String, query: String? = nil, headers: FrontmailHTTPHeaders = [:], body: [UInt8] = []) {
+    public init(
+        method: String, path: String, query: String? = nil, headers: FrontmailHTTPHeaders = [:], body: [UInt8] = []
+    ) {
         self.method = method
         self.path = path
         self.query = query

@@ -75,32 +75,41 @@ public struct LedgerDefects: OptionSet, Sendable, Hashable {
 
 /// One request as the server saw it. Compact (about 64 bytes) so millions fit in memory.
 public struct LedgerRecord: Sendable, Hashable {
+    // Laid out widest first so the record packs into 64 bytes.
     /// Seconds since the server started (monotonic).
     public var arrival: Double
     /// When the response was complete or the connection ended; NaN while open.
     public var finished: Double = .nan
+    /// FNV-1a of the body bytes.
+    public var fingerprint: UInt64 = 0
+    /// `template_params.bench_send_id`, or -1.
+    public var benchSendID: Int64 = -1
     public var connection: UInt32
-    public var endpoint: Endpoint
     /// Index into the ledger's key table; 0 = no Idempotency-Key.
     public var keyID: UInt32
-    /// `template_params.bench_send_id`, or -1.
-    public var benchSendID: Int64
-    /// FNV-1a of the body bytes.
-    public var fingerprint: UInt64
     /// The n-th time the server saw this key (1-based; 1 without a key).
     public var attempt: UInt32
-    /// The fault rule that matched, or -1.
-    public var rule: Int16 = -1
-    public var action: LedgerAction = .served
-    /// The status sent; 0 when no response was sent.
-    public var status: UInt16 = 0
     /// The message id in the answer (committed now or replayed); 0 = none.
     public var message: UInt32 = 0
+    /// The fault rule that matched, or -1.
+    public var rule: Int16 = -1
+    /// The status sent; 0 when no response was sent.
+    public var status: UInt16 = 0
+    public var endpoint: Endpoint
+    public var action: LedgerAction = .served
     /// Whether this request committed a new message (an effect).
     public var effect: Bool = false
     /// The client went away before the answer was sent.
     public var clientGone: Bool = false
     public var defects: LedgerDefects = []
+
+    init(arrival: Double, connection: UInt32, endpoint: Endpoint, keyID: UInt32, attempt: UInt32) {
+        self.arrival = arrival
+        self.connection = connection
+        self.endpoint = endpoint
+        self.keyID = keyID
+        self.attempt = attempt
+    }
 }
 
 /// The server's truth: one record per request, queryable in process and exportable as CSV.
@@ -117,7 +126,9 @@ public final class AttemptLedger: Sendable {
     public init() {}
 
     /// Appends a record for a request that just arrived; returns its index and the attempt number.
-    func append(_ make: (inout LedgerRecord) -> Void, key: String?, arrival: Double, connection: UInt32, endpoint: Endpoint)
+    func append(
+        _ make: (inout LedgerRecord) -> Void, key: String?, arrival: Double, connection: UInt32, endpoint: Endpoint
+    )
         -> (index: Int, attempt: UInt32)
     {
         state.withLock { state in
@@ -135,8 +146,7 @@ public final class AttemptLedger: Sendable {
             }
             let attempt = keyID == 0 ? 1 : state.attempts[Int(keyID)]
             var record = LedgerRecord(
-                arrival: arrival, connection: connection, endpoint: endpoint, keyID: keyID, benchSendID: -1, fingerprint: 0,
-                attempt: attempt)
+                arrival: arrival, connection: connection, endpoint: endpoint, keyID: keyID, attempt: attempt)
             make(&record)
             state.records.append(record)
             return (state.records.count - 1, attempt)

@@ -34,7 +34,8 @@ public enum Distribution: Sendable, Hashable {
         switch self {
         case .fixed(let value): return .fixed(value.scaled(by: factor))
         case .uniform(let low, let high): return .uniform(min: low.scaled(by: factor), max: high.scaled(by: factor))
-        case .exponential(let mean, let cap): return .exponential(mean: mean.scaled(by: factor), cap: cap?.scaled(by: factor))
+        case .exponential(let mean, let cap):
+            return .exponential(mean: mean.scaled(by: factor), cap: cap?.scaled(by: factor))
         case .logNormal(let median, let sigma, let cap):
             return .logNormal(median: median.scaled(by: factor), sigma: sigma, cap: cap?.scaled(by: factor))
         }
@@ -60,9 +61,15 @@ extension Distribution: Codable {
     private enum Kind: String, Codable { case fixed, uniform, exponential, logNormal }
 
     public init(from decoder: any Decoder) throws {
-        if let single = try? decoder.singleValueContainer(), let span = try? single.decode(TimeSpan.self) {
-            self = .fixed(span)
-            return
+        if let single = try? decoder.singleValueContainer(), !single.decodeNil() {
+            if let number = try? single.decode(Double.self) {
+                self = .fixed(TimeSpan(seconds: number))
+                return
+            }
+            if (try? single.decode(String.self)) != nil {
+                self = .fixed(try single.decode(TimeSpan.self))
+                return
+            }
         }
         let container = try decoder.container(keyedBy: AnyKey.self)
         let kind = try container.decode(Kind.self, forKey: AnyKey("type"))

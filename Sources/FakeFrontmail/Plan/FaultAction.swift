@@ -92,7 +92,9 @@ public struct FaultAction: Sendable, Hashable {
                 throw PlanError(path: path + ".status", reason: "must be an HTTP status (100-599)")
             }
         case .delay, .commitThenDelay:
-            guard delay != nil else { throw PlanError(path: path + ".delay", reason: "is required for \(kind.rawValue)") }
+            guard delay != nil else {
+                throw PlanError(path: path + ".delay", reason: "is required for \(kind.rawValue)")
+            }
         case .slowBody:
             guard let bytesPerSecond else {
                 throw PlanError(path: path + ".bytesPerSecond", reason: "is required for slowBody")
@@ -101,7 +103,9 @@ public struct FaultAction: Sendable, Hashable {
                 throw PlanError(path: path + ".bytesPerSecond", reason: "must be positive")
             }
         case .truncate:
-            if let keepBytes, keepBytes < 0 { throw PlanError(path: path + ".keepBytes", reason: "must not be negative") }
+            if let keepBytes, keepBytes < 0 {
+                throw PlanError(path: path + ".keepBytes", reason: "must not be negative")
+            }
         case .hang, .reset, .close, .commitThenDrop, .refuse:
             break
         }
@@ -127,7 +131,14 @@ extension FaultAction: Codable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        kind = try container.decode(Kind.self, forKey: .type)
+        let name = try container.decode(String.self, forKey: .type)
+        guard let kind = Kind(rawValue: name) else {
+            let kinds = Kind.allCases.map(\.rawValue).joined(separator: ", ")
+            throw PlanError(
+                path: PlanError.path(decoder.codingPath + [CodingKeys.type]),
+                reason: "'\(name)' is not an action (\(kinds))")
+        }
+        self.kind = kind
         try decoder.rejectUnknownKeys(Self.fieldsByKind[kind, default: []].union(["type"]))
         delay = try container.decodeIfPresent(Distribution.self, forKey: .delay)
         status = try container.decodeIfPresent(Int.self, forKey: .status)
@@ -252,7 +263,8 @@ extension BodySpec: Codable {
             default:
                 throw PlanError(
                     path: PlanError.path(decoder.codingPath),
-                    reason: "'\(name)' is not a body (html, empty, emptyObject, invalidJSON, noMessageID or {\"raw\": …})")
+                    reason:
+                        "'\(name)' is not a body (html, empty, emptyObject, invalidJSON, noMessageID or {\"raw\": …})")
             }
             return
         }

@@ -66,24 +66,29 @@ public struct FaultRule: Sendable, Hashable, Codable {
     public var name: String?
     public var match: FaultMatch
     public var action: FaultAction
+    /// The rule applies to at most this many requests (the first ones that match), then never.
+    public var limit: Int?
 
-    public init(name: String? = nil, match: FaultMatch = FaultMatch(), action: FaultAction) {
+    public init(name: String? = nil, match: FaultMatch = FaultMatch(), action: FaultAction, limit: Int? = nil) {
         self.name = name
         self.match = match
         self.action = action
+        self.limit = limit
     }
 
-    private enum CodingKeys: String, CodingKey { case name, match, action }
+    private enum CodingKeys: String, CodingKey { case name, match, action, limit }
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(["name", "match", "action"])
+        try decoder.rejectUnknownKeys(["name", "match", "action", "limit"])
         let container = try decoder.container(keyedBy: CodingKeys.self)
         name = try container.decodeIfPresent(String.self, forKey: .name)
         match = try container.decodeIfPresent(FaultMatch.self, forKey: .match) ?? FaultMatch()
         action = try container.decode(FaultAction.self, forKey: .action)
+        limit = try container.decodeIfPresent(Int.self, forKey: .limit)
     }
 
     func validate(path: String) throws(PlanError) {
+        if let limit, limit < 1 { throw PlanError(path: path + ".limit", reason: "must be 1 or more") }
         try match.validate(path: path + ".match")
         try action.validate(path: path + ".action")
         if action.kind == .refuse {
@@ -101,7 +106,7 @@ public struct FaultRule: Sendable, Hashable, Codable {
     }
 
     func scaled(by factor: Double) -> FaultRule {
-        FaultRule(name: name, match: match.scaled(by: factor), action: action.scaled(by: factor))
+        FaultRule(name: name, match: match.scaled(by: factor), action: action.scaled(by: factor), limit: limit)
     }
 }
 

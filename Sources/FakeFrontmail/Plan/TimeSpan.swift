@@ -14,7 +14,9 @@ public struct TimeSpan: Sendable, Hashable, Comparable, Codable, CustomStringCon
     /// Parses `250ms`, `2s`, `1m`, `1h`, `100us`, `-10s`; nil for anything else.
     public init?(parsing text: String) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        let units: [(String, Double)] = [("ms", 1e-3), ("us", 1e-6), ("µs", 1e-6), ("ns", 1e-9), ("s", 1), ("m", 60), ("h", 3600)]
+        let units: [(String, Double)] = [
+            ("ms", 1e-3), ("us", 1e-6), ("µs", 1e-6), ("ns", 1e-9), ("s", 1), ("m", 60), ("h", 3600),
+        ]
         for (suffix, factor) in units where trimmed.hasSuffix(suffix) {
             let number = trimmed.dropLast(suffix.count)
             guard !number.isEmpty, number.allSatisfy({ $0.isNumber || $0 == "." || $0 == "-" }),

@@ -43,7 +43,9 @@ final class Connection {
         var text = "HTTP/1.1 \(response.status) \(reason(response.status))\r\n"
         var hasType = false
         for field in response.headers {
-            if field.name.caseInsensitiveEqualsASCII("Content-Length") || field.name.caseInsensitiveEqualsASCII("Connection") {
+            if field.name.caseInsensitiveEqualsASCII("Content-Length")
+                || field.name.caseInsensitiveEqualsASCII("Connection")
+            {
                 continue
             }
             if field.name.caseInsensitiveEqualsASCII("Content-Type") { hasType = true }

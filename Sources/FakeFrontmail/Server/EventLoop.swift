@@ -40,9 +40,15 @@ final class EventLoop: @unchecked Sendable {
 
     private static let listenerToken: UInt64 = 0
     private static let wakeToken: UInt64 = .max
-    private enum TimerKind: UInt8 { case wake = 1, trickle, refuseEdge }
+    private enum TimerKind: UInt8 {
+        case wake = 1
+        case trickle, refuseEdge
+    }
 
-    init(core: FakeFrontmailCore, listener: Int32, host: String, port: Int, limits: HTTPRequestParser.Limits, counters: ServerCounters)
+    init(
+        core: FakeFrontmailCore, listener: Int32, host: String, port: Int, limits: HTTPRequestParser.Limits,
+        counters: ServerCounters
+    )
         throws(SocketError)
     {
         self.core = core
@@ -182,7 +188,8 @@ final class EventLoop: @unchecked Sendable {
                 connection.ticket = ticket
                 if ticket.wait > 0 {
                     connection.phase = .waiting
-                    timers.schedule(at: core.now() + ticket.wait, token: connection.token, kind: TimerKind.wake.rawValue)
+                    timers.schedule(
+                        at: core.now() + ticket.wait, token: connection.token, kind: TimerKind.wake.rawValue)
                 } else {
                     dispatch(connection)
                 }
@@ -210,11 +217,13 @@ final class EventLoop: @unchecked Sendable {
             flush(connection)
             if connection.phase == .trickling {
                 timers.schedule(
-                    at: core.now() + connection.trickleInterval, token: connection.token, kind: TimerKind.trickle.rawValue)
+                    at: core.now() + connection.trickleInterval, token: connection.token,
+                    kind: TimerKind.trickle.rawValue)
             }
         case .truncate(let response, let keepBytes):
             connection.closeAfterWrite = true
-            startWriting(connection, response, body: Array(response.body.prefix(keepBytes)), contentLength: response.body.count)
+            startWriting(
+                connection, response, body: Array(response.body.prefix(keepBytes)), contentLength: response.body.count)
         case .hang:
             connection.phase = .hanging
             connection.input.removeAll()
@@ -231,7 +240,8 @@ final class EventLoop: @unchecked Sendable {
 
     private func startWriting(_ connection: Connection, _ response: ServerResponse, body: [UInt8], contentLength: Int) {
         connection.status = response.status
-        connection.output = Connection.serialize(head: response, contentLength: contentLength, keepAlive: connection.keepAlive)
+        connection.output = Connection.serialize(
+            head: response, contentLength: contentLength, keepAlive: connection.keepAlive)
         connection.output.append(contentsOf: body)
         connection.outputOffset = 0
         connection.phase = .writing
@@ -297,7 +307,8 @@ final class EventLoop: @unchecked Sendable {
                 connection.phase = .writing
             } else {
                 timers.schedule(
-                    at: core.now() + connection.trickleInterval, token: connection.token, kind: TimerKind.trickle.rawValue)
+                    at: core.now() + connection.trickleInterval, token: connection.token,
+                    kind: TimerKind.trickle.rawValue)
             }
             flush(connection)
         }

@@ -77,7 +77,8 @@ public func withFakeFrontmail<T>(
     options: FakeFrontmailServer.Options = FakeFrontmailServer.Options(),
     _ body: (FakeFrontmailServer) async throws -> T
 ) async throws -> T {
-    let server = try FakeFrontmailServer(core: FakeFrontmailCore(config: config, plan: plan, seed: seed), options: options)
+    let server = try FakeFrontmailServer(
+        core: FakeFrontmailCore(config: config, plan: plan, seed: seed), options: options)
     defer { server.shutdown() }
     return try await body(server)
 }

@@ -138,14 +138,16 @@ public struct HTTPRequestParser: Sendable {
 
     private static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
             return true
         default:
             return "!#$%&'*+-.^_`|~".utf8.contains(byte)
         }
     }
 
-    private static func requestLine(_ buffer: UnsafeBufferPointer<UInt8>, _ line: Range<Int>) -> (String, String, Int)? {
+    private static func requestLine(_ buffer: UnsafeBufferPointer<UInt8>, _ line: Range<Int>) -> (String, String, Int)?
+    {
         let parts = buffer[line].split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[0].isEmpty, parts[0].allSatisfy(isTokenByte), !parts[1].isEmpty,
             parts[1].allSatisfy({ $0 > 32 && $0 < 127 })
@@ -214,7 +216,9 @@ public struct HTTPRequestParser: Sendable {
             guard buffer.count - index >= size + 2 else { return .needMore }
             body.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[index..<(index + size)]))
             index += size
-            guard buffer[index] == 13, buffer[index + 1] == 10 else { return .invalid(400, "chunk not followed by CRLF") }
+            guard buffer[index] == 13, buffer[index + 1] == 10 else {
+                return .invalid(400, "chunk not followed by CRLF")
+            }
             index += 2
         }
     }

@@ -92,7 +92,9 @@ public struct SocketError: Error, CustomStringConvertible, Sendable {
 /// Small wrappers over the socket calls the server needs.
 enum Socket {
     /// A non-blocking listening socket on `host:port` (IPv4 or IPv6 literal); returns it and its port.
-    static func listen(host: String, port: Int, reusePort: Bool, backlog: Int32 = 1024) throws(SocketError) -> (Int32, Int) {
+    static func listen(host: String, port: Int, reusePort: Bool, backlog: Int32 = 1024) throws(SocketError) -> (
+        Int32, Int
+    ) {
         let isIPv6 = host.contains(":")
         let fd = socket(isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw SocketError(operation: "socket", code: errno) }
@@ -106,7 +108,9 @@ enum Socket {
             address.sin6_port = UInt16(port).bigEndian
             inet_pton(AF_INET6, host, &address.sin6_addr)
             bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
             }
         } else {
             var address = sockaddr_in()
@@ -117,7 +121,9 @@ enum Socket {
                 throw SocketError(operation: "inet_pton(\(host))", code: EINVAL)
             }
             bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
         }
         guard bound == 0 else {
@@ -141,7 +147,9 @@ enum Socket {
         }
         if storage.ss_family == sa_family_t(AF_INET6) {
             return withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    Int(UInt16(bigEndian: $0.pointee.sin6_port))
+                }
             }
         }
         return withUnsafePointer(to: &storage) {

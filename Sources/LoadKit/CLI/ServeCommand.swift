@@ -69,7 +69,8 @@ public enum ServeCommand {
         let core = FakeFrontmailCore(config: config, plan: plan, seed: seed)
         let server: FakeFrontmailServer
         do {
-            var options = FakeFrontmailServer.Options(host: host == "localhost" ? "127.0.0.1" : host, port: port, loops: loops)
+            var options = FakeFrontmailServer.Options(
+                host: host == "localhost" ? "127.0.0.1" : host, port: port, loops: loops)
             options.limits = HTTPRequestParser.Limits()
             server = try FakeFrontmailServer(core: core, options: options)
         } catch {
@@ -133,7 +134,8 @@ public struct InputFileError: Error, CustomStringConvertible, Sendable {
         do {
             return try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw InputFileError(file: path, error: PlanError(path: "", reason: "cannot be read (\(error.localizedDescription))"))
+            throw InputFileError(
+                file: path, error: PlanError(path: "", reason: "cannot be read (\(error.localizedDescription))"))
         }
     }
 }

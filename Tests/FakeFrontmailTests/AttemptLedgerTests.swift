@@ -1,0 +1,64 @@
+import Foundation
+import Frontmail
+import Testing
+
+@testable import FakeFrontmail
+
+@Suite("attempt ledger")
+struct AttemptLedgerTests {
+    @Test("records are compact enough for millions in memory")
+    func compact() {
+        #expect(MemoryLayout<LedgerRecord>.stride <= 64)
+        let ledger = AttemptLedger()
+        for index in 0..<1_000_000 {
+            _ = ledger.append(
+                { _ in }, key: index % 2 == 0 ? "key-\(index / 2)" : nil, arrival: 0, connection: 1, endpoint: .send)
+        }
+        #expect(ledger.count == 1_000_000)
+        #expect(ledger.keyTable.count == 500_001)
+    }
+
+    @Test("a record carries arrival, key, attempt, bench id, fingerprint, action, status, message and effect")
+    func recordFields() throws {
+        let core = FakeFrontmailCore(plan: .sequence([FaultAction(.commitThenDrop)]))
+        _ = serve(core, Requests.send(params: ["bench_send_id": 42], key: "k"))
+        _ = serve(core, Requests.send(params: ["bench_send_id": 42], key: "k"))
+        let records = core.ledger.records
+        #expect(records.count == 2)
+        #expect(records.map(\.attempt) == [1, 2])
+        #expect(records.allSatisfy { $0.benchSendID == 42 && core.ledger.key($0.keyID) == "k" })
+        #expect(records[0].action == .commitThenDrop && records[0].effect && records[0].message == 1)
+        #expect(
+            records[1].action == .served && !records[1].effect && records[1].message == 1 && records[1].status == 202)
+        #expect(records[0].fingerprint == records[1].fingerprint)
+        #expect(records[1].finished >= records[1].arrival)
+    }
+
+    @Test("defects: a token in the query, an Authorization header, no client header, an sk_ key")
+    func defects() {
+        let core = FakeFrontmailCore()
+        _ = serve(core, Requests.status("msg_1", token: nil, query: "token=abc"))
+        _ = serve(core, Requests.send(headers: ["Authorization": "Bearer sk_x"]))
+        var bare = Requests.send(key: "z")
+        bare.headers = ["X-Frontmail-Public-Key": "sk_live"]
+        _ = serve(core, bare)
+        let defects = core.ledger.records.map(\.defects)
+        #expect(defects[0] == [.queryToken])
+        #expect(defects[1] == [.authorizationHeader])
+        #expect(defects[2].contains(.missingClientHeader) && defects[2].contains(.privateKey))
+    }
+
+    @Test("CSV export has the documented header and one quoted-as-needed row per request")
+    func csv() throws {
+        let core = FakeFrontmailCore()
+        _ = serve(core, Requests.send(key: "with,comma"))
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-\(UUID().uuidString).csv")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try core.ledger.writeCSV(to: url)
+        let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n")
+        #expect(lines.first.map(String.init) == AttemptLedger.csvHeader)
+        #expect(lines.count == 2)
+        #expect(lines[1].contains("\"with,comma\""))
+        #expect(lines[1].contains(",served,202,msg_1,1,0,"))
+    }
+}

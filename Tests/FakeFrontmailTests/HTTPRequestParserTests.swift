@@ -1,0 +1,134 @@
+import Foundation
+import Frontmail
+import Testing
+
+@testable import FakeFrontmail
+
+@Suite("HTTP/1.1 request parser")
+struct HTTPRequestParserTests {
+    let parser = HTTPRequestParser()
+
+    private func parse(_ text: String) -> HTTPRequestParser.Result {
+        Array(text.utf8).withUnsafeBufferPointer { parser.parse($0) }
+    }
+
+    @Test("a request with Content-Length, keep-alive by default in HTTP/1.1")
+    func contentLength() throws {
+        let text = "POST /v1/send?x=1 HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nX-Thing:  spaced  \r\n\r\nhelloNEXT"
+        guard case .complete(let request, let consumed) = parse(text) else {
+            Issue.record("not complete")
+            return
+        }
+        #expect(request.method == "POST")
+        #expect(request.target == "/v1/send?x=1")
+        #expect(request.body == Array("hello".utf8))
+        #expect(request.headers["x-thing"] == "spaced")
+        #expect(request.keepAlive)
+        #expect(consumed == text.utf8.count - 4)
+    }
+
+    @Test("chunked bodies with extensions and trailers")
+    func chunked() {
+        let text =
+            "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nTrailer: x\r\n\r\n"
+        guard case .complete(let request, let consumed) = parse(text) else {
+            Issue.record("not complete")
+            return
+        }
+        #expect(String(decoding: request.body, as: UTF8.self) == "hello world")
+        #expect(consumed == text.utf8.count)
+    }
+
+    @Test("incomplete input asks for more, at every split point")
+    func incremental() {
+        let text = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"
+        let bytes = Array(text.utf8)
+        for cut in 0..<bytes.count {
+            let result = Array(bytes[0..<cut]).withUnsafeBufferPointer { parser.parse($0) }
+            guard case .needMore = result else {
+                Issue.record("cut at \(cut) did not ask for more")
+                return
+            }
+        }
+    }
+
+    @Test("Connection: close and HTTP/1.0 end keep-alive")
+    func connectionHandling() {
+        guard case .complete(let closing, _) = parse("GET / HTTP/1.1\r\nConnection: close\r\n\r\n"),
+            case .complete(let old, _) = parse("GET / HTTP/1.0\r\n\r\n"),
+            case .complete(let oldKeep, _) = parse("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        else {
+            Issue.record("not complete")
+            return
+        }
+        #expect(!closing.keepAlive)
+        #expect(!old.keepAlive)
+        #expect(oldKeep.keepAlive)
+    }
+
+    @Test(
+        "malformed requests are 400",
+        arguments: [
+            "GARBAGE\r\n\r\n", "GET\r\n\r\n", "GET / HTTP/2.0\r\n\r\n", "GET nopath HTTP/1.1\r\n\r\n",
+            "GET / HTTP/1.1\r\nBad Header\r\n\r\n", "GET / HTTP/1.1\r\nContent-Length: -1\r\n\r\n",
+            "GET / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
+            "GET / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n",
+            "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n",
+            "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+            "GET / HTTP/1.1\r\n: empty-name\r\n\r\n", "G\u{1}T / HTTP/1.1\r\n\r\n",
+        ])
+    func malformed(text: String) {
+        guard case .invalid(let status, _) = parse(text) else {
+            Issue.record("accepted: \(text.debugDescription)")
+            return
+        }
+        #expect(status == 400)
+    }
+
+    @Test("oversized headers are 431; oversized bodies are 413")
+    func limits() {
+        var limits = HTTPRequestParser.Limits()
+        limits.maxHeaderBytes = 100
+        limits.maxBodyBytes = 10
+        let strict = HTTPRequestParser(limits: limits)
+        let big = "GET / HTTP/1.1\r\nX: " + String(repeating: "a", count: 200)
+        guard case .invalid(431, _) = Array(big.utf8).withUnsafeBufferPointer({ strict.parse($0) }) else {
+            Issue.record("no 431")
+            return
+        }
+        let body = "POST / HTTP/1.1\r\nContent-Length: 11\r\n\r\n"
+        guard case .invalid(413, _) = Array(body.utf8).withUnsafeBufferPointer({ strict.parse($0) }) else {
+            Issue.record("no 413")
+            return
+        }
+        let chunked = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n"
+        guard case .invalid(413, _) = Array(chunked.utf8).withUnsafeBufferPointer({ strict.parse($0) }) else {
+            Issue.record("no 413 for chunked")
+            return
+        }
+    }
+
+    @Test("random bytes never trap and end in needMore, complete or 4xx (20,000 inputs)")
+    func randomInput() {
+        var random = SeededRandom(seed: 99)
+        let pieces = [
+            "GET ", "POST ", "/v1/send", " HTTP/1.1", "\r\n", ":", "Content-Length: ", "Transfer-Encoding: chunked",
+            "0", "5", "ff", "\r\n\r\n", "x", " ", "\u{0}", "\u{7F}", "é",
+        ].map { Array($0.utf8) }
+        for _ in 0..<20_000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<Int(random.next() % 24) {
+                if random.next() % 4 == 0 {
+                    bytes.append(UInt8(truncatingIfNeeded: random.next()))
+                } else {
+                    bytes += pieces[Int(random.next() % UInt64(pieces.count))]
+                }
+            }
+            switch bytes.withUnsafeBufferPointer({ parser.parse($0) }) {
+            case .needMore: break
+            case .complete(_, let consumed): #expect(consumed <= bytes.count)
+            case .invalid(let status, _): #expect((400..<500).contains(status))
+            }
+        }
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import Frontmail
+import Testing
+
+@testable import FakeFrontmail
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A raw TCP client for speaking bytes to the server.
+struct RawClient {
+    let fd: Int32
+
+    init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    func send(_ text: String) { send(Array(text.utf8)) }
+
+    func send(_ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// Reads until the peer closes or `count` responses (by status line) have arrived.
+    func read(responses count: Int = 1) -> String {
+        var data = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let text = String(decoding: data, as: UTF8.self)
+            if text.components(separatedBy: "HTTP/1.1 ").count - 1 >= count, Self.complete(text, count) { return text }
+            let received = recv(fd, &buffer, buffer.count, 0)
+            if received <= 0 { return text }
+            data += buffer[0..<received]
+        }
+    }
+
+    private static func complete(_ text: String, _ count: Int) -> Bool {
+        // Every response carries Content-Length: check the last body is whole.
+        guard let lastHead = text.range(of: "HTTP/1.1 ", options: .backwards),
+            let headEnd = text.range(of: "\r\n\r\n", range: lastHead.upperBound..<text.endIndex),
+            let lengthLine = text.range(of: "Content-Length: ", range: lastHead.upperBound..<headEnd.lowerBound)
+        else { return false }
+        let digits = text[lengthLine.upperBound...].prefix { $0.isNumber }
+        return text[headEnd.upperBound...].utf8.count >= Int(digits) ?? 0
+    }
+
+    func close() { _ = Glibc.close(fd) }
+}
+
+@Suite("socket server: keep-alive, limits and hostile input")
+struct ServerRobustnessTests {
+    static let body = #"{"template_id":"tpl_order","template_params":{},"user_id":"pk_a"}"#
+    static let send =
+        "POST /v1/send HTTP/1.1\r\nHost: x\r\nX-Frontmail-Public-Key: pk_a\r\nX-Frontmail-Client: raw\r\n"
+        + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
+
+    @Test("pipelined keep-alive requests on one connection are answered in order")
+    func keepAlive() async throws {
+        try await withFakeFrontmail { server in
+            let client = try RawClient(port: server.port)
+            defer { client.close() }
+            let body = #"{"template_id":"tpl_order","template_params":{},"user_id":"pk_a"}"#
+            let request =
+                "POST /v1/send HTTP/1.1\r\nX-Frontmail-Public-Key: pk_a\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+            client.send(request + request + "GET /v1/public-config HTTP/1.1\r\n\r\n")
+            let text = client.read(responses: 3)
+            #expect(text.components(separatedBy: "HTTP/1.1 202").count == 3)
+            #expect(text.contains("HTTP/1.1 200"))
+            #expect(text.contains("msg_1") && text.contains("msg_2"))
+            #expect(server.stats.connectionsOpened == 1)
+        }
+    }
+
+    @Test("a bad request line gets 400 and the connection is closed")
+    func badRequestLine() async throws {
+        try await withFakeFrontmail { server in
+            let client = try RawClient(port: server.port)
+            defer { client.close() }
+            client.send("HELLO THERE\r\n\r\n")
+            let text = client.read(responses: 5)
+            #expect(text.hasPrefix("HTTP/1.1 400"))
+            #expect(text.contains("Connection: close"))
+            #expect(server.stats.malformedRequests == 1)
+        }
+    }
+
+    @Test("oversized headers get 431, oversized bodies 413")
+    func oversized() async throws {
+        var options = FakeFrontmailServer.Options()
+        options.limits.maxBodyBytes = 1000
+        try await withFakeFrontmail(options: options) { server in
+            let headers = try RawClient(port: server.port)
+            defer { headers.close() }
+            headers.send("GET / HTTP/1.1\r\nX-Big: " + String(repeating: "a", count: 20_000) + "\r\n\r\n")
+            #expect(headers.read(responses: 5).hasPrefix("HTTP/1.1 431"))
+            let body = try RawClient(port: server.port)
+            defer { body.close() }
+            body.send("POST /v1/send HTTP/1.1\r\nContent-Length: 5000\r\n\r\n")
+            #expect(body.read(responses: 5).hasPrefix("HTTP/1.1 413"))
+        }
+    }
+
+    @Test("random, partial and oversized input never crashes or hangs the server (300 connections)")
+    func hostileInput() async throws {
+        try await withFakeFrontmail { server in
+            var random = SeededRandom(seed: 7)
+            for round in 0..<300 {
+                let client = try RawClient(port: server.port)
+                let length = Int(random.next() % 3000)
+                var bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+                if round % 3 == 0 { bytes = Array("POST /v1/send HTTP/1.1\r\nContent-Length: 9\r\n\r\n".utf8) + bytes }
+                if round % 5 == 0 { bytes = Array(Self.send.utf8.prefix(Int(random.next() % 120))) }
+                client.send(bytes)
+                client.close()
+            }
+            // Still serving, and every connection was cleaned up.
+            let client = try RawClient(port: server.port)
+            defer { client.close() }
+            client.send("GET /v1/public-config HTTP/1.1\r\n\r\n")
+            #expect(client.read().hasPrefix("HTTP/1.1 200"))
+            for _ in 0..<200 where server.stats.connectionsActive > 1 { try await Task.sleep(nanoseconds: 10_000_000) }
+            #expect(server.stats.connectionsActive <= 1)
+        }
+    }
+
+    @Test("shutdown closes held connections and returns")
+    func shutdownWithHeldRequests() async throws {
+        let plan = FaultPlan.on(nil, FaultAction(.hang))
+        let core = FakeFrontmailCore(plan: plan)
+        let server = try FakeFrontmailServer(core: core)
+        let client = try RawClient(port: server.port)
+        defer { client.close() }
+        client.send(Self.send)
+        for _ in 0..<200 where core.ledger.count == 0 { try await Task.sleep(nanoseconds: 5_000_000) }
+        server.shutdown()
+        #expect(client.read().isEmpty)
+        #expect(core.ledger.record(0).clientGone)
+        server.shutdown()
+    }
+
+    @Test("RST on reset, FIN on close, partial body on truncate")
+    func connectionFaults() async throws {
+        let plan = FaultPlan.sequence([FaultAction(.reset), FaultAction(.close), FaultAction(.truncate, keepBytes: 5)])
+        try await withFakeFrontmail(plan: plan) { server in
+            for expectation in ["reset", "close", "truncate"] {
+                let client = try RawClient(port: server.port)
+                defer { client.close() }
+                client.send(Self.send.replacingOccurrences(of: "Host: x", with: "Idempotency-Key: same"))
+                let text = client.read()
+                switch expectation {
+                case "truncate":
+                    #expect(text.hasPrefix("HTTP/1.1 202"))
+                    #expect(text.hasSuffix("\r\n\r\n{\"mes"))
+                default:
+                    #expect(text.isEmpty)
+                }
+            }
+        }
+    }
+}

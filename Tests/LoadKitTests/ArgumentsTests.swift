@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+
+@testable import LoadKit
+
+@Suite("command-line arguments")
+struct ArgumentsTests {
+    let spec = Arguments.Spec(options: ["out", "seed", "tolerance"], flags: ["quick", "help"])
+
+    @Test("options, inline values, repeats, flags and positionals")
+    func parses() throws {
+        let parsed = try Arguments(
+            [
+                "run", "a.json", "--out", "dir", "--seed=7", "--quick", "--tolerance", "5%", "--tolerance=x=1%", "--",
+                "--odd",
+            ],
+            spec: spec)
+        #expect(parsed.positionals == ["run", "a.json", "--odd"])
+        #expect(parsed.value("out") == "dir")
+        #expect(try parsed.unsigned("seed") == 7)
+        #expect(parsed.flag("quick"))
+        #expect(!parsed.flag("help"))
+        #expect(parsed.all("tolerance") == ["5%", "x=1%"])
+    }
+
+    @Test(
+        "errors are usage errors with a message",
+        arguments: [
+            (["--nope"], "unknown option '--nope'"), (["--out"], "--out needs a value"),
+            (["--quick=1"], "takes no value"),
+            (["-x"], "unknown option '-x'"),
+        ])
+    func errors(arguments: [String], message: String) {
+        #expect {
+            _ = try Arguments(arguments, spec: spec)
+        } throws: { error in
+            (error as? Arguments.UsageError)?.message.contains(message) == true
+        }
+    }
+
+    @Test("numbers are checked")
+    func numbers() throws {
+        let parsed = try Arguments(["--seed", "-3"], spec: spec)
+        #expect(throws: Arguments.UsageError.self) { _ = try parsed.unsigned("seed") }
+        #expect(try Arguments([], spec: spec).integer("seed") == nil)
+    }
+
+    @Test("the tool answers --help with 0 and an unknown command with 64")
+    func dispatch() {
+        #expect(FrontmailBench.main(["--help"]) == .success)
+        #expect(FrontmailBench.main(["frobnicate"]) == .usage)
+        #expect(FrontmailBench.main([]) == .usage)
+        #expect(ServeCommand.run(["--help"]) == .success)
+        #expect(ServeCommand.run(["--port", "x"]) == .usage)
+        #expect(ServeCommand.run(["--host", "10.0.0.1"]) == .usage)
+    }
+
+    @Test("a bad plan file is reported as FILE: field.path: reason with exit 65")
+    func badPlanFile() throws {
+        let path = "/tmp/frontmail-bad-plan-\(getpid()).json"
+        try #"{"rules":[{"action":{"type":"respond","status":999}}]}"#.write(
+            toFile: path, atomically: true, encoding: .utf8)
+        defer { unlink(path) }
+        #expect(ServeCommand.run(["--plan", path]) == .dataError)
+        do {
+            _ = try ServeCommand.loadPlan(path)
+            Issue.record("accepted")
+        } catch let error as InputFileError {
+            #expect(error.description == "\(path): rules[0].action.status: must be an HTTP status (100-599)")
+        }
+        #expect(ServeCommand.run(["--plan", "/nonexistent/plan.json"]) == .dataError)
+    }
+}
