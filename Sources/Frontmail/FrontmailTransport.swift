@@ -50,6 +50,9 @@ public struct FrontmailHTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByD
 
     public func contains(_ name: String) -> Bool { self[name] != nil }
 
+    /// Whether two header names are equal, ignoring ASCII case.
+    public static func namesEqual(_ lhs: String, _ rhs: String) -> Bool { lhs.caseInsensitiveEquals(rhs) }
+
     public var count: Int { fields.count }
 
     public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
@@ -90,12 +93,24 @@ public struct FrontmailHTTPResponse: Sendable, Hashable {
 }
 
 extension String {
+    /// ASCII case-insensitive equality (header names are ASCII tokens).
     func caseInsensitiveEquals(_ other: String) -> Bool {
-        let lhs = utf8
-        let rhs = other.utf8
-        guard lhs.count == rhs.count else { return false }
-        return zip(lhs, rhs).allSatisfy { a, b in
-            a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= UInt8(ascii: "a") && (a | 0x20) <= UInt8(ascii: "z"))
+        guard utf8.count == other.utf8.count else { return false }
+        let fast = utf8.withContiguousStorageIfAvailable { lhs in
+            other.utf8.withContiguousStorageIfAvailable { rhs in Self.asciiCaseInsensitiveEqual(lhs, rhs) }
         }
+        if let result = fast ?? nil { return result }
+        return zip(utf8, other.utf8).allSatisfy { Self.asciiLower($0) == Self.asciiLower($1) }
+    }
+
+    private static func asciiCaseInsensitiveEqual(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
+        for index in 0..<lhs.count where lhs[index] != rhs[index] {
+            if asciiLower(lhs[index]) != asciiLower(rhs[index]) { return false }
+        }
+        return true
+    }
+
+    private static func asciiLower(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }
 }

@@ -179,6 +179,19 @@ package struct JSONReader {
         return .double(double)
     }
 
+    /// The bytes as a string, or nil when they are not valid UTF-8 (no repair, unlike `String(decoding:)`).
+    static func validatedString(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        var ascii = true
+        for byte in bytes where byte >= 0x80 {
+            ascii = false
+            break
+        }
+        let string = String(decoding: bytes, as: UTF8.self)
+        if ascii { return string }
+        // Decoding replaces invalid sequences with U+FFFD; valid input comes back byte for byte.
+        return string.utf8.elementsEqual(bytes) ? string : nil
+    }
+
     @discardableResult
     private mutating func skipDigits() -> Int {
         let start = position
@@ -194,7 +207,7 @@ package struct JSONReader {
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<position])
                 position += 1
-                guard let string = String(bytes: slice, encoding: .utf8) else {
+                guard let string = Self.validatedString(slice) else {
                     position = start
                     throw error("invalid UTF-8 in string")
                 }
@@ -208,7 +221,7 @@ package struct JSONReader {
             switch byte {
             case UInt8(ascii: "\""):
                 position += 1
-                guard let string = String(bytes: scalars, encoding: .utf8) else {
+                guard let string = scalars.withUnsafeBufferPointer({ Self.validatedString($0) }) else {
                     throw error("invalid UTF-8 in string")
                 }
                 return string

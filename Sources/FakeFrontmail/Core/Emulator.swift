@@ -26,7 +26,8 @@ public final class Emulator: Sendable {
 
     enum IdempotencyEntry {
         case inProgress(fingerprint: UInt64)
-        case completed(fingerprint: UInt64, response: ServerResponse, message: UInt32)
+        /// The answer is rebuilt from the stored message, byte for byte the same.
+        case completed(fingerprint: UInt64, message: UInt32)
     }
 
     struct StoredMessage {
@@ -36,6 +37,37 @@ public final class Emulator: Sendable {
         var held: Bool
         var templateID: String
         var serviceID: String?
+        var locale: String?
+    }
+
+    /// The 202 answer of an accepted send.
+    static func acceptedResponse(_ number: UInt32, _ message: StoredMessage) -> ServerResponse {
+        var writer = JSONWriter(capacity: 128)
+        writer.writeRaw("{")
+        if let locale = message.locale {
+            writer.writeKey("locale")
+            writer.writeString(locale)
+            writer.writeRaw(",")
+        }
+        writer.writeRaw("\"message_id\":\"msg_")
+        writer.writeInteger(Int(number))
+        writer.writeRaw("\",\"status\":")
+        writer.writeRaw(message.held ? "\"held\"" : "\"queued\"")
+        writer.writeRaw(",\"status_token\":")
+        writer.writeString(message.statusToken)
+        writer.writeRaw("}")
+        return ServerResponse(status: 202, headers: jsonHeaders, body: writer.bytes)
+    }
+
+    static let jsonHeaders: FrontmailHTTPHeaders = ["Content-Type": "application/json"]
+
+    /// `stk_` and 16 hex digits.
+    static func statusToken(_ value: UInt64) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var bytes = Array("stk_".utf8)
+        bytes.reserveCapacity(20)
+        for shift in stride(from: 60, through: 0, by: -4) { bytes.append(digits[Int((value >> UInt64(shift)) & 0xF)]) }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     public init(
@@ -49,6 +81,8 @@ public final class Emulator: Sendable {
         self.wallNow = wallNow
         var initial = State()
         initial.uploads = Set(config.uploads)
+        initial.idempotency.reserveCapacity(1 << 16)
+        initial.messages.reserveCapacity(1 << 16)
         self.state = Mutex(initial)
     }
 
@@ -80,7 +114,7 @@ public final class Emulator: Sendable {
         var hasOrigin: Bool
     }
 
-    public func beginSend(_ request: ServerRequest, parsed: FrontmailValue?? = nil) -> Begin {
+    public func beginSend(_ request: ServerRequest, parsed: FrontmailValue?? = nil, fingerprint: UInt64? = nil) -> Begin {
         let publicKey = request.headers["X-Frontmail-Public-Key"]
         guard let publicKey, publicKey.hasPrefix("pk_"),
             config.publicKeys.isEmpty || config.publicKeys.contains(publicKey)
@@ -106,7 +140,7 @@ public final class Emulator: Sendable {
             return .respond(.error(401, "invalid_public_key", "user_id does not match the public key header."))
         }
         let key = request.headers["Idempotency-Key"]
-        let fingerprint = Fingerprint.of(request.body)
+        let fingerprint = fingerprint ?? Fingerprint.of(request.body)
         let claim = SendClaim(key: key, fingerprint: fingerprint, body: body, hasOrigin: origin != nil)
         guard let key else { return .claimed(claim) }
         guard !key.isEmpty, key.utf8.count <= 255 else {
@@ -121,9 +155,12 @@ public final class Emulator: Sendable {
                 if stored != fingerprint { return .respond(Self.fingerprintConflict) }
                 return .respond(
                     .error(409, "conflict", "A request with this Idempotency-Key is still being processed."))
-            case .completed(let stored, let response, let message)?:
+            case .completed(let stored, let message)?:
                 if stored != fingerprint { return .respond(Self.fingerprintConflict) }
-                return .replay(response, message: message)
+                guard let original = state.messages[message] else {
+                    return .respond(.error(500, "internal_error", "The stored message is missing."))
+                }
+                return .replay(Self.acceptedResponse(message, original), message: message)
             }
         }
     }
@@ -145,18 +182,13 @@ public final class Emulator: Sendable {
             state.messageCount += 1
             let number = state.messageCount
             var random = SeededRandom(seed: seed, mixing: UInt64(number))
-            let token = "stk_" + String(random.next(), radix: 16)
-            state.messages[number] = StoredMessage(
-                created: now(), createdWall: wallNow(), statusToken: token, held: held, templateID: templateID,
-                serviceID: serviceID)
-            var answer: [String: FrontmailValue] = [
-                "message_id": .string(Self.messageID(number)), "status": held ? "held" : "queued",
-                "status_token": .string(token),
-            ]
-            if let locale { answer["locale"] = .string(locale) }
-            let response = ServerResponse.json(202, .object(answer))
+            let message = StoredMessage(
+                created: now(), createdWall: wallNow(), statusToken: Self.statusToken(random.next()), held: held,
+                templateID: templateID, serviceID: serviceID, locale: locale)
+            state.messages[number] = message
+            let response = Self.acceptedResponse(number, message)
             if let key = claim.key {
-                state.idempotency[key] = .completed(fingerprint: claim.fingerprint, response: response, message: number)
+                state.idempotency[key] = .completed(fingerprint: claim.fingerprint, message: number)
             }
             return (response, number)
         }

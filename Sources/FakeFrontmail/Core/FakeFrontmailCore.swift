@@ -83,9 +83,10 @@ public final class FakeFrontmailCore: Sendable {
         if endpoint == .send {
             parsed = try? request.body.withUnsafeBufferPointer { try JSONReader.parse($0) }
         }
+        let fingerprint = Fingerprint.of(request.body)
         let (index, attempt) = ledger.append(
             { record in
-                record.fingerprint = Fingerprint.of(request.body)
+                record.fingerprint = fingerprint
                 record.benchSendID = Self.benchSendID(parsed)
                 record.defects = Self.defects(request)
             }, key: key, arrival: arrival, connection: connection, endpoint: endpoint)
@@ -127,7 +128,7 @@ public final class FakeFrontmailCore: Sendable {
         guard endpoint == .send else {
             return Ticket(index: index, wait: wait, stage: .other(request, then: post))
         }
-        let begin = emulator.beginSend(request, parsed: parsed)
+        let begin = emulator.beginSend(request, parsed: parsed, fingerprint: fingerprint)
         switch begin {
         case .respond(let response):
             return Ticket(index: index, wait: wait, stage: .ready(.respond(response, bytesPerSecond: nil)))

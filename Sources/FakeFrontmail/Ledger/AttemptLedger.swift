@@ -123,7 +123,12 @@ public final class AttemptLedger: Sendable {
 
     private let state = Mutex(State())
 
-    public init() {}
+    public init() {
+        state.withLock { state in
+            state.records.reserveCapacity(1 << 16)
+            state.keyIDs.reserveCapacity(1 << 16)
+        }
+    }
 
     /// Appends a record for a request that just arrived; returns its index and the attempt number.
     func append(

@@ -40,22 +40,36 @@ final class Connection {
     }
 
     static func serialize(head response: ServerResponse, contentLength: Int, keepAlive: Bool) -> [UInt8] {
-        var text = "HTTP/1.1 \(response.status) \(reason(response.status))\r\n"
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(160 + contentLength)
+        bytes.append(contentsOf: "HTTP/1.1 ".utf8)
+        appendDecimal(response.status, to: &bytes)
+        bytes.append(32)
+        bytes.append(contentsOf: reason(response.status).utf8)
+        bytes.append(contentsOf: [13, 10])
         var hasType = false
         for field in response.headers {
-            if field.name.caseInsensitiveEqualsASCII("Content-Length")
-                || field.name.caseInsensitiveEqualsASCII("Connection")
-            {
+            if field.name.caseInsensitiveEqualsASCII("Content-Length") || field.name.caseInsensitiveEqualsASCII("Connection") {
                 continue
             }
             if field.name.caseInsensitiveEqualsASCII("Content-Type") { hasType = true }
-            text += field.name + ": " + field.value + "\r\n"
+            bytes.append(contentsOf: field.name.utf8)
+            bytes.append(contentsOf: [58, 32])
+            bytes.append(contentsOf: field.value.utf8)
+            bytes.append(contentsOf: [13, 10])
         }
-        if !hasType && contentLength > 0 { text += "Content-Type: application/json\r\n" }
-        text += "Content-Length: \(contentLength)\r\n"
-        if !keepAlive { text += "Connection: close\r\n" }
-        text += "\r\n"
-        return Array(text.utf8)
+        if !hasType && contentLength > 0 { bytes.append(contentsOf: "Content-Type: application/json\r\n".utf8) }
+        bytes.append(contentsOf: "Content-Length: ".utf8)
+        appendDecimal(contentLength, to: &bytes)
+        bytes.append(contentsOf: [13, 10])
+        if !keepAlive { bytes.append(contentsOf: "Connection: close\r\n".utf8) }
+        bytes.append(contentsOf: [13, 10])
+        return bytes
+    }
+
+    private static func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
+        if value >= 10 { appendDecimal(value / 10, to: &bytes) }
+        bytes.append(UInt8(truncatingIfNeeded: value % 10) &+ 48)
     }
 
     static func reason(_ status: Int) -> String {
@@ -87,9 +101,6 @@ final class Connection {
 
 extension String {
     func caseInsensitiveEqualsASCII(_ other: String) -> Bool {
-        let a = utf8
-        let b = other.utf8
-        guard a.count == b.count else { return false }
-        return zip(a, b).allSatisfy { ($0 | 0x20) == ($1 | 0x20) }
+        FrontmailHTTPHeaders.namesEqual(self, other)
     }
 }
