@@ -25,6 +25,11 @@ let package = Package(
             name: "frontmail-bench",
             dependencies: ["LoadKit"]
         ),
+        .executableTarget(
+            name: "CancelLatency",
+            dependencies: ["LoadKit"],
+            path: "Benchmarks/CancelLatency"
+        ),
         .testTarget(
             name: "FrontmailTests",
             dependencies: ["Frontmail"]

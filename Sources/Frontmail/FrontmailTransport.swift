@@ -103,7 +103,9 @@ extension String {
         return zip(utf8, other.utf8).allSatisfy { Self.asciiLower($0) == Self.asciiLower($1) }
     }
 
-    private static func asciiCaseInsensitiveEqual(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
+    private static func asciiCaseInsensitiveEqual(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>)
+        -> Bool
+    {
         for index in 0..<lhs.count where lhs[index] != rhs[index] {
             if asciiLower(lhs[index]) != asciiLower(rhs[index]) { return false }
         }

@@ -114,7 +114,8 @@ public final class Emulator: Sendable {
         var hasOrigin: Bool
     }
 
-    public func beginSend(_ request: ServerRequest, parsed: FrontmailValue?? = nil, fingerprint: UInt64? = nil) -> Begin {
+    public func beginSend(_ request: ServerRequest, parsed: FrontmailValue?? = nil, fingerprint: UInt64? = nil) -> Begin
+    {
         let publicKey = request.headers["X-Frontmail-Public-Key"]
         guard let publicKey, publicKey.hasPrefix("pk_"),
             config.publicKeys.isEmpty || config.publicKeys.contains(publicKey)

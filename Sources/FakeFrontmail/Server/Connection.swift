@@ -49,7 +49,9 @@ final class Connection {
         bytes.append(contentsOf: [13, 10])
         var hasType = false
         for field in response.headers {
-            if field.name.caseInsensitiveEqualsASCII("Content-Length") || field.name.caseInsensitiveEqualsASCII("Connection") {
+            if field.name.caseInsensitiveEqualsASCII("Content-Length")
+                || field.name.caseInsensitiveEqualsASCII("Connection")
+            {
                 continue
             }
             if field.name.caseInsensitiveEqualsASCII("Content-Type") { hasType = true }

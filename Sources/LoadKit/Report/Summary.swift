@@ -1,0 +1,180 @@
+import Foundation
+
+/// One measured figure in long form: what was measured, which statistic, its value and unit.
+public struct SummaryRow: Sendable, Hashable {
+    public var scenario: String
+    public var probe: String
+    public var metric: String
+    public var statistic: String
+    public var value: Double
+    public var unit: String
+
+    public init(scenario: String, probe: String, metric: String, statistic: String, value: Double, unit: String) {
+        self.scenario = scenario
+        self.probe = probe
+        self.metric = metric
+        self.statistic = statistic
+        self.value = value
+        self.unit = unit
+    }
+
+    /// `probe.metric.statistic`, the name assertions and baselines use.
+    public var key: String { "\(probe).\(metric).\(statistic)" }
+}
+
+/// Collects rows for one scenario or benchmark.
+public struct SummaryBuilder: Sendable {
+    public let scenario: String
+    public private(set) var rows: [SummaryRow] = []
+
+    public init(scenario: String) {
+        self.scenario = scenario
+    }
+
+    public mutating func add(_ probe: String, _ metric: String, _ statistic: String, _ value: Double, _ unit: String) {
+        rows.append(
+            SummaryRow(scenario: scenario, probe: probe, metric: metric, statistic: statistic, value: value, unit: unit)
+        )
+    }
+
+    /// Count, mean and the reported percentiles of a histogram of `unitScale` units per `unit`.
+    public mutating func add(
+        _ probe: String, _ metric: String, histogram: Histogram, divisor: Double, unit: String
+    ) {
+        add(probe, metric, "count", Double(histogram.count), "samples")
+        guard histogram.count > 0 else { return }
+        add(probe, metric, "mean", histogram.mean / divisor, unit)
+        for (name, quantile) in Histogram.reportedQuantiles {
+            add(probe, metric, name, histogram.value(at: quantile) / divisor, unit)
+        }
+    }
+
+    public mutating func append(_ other: [SummaryRow]) { rows += other }
+}
+
+/// The long-form summary CSV (docs/csv.md): a stable, versioned interface.
+public enum SummaryCSV {
+    public static let schemaVersion = 1
+    public static let header = "schema_version,run_id,scenario,probe,metric,statistic,value,unit"
+
+    public static func render(_ rows: [SummaryRow], runID: String) -> String {
+        var text = header + "\n"
+        for row in rows {
+            let fields = [
+                String(schemaVersion), runID, row.scenario, row.probe, row.metric, row.statistic, format(row.value),
+                row.unit,
+            ]
+            text += fields.map(CSV.field).joined(separator: ",") + "\n"
+        }
+        return text
+    }
+
+    /// Shortest exact form; integers without a fraction; `nan` and `inf` spelled out.
+    public static func format(_ value: Double) -> String {
+        if value.isNaN { return "nan" }
+        if value.isInfinite { return value > 0 ? "inf" : "-inf" }
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return "\(value)"
+    }
+
+    /// Parses a summary CSV back into rows (for `compare`); errors name the line.
+    public static func parse(_ text: String) throws(CSVError) -> (runID: String, rows: [SummaryRow]) {
+        var lines = CSV.rows(text)
+        guard let header = lines.first else { throw CSVError(line: 1, reason: "empty file") }
+        lines.removeFirst()
+        let columns = header
+        var index: [Int] = []
+        for name in ["scenario", "probe", "metric", "statistic", "value", "unit"] {
+            guard let column = columns.firstIndex(of: name) else {
+                throw CSVError(line: 1, reason: "not a summary CSV: no '\(name)' column (expected \(Self.header))")
+            }
+            index.append(column)
+        }
+        let runColumn = columns.firstIndex(of: "run_id")
+        var runID = ""
+        var rows: [SummaryRow] = []
+        for (offset, fields) in lines.enumerated() where !(fields.count == 1 && fields[0].isEmpty) {
+            guard fields.count == columns.count else {
+                throw CSVError(line: offset + 2, reason: "has \(fields.count) fields, the header has \(columns.count)")
+            }
+            guard let value = parseValue(fields[index[4]]) else {
+                throw CSVError(line: offset + 2, reason: "value '\(fields[index[4]])' is not a number")
+            }
+            if let runColumn { runID = fields[runColumn] }
+            rows.append(
+                SummaryRow(
+                    scenario: fields[index[0]], probe: fields[index[1]], metric: fields[index[2]],
+                    statistic: fields[index[3]], value: value, unit: fields[index[5]]))
+        }
+        return (runID, rows)
+    }
+
+    static func parseValue(_ text: String) -> Double? {
+        switch text {
+        case "nan": return .nan
+        case "inf": return .infinity
+        case "-inf": return -.infinity
+        default: return Double(text)
+        }
+    }
+}
+
+public struct CSVError: Error, Sendable, CustomStringConvertible {
+    public var line: Int
+    public var reason: String
+    public var description: String { "line \(line): \(reason)" }
+}
+
+/// RFC 4180 fields and rows.
+public enum CSV {
+    public static func field(_ text: String) -> String {
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    public static func line(_ fields: [String]) -> String { fields.map(field).joined(separator: ",") }
+
+    /// Splits CSV text into rows of fields (quotes and embedded newlines handled).
+    public static func rows(_ text: String) -> [[String]] {
+        var rows: [[String]] = []
+        var row: [String] = []
+        var field = ""
+        var quoted = false
+        var iterator = text.unicodeScalars.makeIterator()
+        var pending: Unicode.Scalar? = iterator.next()
+        while let scalar = pending {
+            pending = iterator.next()
+            if quoted {
+                if scalar == "\"" {
+                    if pending == "\"" {
+                        field.unicodeScalars.append("\"")
+                        pending = iterator.next()
+                    } else {
+                        quoted = false
+                    }
+                } else {
+                    field.unicodeScalars.append(scalar)
+                }
+                continue
+            }
+            switch scalar {
+            case "\"": quoted = true
+            case ",":
+                row.append(field)
+                field = ""
+            case "\n":
+                row.append(field)
+                rows.append(row)
+                row = []
+                field = ""
+            case "\r": continue
+            default: field.unicodeScalars.append(scalar)
+            }
+        }
+        if !field.isEmpty || !row.isEmpty {
+            row.append(field)
+            rows.append(row)
+        }
+        return rows
+    }
+}
