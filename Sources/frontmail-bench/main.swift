@@ -1,4 +1,4 @@
 import Foundation
 import LoadKit
 
-exit(FrontmailBench.main(Array(CommandLine.arguments.dropFirst())).rawValue)
+exit(await FrontmailBench.main(Array(CommandLine.arguments.dropFirst())).rawValue)

@@ -59,6 +59,6 @@ struct AttemptLedgerTests {
         #expect(lines.first.map(String.init) == AttemptLedger.csvHeader)
         #expect(lines.count == 2)
         #expect(lines[1].contains("\"with,comma\""))
-        #expect(lines[1].contains(",served,202,msg_1,1,0,"))
+        #expect(lines[1].contains(",served,202,,msg_1,1,0,"))
     }
 }

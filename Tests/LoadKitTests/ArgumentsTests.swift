@@ -46,10 +46,10 @@ struct ArgumentsTests {
     }
 
     @Test("the tool answers --help with 0 and an unknown command with 64")
-    func dispatch() {
-        #expect(FrontmailBench.main(["--help"]) == .success)
-        #expect(FrontmailBench.main(["frobnicate"]) == .usage)
-        #expect(FrontmailBench.main([]) == .usage)
+    func dispatch() async {
+        #expect(await FrontmailBench.main(["--help"]) == .success)
+        #expect(await FrontmailBench.main(["frobnicate"]) == .usage)
+        #expect(await FrontmailBench.main([]) == .usage)
         #expect(ServeCommand.run(["--help"]) == .success)
         #expect(ServeCommand.run(["--port", "x"]) == .usage)
         #expect(ServeCommand.run(["--host", "10.0.0.1"]) == .usage)

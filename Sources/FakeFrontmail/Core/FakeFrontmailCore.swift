@@ -160,11 +160,24 @@ public final class FakeFrontmailCore: Sendable {
         case .other(let request, let post):
             disposition = apply(post, to: emulator.handle(request))
         }
+        if let retryAfter = Self.retryAfterSeconds(disposition) {
+            ledger.update(ticket.index) { $0.retryAfter = Float(retryAfter) }
+        }
         if clientGone {
             ledger.update(ticket.index) { $0.clientGone = true }
             return nil
         }
         return disposition
+    }
+
+    private static func retryAfterSeconds(_ disposition: Disposition) -> Double? {
+        switch disposition {
+        case .respond(let response, _), .truncate(let response, _):
+            guard let header = response.headers["Retry-After"] else { return nil }
+            return RetryAfter.parse(header, now: Date())
+        case .hang, .reset, .close:
+            return nil
+        }
     }
 
     /// The answer is out (`status`), or the connection ended without one (`status` 0).

@@ -91,6 +91,9 @@ public struct LedgerRecord: Sendable, Hashable {
     public var attempt: UInt32
     /// The message id in the answer (committed now or replayed); 0 = none.
     public var message: UInt32 = 0
+    /// The Retry-After of the answer in seconds (an HTTP date as seconds from then); NaN = none
+    /// or unparsable.
+    public var retryAfter: Float = .nan
     /// The fault rule that matched, or -1.
     public var rule: Int16 = -1
     /// The status sent; 0 when no response was sent.
@@ -178,7 +181,7 @@ public final class AttemptLedger: Sendable {
     public var keyTable: [String] { state.withLock { $0.keys } }
 
     public static let csvHeader =
-        "index,arrival_s,finished_s,connection,endpoint,idempotency_key,bench_send_id,fingerprint,attempt,rule,action,status,message_id,effect,client_gone,defects"
+        "index,arrival_s,finished_s,connection,endpoint,idempotency_key,bench_send_id,fingerprint,attempt,rule,action,status,retry_after_s,message_id,effect,client_gone,defects"
 
     /// Writes the ledger as CSV (documented in docs/csv.md).
     public func writeCSV(to url: URL) throws {
@@ -196,7 +199,8 @@ public final class AttemptLedger: Sendable {
             let fields = [
                 String(index), String(format: "%.6f", record.arrival), finished, String(record.connection),
                 record.endpoint.rawValue, keys[Int(record.keyID)], bench, String(record.fingerprint, radix: 16),
-                String(record.attempt), String(record.rule), record.action.name, String(record.status), message,
+                String(record.attempt), String(record.rule), record.action.name, String(record.status),
+                record.retryAfter.isNaN ? "" : String(record.retryAfter), message,
                 record.effect ? "1" : "0", record.clientGone ? "1" : "0", record.defects.names.joined(separator: "|"),
             ]
             chunk += fields.map(Self.csvField).joined(separator: ",") + "\n"

@@ -107,4 +107,6 @@ public enum ExitCode: Int32, Sendable {
     case dataError = 65
     /// Something failed that is not the input's fault (a socket, a file).
     case software = 70
+    /// Stopped by SIGINT or SIGTERM (partial results were written).
+    case interrupted = 130
 }

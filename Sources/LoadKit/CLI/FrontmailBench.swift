@@ -6,18 +6,22 @@ public enum FrontmailBench {
         usage: frontmail-bench <command> [options]
 
         commands:
-          serve     run the fake Frontmail API on 127.0.0.1 (see `frontmail-bench serve --help`)
+          run       run scenario files against the fake API and judge the SDK (the main job)
+          list      list the scenarios with their descriptions
+          serve     run the fake Frontmail API on 127.0.0.1
 
         `frontmail-bench <command> --help` describes each command.
         """
 
-    public static func main(_ arguments: [String]) -> ExitCode {
+    public static func main(_ arguments: [String]) async -> ExitCode {
         guard let command = arguments.first else {
             printError(usage)
             return .usage
         }
         let rest = Array(arguments.dropFirst())
         switch command {
+        case "run": return await RunCommand.run(rest)
+        case "list": return ListCommand.run(rest)
         case "serve": return ServeCommand.run(rest)
         case "--help", "-h", "help":
             print(usage)

@@ -1,0 +1,206 @@
+import FakeFrontmail
+import Foundation
+import Frontmail
+import Synchronization
+
+/// The client's truth: one record per logical send, filled in by the driver and by the SDK's
+/// observer events (matched to a send through a task-local send id).
+public final class History: SendObserver {
+    public enum Outcome: Sendable, Hashable {
+        case pending
+        case ok(messageID: String)
+        case failed(code: FrontmailError.Code, status: Int?)
+        /// Not started: the open loop's in-flight cap was reached.
+        case dropped
+    }
+
+    public struct Record: Sendable {
+        public var sendID: Int
+        /// When the send should have started (the open loop's schedule), seconds on the run clock.
+        public var intended: Double
+        public var started = Double.nan
+        public var ended = Double.nan
+        public var outcome = Outcome.pending
+        public var attempts = 0
+        public var firstKey: String?
+        /// An attempt carried a different key than the first.
+        public var keyChanged = false
+        /// Some attempt ended without a definite answer (network error, timeout, 5xx, 409 conflict).
+        public var indeterminateAttempt = false
+    }
+
+    /// One scheduled wait, as the SDK reported it.
+    public struct Backoff: Sendable {
+        public var sendID: Int
+        /// The 0-based attempt it follows.
+        public var afterAttempt: Int
+        public var delay: Double
+        package var cause: BackoffCause
+    }
+
+    @TaskLocal public static var currentSendID: Int?
+
+    private struct State {
+        var records: [Record] = []
+        var backoffs: [Backoff] = []
+        var inFlight = 0
+        var errors: [String: Int] = [:]
+        var ok = 0
+    }
+
+    private let state = Mutex(State())
+    /// The run's clock (seconds since the fake server started).
+    let now: @Sendable () -> Double
+
+    init(now: @escaping @Sendable () -> Double, expected: Int = 0) {
+        self.now = now
+        state.withLock {
+            $0.records.reserveCapacity(expected)
+        }
+    }
+
+    func schedule(_ sendID: Int, intended: Double, dropped: Bool = false) {
+        state.withLock { state in
+            precondition(sendID == state.records.count, "send ids are assigned in order")
+            var record = Record(sendID: sendID, intended: intended)
+            if dropped { record.outcome = .dropped }
+            state.records.append(record)
+        }
+    }
+
+    func started(_ sendID: Int) {
+        let at = now()
+        state.withLock { state in
+            state.records[sendID].started = at
+            state.inFlight += 1
+        }
+    }
+
+    func finished(_ sendID: Int, _ outcome: Outcome) {
+        let at = now()
+        state.withLock { state in
+            state.records[sendID].ended = at
+            state.records[sendID].outcome = outcome
+            state.inFlight -= 1
+            switch outcome {
+            case .ok: state.ok += 1
+            case .failed(let code, _): state.errors[code.rawValue, default: 0] += 1
+            case .pending, .dropped: break
+            }
+        }
+    }
+
+    package func record(_ event: SendEvent) {
+        guard let sendID = Self.currentSendID else { return }
+        switch event {
+        case .attemptStarted(_, let key, _, _):
+            state.withLock { state in
+                state.records[sendID].attempts += 1
+                if let first = state.records[sendID].firstKey {
+                    if first != key { state.records[sendID].keyChanged = true }
+                } else {
+                    state.records[sendID].firstKey = key
+                }
+            }
+        case .attemptFinished(_, _, _, let status, let code, _):
+            let definite: Bool
+            if let status {
+                definite = status < 500 && code != .conflict
+            } else {
+                definite = false
+            }
+            if !definite { state.withLock { $0.records[sendID].indeterminateAttempt = true } }
+        case .backoffScheduled(_, _, let afterAttempt, let delay, let cause):
+            state.withLock {
+                $0.backoffs.append(Backoff(sendID: sendID, afterAttempt: afterAttempt, delay: delay, cause: cause))
+            }
+        }
+    }
+
+    public var records: [Record] { state.withLock { $0.records } }
+    public var backoffs: [Backoff] { state.withLock { $0.backoffs } }
+
+    /// For progress lines: scheduled, finished ok, in flight, errors by code.
+    var snapshot: (scheduled: Int, ok: Int, inFlight: Int, errors: [String: Int]) {
+        state.withLock { ($0.records.count, $0.ok, $0.inFlight, $0.errors) }
+    }
+}
+
+extension History.Record {
+    /// Jepsen's three outcomes: ok, fail (definitely not applied), info (unknown).
+    public enum Verdict: String, Sendable { case ok, fail, info, dropped }
+
+    public var verdict: Verdict {
+        switch outcome {
+        case .ok: return .ok
+        case .dropped: return .dropped
+        case .pending: return .info
+        case .failed(let code, let status):
+            guard let status, status >= 400, status < 500, code != .conflict, !indeterminateAttempt else { return .info }
+            return .fail
+        }
+    }
+}
+
+/// At most `limit` sends in flight: `acquire` waits for a slot, `tryAcquire` does not.
+final class InFlightLimiter: Sendable {
+    private struct State {
+        var available: Int
+        var waiters: [(id: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
+        var nextID: UInt64 = 0
+    }
+
+    private let state: Mutex<State>
+
+    init(limit: Int) {
+        state = Mutex(State(available: limit))
+    }
+
+    func tryAcquire() -> Bool {
+        state.withLock { state in
+            guard state.available > 0 else { return false }
+            state.available -= 1
+            return true
+        }
+    }
+
+    /// False when the Task was cancelled while waiting.
+    func acquire() async -> Bool {
+        if tryAcquire() { return true }
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            return state.nextID
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let granted = state.withLock { state -> Bool? in
+                    if Task.isCancelled { return false }
+                    if state.available > 0 {
+                        state.available -= 1
+                        return true
+                    }
+                    state.waiters.append((id, continuation))
+                    return nil
+                }
+                if let granted { continuation.resume(returning: granted) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiters.remove(at: index).continuation
+            }
+            waiter?.resume(returning: false)
+        }
+    }
+
+    func release() {
+        let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            if state.waiters.isEmpty {
+                state.available += 1
+                return nil
+            }
+            return state.waiters.removeFirst().continuation
+        }
+        waiter?.resume(returning: true)
+    }
+}

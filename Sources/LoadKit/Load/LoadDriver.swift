@@ -1,0 +1,80 @@
+import FakeFrontmail
+import Foundation
+
+/// Drives logical sends: one child task per send in a discarding task group, so memory stays
+/// bounded at any size and no task outlives the run. Cancelling the calling Task stops the run:
+/// nothing new starts and in-flight sends are cancelled.
+enum LoadDriver {
+    /// Closed loop: `concurrency` sends in flight; each end lets the next one start.
+    static func closed(
+        _ load: LoadSettings, history: History, send: @escaping @Sendable (Int) async -> Void
+    ) async {
+        let limiter = InFlightLimiter(limit: load.concurrency)
+        let start = history.now()
+        let end = load.duration.map { start + $0.seconds } ?? .infinity
+        let total = load.sends ?? .max
+        await withDiscardingTaskGroup { group in
+            var next = 0
+            while next < total, history.now() < end, !Task.isCancelled {
+                guard await limiter.acquire() else { break }
+                guard history.now() < end, !Task.isCancelled else {
+                    limiter.release()
+                    break
+                }
+                let sendID = next
+                next += 1
+                history.schedule(sendID, intended: history.now())
+                group.addTask {
+                    await send(sendID)
+                    limiter.release()
+                }
+            }
+        }
+    }
+
+    /// Open loop: sends start on a fixed schedule per stage; a send that would exceed
+    /// `maxInFlight` is counted as dropped, never delayed. Latency counts from the intended start.
+    static func open(
+        _ load: LoadSettings, history: History, send: @escaping @Sendable (Int) async -> Void
+    ) async {
+        let limiter = InFlightLimiter(limit: load.maxInFlight)
+        let stages =
+            load.stages.isEmpty
+            ? [LoadSettings.Stage(rate: load.rate, duration: load.duration ?? TimeSpan(seconds: 1))] : load.stages
+        let total = load.sends ?? .max
+        await withDiscardingTaskGroup { group in
+            var next = 0
+            var stageStart = history.now()
+            stages: for stage in stages {
+                let interval = 1 / stage.rate
+                var index = 0
+                while next < total {
+                    let intended = stageStart + Double(index) * interval
+                    guard intended < stageStart + stage.duration.seconds else { break }
+                    let wait = intended - history.now()
+                    if wait > 0 {
+                        do {
+                            try await Task.sleep(nanoseconds: UInt64(wait * 1e9))
+                        } catch {
+                            break stages
+                        }
+                    }
+                    if Task.isCancelled { break stages }
+                    let sendID = next
+                    next += 1
+                    index += 1
+                    guard limiter.tryAcquire() else {
+                        history.schedule(sendID, intended: intended, dropped: true)
+                        continue
+                    }
+                    history.schedule(sendID, intended: intended)
+                    group.addTask {
+                        await send(sendID)
+                        limiter.release()
+                    }
+                }
+                stageStart += stage.duration.seconds
+            }
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import FakeFrontmail
+import Foundation
+
+/// The ledger's send records grouped by the harness's send id, attempts in arrival order.
+struct LedgerIndex {
+    let records: [LedgerRecord]
+    let keys: [String]
+    /// Send id → indices into `records`.
+    private(set) var bySend: [Int: [Int]] = [:]
+    /// Records of sends with no (or an unknown) bench id.
+    private(set) var orphans: [Int] = []
+
+    init(_ ledger: AttemptLedger) {
+        records = ledger.records
+        keys = ledger.keyTable
+        for (index, record) in records.enumerated() where record.endpoint == .send {
+            if record.benchSendID >= 0 {
+                bySend[Int(record.benchSendID), default: []].append(index)
+            } else {
+                orphans.append(index)
+            }
+        }
+    }
+
+    var sendRequests: Int { records.lazy.filter { $0.endpoint == .send }.count }
+
+    func attempts(sendID: Int) -> [LedgerRecord] {
+        (bySend[sendID] ?? []).map { records[$0] }
+    }
+
+    /// The `number`-th (1-based) request the server saw for a send.
+    func attempt(sendID: Int, number: Int) -> LedgerRecord? {
+        guard let indices = bySend[sendID], number >= 1, number <= indices.count else { return nil }
+        return records[indices[number - 1]]
+    }
+
+    /// Sends that were retried after a retryable answer whose Retry-After exceeded the limit.
+    func overLimitRetried(maxRetryAfter: Double) -> Int {
+        var count = 0
+        for indices in bySend.values {
+            for index in indices.dropLast() {
+                let record = records[index]
+                let retryable = record.status == 429 || record.status >= 500
+                if retryable && Double(record.retryAfter) > maxRetryAfter * 1.0001 { count += 1 }
+            }
+        }
+        return count
+    }
+}

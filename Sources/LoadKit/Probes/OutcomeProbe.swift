@@ -1,0 +1,68 @@
+import FakeFrontmail
+import Foundation
+import Frontmail
+
+/// Success rate, error codes, attempts per send, latency percentiles (from the intended start, in
+/// policy units), throughput and the server's load amplification.
+struct OutcomeProbe {
+    var rows: [SummaryRow] = []
+    var metrics: [String: Double] = [:]
+    var latency = Histogram()
+
+    init(scenario: Scenario, history: History, ledger: LedgerIndex, elapsed: Double) {
+        let records = history.records
+        let scale = scenario.timeScale
+        var builder = SummaryBuilder(scenario: scenario.name)
+        var attempts = Histogram()
+        var errors: [String: Int] = [:]
+        var ok = 0
+        var dropped = 0
+        for record in records {
+            switch record.outcome {
+            case .ok: ok += 1
+            case .failed(let code, _): errors[code.rawValue, default: 0] += 1
+            case .dropped:
+                dropped += 1
+                continue
+            case .pending: errors["unfinished", default: 0] += 1
+            }
+            attempts.record(UInt64(record.attempts))
+            if record.ended.isFinite { latency.record((record.ended - record.intended) / scale, scale: 1e9) }
+        }
+        let started = records.count - dropped
+        func put(_ probe: String, _ name: String, _ value: Double, _ unit: String) {
+            builder.add(probe, name, "value", value, unit)
+            metrics["\(probe).\(name)"] = value
+        }
+        put("send", "sends", Double(started), "sends")
+        put("send", "ok", Double(ok), "sends")
+        put("send", "failed", Double(started - ok), "sends")
+        put("send", "success_rate", started == 0 ? .nan : Double(ok) / Double(started), "ratio")
+        put("send", "dropped", Double(dropped), "sends")
+        put("send", "throughput", elapsed > 0 ? Double(started) / elapsed : .nan, "sends/s")
+        for (code, count) in errors.sorted(by: { $0.key < $1.key }) {
+            builder.add("send", "errors", code, Double(count), "sends")
+            metrics["send.errors.\(code)"] = Double(count)
+        }
+        builder.add("send", "latency", histogram: latency, divisor: 1e6, unit: "policy_ms")
+        for (name, quantile) in Histogram.reportedQuantiles {
+            metrics["send.latency.\(name)"] = latency.count > 0 ? latency.value(at: quantile) / 1e6 : .nan
+        }
+        builder.add("send", "attempts_per_send", histogram: attempts, divisor: 1, unit: "attempts")
+        metrics["attempts_per_send.mean"] = attempts.mean
+        metrics["attempts_per_send.max"] = attempts.count > 0 ? Double(attempts.max) : .nan
+        metrics["attempts_per_send.p99"] = attempts.count > 0 ? attempts.value(at: 0.99) : .nan
+        let serverRequests = ledger.sendRequests
+        put("load", "server_requests", Double(serverRequests), "requests")
+        put("load", "amplification", started == 0 ? .nan : Double(serverRequests) / Double(started), "requests/send")
+        rows = builder.rows
+    }
+
+    func latencyCSV() -> String {
+        var text = "low_ms,high_ms,count\n"
+        for bucket in latency.buckets {
+            text += "\(Double(bucket.low) / 1e6),\(Double(bucket.high) / 1e6),\(bucket.count)\n"
+        }
+        return text
+    }
+}

@@ -1,0 +1,111 @@
+import FakeFrontmail
+import Foundation
+import Frontmail
+
+/// One scenario file (`scenarios/*.json`, documented in docs/scenarios.md).
+public struct Scenario: Sendable, Hashable {
+    public enum Transport: String, Sendable, Hashable, Codable {
+        /// URLSession over loopback sockets to the fake server.
+        case socket
+        /// FakeFrontmail's in-process transport (no sockets).
+        case inProcess
+    }
+
+    public var name: String
+    public var description: String
+    public var seed: UInt64
+    public var transport: Transport
+    /// Multiplies every duration of the client, the plan and Retry-After values (0.01 = 100× faster);
+    /// results are reported in policy units (divided by it again).
+    public var timeScale: Double
+    public var client: ClientSettings
+    public var load: LoadSettings
+    public var payload: PayloadProfile
+    public var server: EmulatorConfig
+    public var plan: FaultPlan
+    public var probes: Set<ProbeKind>
+    public var assertions: [Assertion]
+    /// What `--quick` changes; by default the load shrinks tenfold.
+    public var quick: QuickSettings?
+    /// The file it came from.
+    public var file: String = ""
+}
+
+public struct ClientSettings: Sendable, Hashable {
+    public var maxRetries = 3
+    public var baseDelay = TimeSpan(seconds: 0.3)
+    public var maxDelay = TimeSpan(seconds: 10)
+    public var maxRetryAfter = TimeSpan(seconds: 60)
+    public var timeout = TimeSpan(seconds: 15)
+    /// URLSession's connection limit per host (socket transport).
+    public var maxConnections = 256
+    /// Sends use this explicit idempotency key pattern (`{n}` = the send's number modulo `keyPool`).
+    public var explicitKeys: ExplicitKeys?
+
+    public struct ExplicitKeys: Sendable, Hashable {
+        public var pool: Int
+        /// Whether sends that share a key also share the body (true: a replay; false: a conflict).
+        public var sameBody: Bool
+    }
+
+    public init() {}
+
+    /// The policy in policy units.
+    public var policy: RetryPolicy {
+        RetryPolicy(
+            maxRetries: maxRetries, baseDelay: baseDelay.seconds, maxDelay: maxDelay.seconds,
+            maxRetryAfter: maxRetryAfter.seconds)
+    }
+
+    /// The policy the client actually runs with.
+    public func scaledPolicy(_ scale: Double) -> RetryPolicy {
+        RetryPolicy(
+            maxRetries: maxRetries, baseDelay: baseDelay.seconds * scale, maxDelay: maxDelay.seconds * scale,
+            maxRetryAfter: maxRetryAfter.seconds * scale)
+    }
+}
+
+public struct LoadSettings: Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable, Codable {
+        /// `concurrency` senders, each starting its next send when the last one ends.
+        case closed
+        /// Sends start on a fixed schedule (`rate` per second) whatever happens to earlier ones.
+        case open
+    }
+
+    public struct Stage: Sendable, Hashable {
+        public var rate: Double
+        public var duration: TimeSpan
+    }
+
+    public var kind: Kind = .closed
+    public var concurrency = 64
+    /// Stop after this many sends (closed loop).
+    public var sends: Int?
+    /// Stop starting sends after this long (wall time, not scaled).
+    public var duration: TimeSpan?
+    /// Open loop: sends per second, and the cap on sends in flight (above it, sends are dropped).
+    public var rate: Double = 100
+    public var maxInFlight = 256
+    /// Open loop: consecutive rate stages instead of one `rate` for `duration`.
+    public var stages: [Stage] = []
+
+    public init() {}
+}
+
+public struct QuickSettings: Sendable, Hashable {
+    public var sends: Int?
+    public var duration: TimeSpan?
+    public var concurrency: Int?
+    public var rate: Double?
+}
+
+/// The probes a scenario can run.
+public enum ProbeKind: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Backoff delays: KS test against U(0,1), Retry-After exactness, realized gaps.
+    case jitter
+    /// The Jepsen-style history check against the server's ledger.
+    case idempotency
+    /// Success rate, error codes, attempts per send, latency, throughput, amplification.
+    case outcome
+}
