@@ -65,7 +65,13 @@ public enum RunCommand {
             scenarios = scenarios.filter { only.contains($0.name) }
         }
         if parsed.flag("quick") { scenarios = scenarios.map { $0.quickened() } }
-        if let seed { scenarios = scenarios.map { var copy = $0; copy.seed = seed; return copy } }
+        if let seed {
+            scenarios = scenarios.map {
+                var copy = $0
+                copy.seed = seed
+                return copy
+            }
+        }
 
         let out = URL(fileURLWithPath: parsed.value("out") ?? "results")
         let runID = Self.runID()
@@ -165,9 +171,12 @@ public enum ScenarioLoader {
         var files: [String] = []
         for path in paths {
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw NotFound(path: path) }
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                throw NotFound(path: path)
+            }
             if isDirectory.boolValue {
-                let names = try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasSuffix(".json") }.sorted()
+                let names = try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasSuffix(".json") }
+                    .sorted()
                 files += names.map { (path as NSString).appendingPathComponent($0) }
             } else {
                 files.append(path)
@@ -179,7 +188,8 @@ public enum ScenarioLoader {
             let scenario = try Scenario.load(file: file)
             if let other = seen[scenario.name] {
                 throw InputFileError(
-                    file: file, error: PlanError(path: "name", reason: "'\(scenario.name)' is also the name in \(other)"))
+                    file: file,
+                    error: PlanError(path: "name", reason: "'\(scenario.name)' is also the name in \(other)"))
             }
             seen[scenario.name] = file
             scenarios.append(scenario)

@@ -27,6 +27,8 @@ public final class History: SendObserver {
         public var keyChanged = false
         /// Some attempt ended without a definite answer (network error, timeout, 5xx, 409 conflict).
         public var indeterminateAttempt = false
+        /// The status each attempt's answer had as the client saw it (0: no answer reached it).
+        public var attemptStatuses: [UInt16] = []
     }
 
     /// One scheduled wait, as the SDK reported it.
@@ -109,7 +111,10 @@ public final class History: SendObserver {
             } else {
                 definite = false
             }
-            if !definite { state.withLock { $0.records[sendID].indeterminateAttempt = true } }
+            state.withLock { state in
+                state.records[sendID].attemptStatuses.append(UInt16(clamping: status ?? 0))
+                if !definite { state.records[sendID].indeterminateAttempt = true }
+            }
         case .backoffScheduled(_, _, let afterAttempt, let delay, let cause):
             state.withLock {
                 $0.backoffs.append(Backoff(sendID: sendID, afterAttempt: afterAttempt, delay: delay, cause: cause))
@@ -136,7 +141,9 @@ extension History.Record {
         case .dropped: return .dropped
         case .pending: return .info
         case .failed(let code, let status):
-            guard let status, status >= 400, status < 500, code != .conflict, !indeterminateAttempt else { return .info }
+            guard let status, status >= 400, status < 500, code != .conflict, !indeterminateAttempt else {
+                return .info
+            }
             return .fail
         }
     }

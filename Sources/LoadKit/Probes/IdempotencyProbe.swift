@@ -68,7 +68,8 @@ struct IdempotencyProbe {
         let known = Set(groups.keys)
         let unexpected =
             ledger.orphans.filter { ledger.records[$0].effect }.count
-            + ledger.bySend.filter { !known.contains($0.key) }.values.joined().filter { ledger.records[$0].effect }.count
+            + ledger.bySend.filter { !known.contains($0.key) }.values.joined().filter { ledger.records[$0].effect }
+            .count
         let defects = ledger.records.filter { !$0.defects.isEmpty }.count
 
         var builder = SummaryBuilder(scenario: scenario.name)
@@ -89,7 +90,9 @@ struct IdempotencyProbe {
         put("key_collisions", collisions.count, "keys")
         put("defects", defects, "requests")
         for verdict in [History.Record.Verdict.ok, .fail, .info, .dropped] {
-            builder.add("idempotency", "outcome", verdict.rawValue, Double(records.filter { $0.verdict == verdict }.count), "sends")
+            builder.add(
+                "idempotency", "outcome", verdict.rawValue, Double(records.filter { $0.verdict == verdict }.count),
+                "sends")
         }
         rows = builder.rows
     }

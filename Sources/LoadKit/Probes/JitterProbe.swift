@@ -32,6 +32,7 @@ struct JitterProbe {
         var retryAfterMismatches = 0
         var earlyRetries = 0
         var overshoot = Histogram()
+        let records = history.records
         for backoff in history.backoffs {
             let benchID = scenario.benchID(backoff.sendID)
             let served = ledger.attempt(sendID: benchID, number: backoff.afterAttempt + 1)
@@ -40,8 +41,20 @@ struct JitterProbe {
             var sample = Sample(
                 sendID: backoff.sendID, afterAttempt: backoff.afterAttempt, cause: "", delay: backoff.delay, cap: .nan,
                 normalized: .nan, serverRetryAfter: served.map { Double($0.retryAfter) } ?? .nan, realizedGap: gap)
+            // The server asked for a wait the client must honour exactly (not over the limit), when
+            // its answer reached the client (a deadline may have fired first).
+            let limit = scenario.client.maxRetryAfter.seconds * scenario.timeScale
+            let statuses = records[backoff.sendID].attemptStatuses
+            let received =
+                backoff.afterAttempt < statuses.count && statuses[backoff.afterAttempt] != 0
+                && served.map { UInt16($0.status) == statuses[backoff.afterAttempt] } == true
+            let asked = received && sample.serverRetryAfter.isFinite && sample.serverRetryAfter <= limit
             switch backoff.cause {
             case .jitter(let cap):
+                if asked {
+                    retryAfterWaits += 1
+                    retryAfterMismatches += 1
+                }
                 sample.cause = "jitter"
                 sample.cap = cap
                 if cap > 0 {
@@ -64,7 +77,7 @@ struct JitterProbe {
             }
             samples.append(sample)
         }
-        let overLimitRetried = ledger.overLimitRetried(maxRetryAfter: scenario.client.maxRetryAfter.seconds * scenario.timeScale)
+        let overLimitRetried = Self.overLimitRetried(scenario: scenario, records: records, ledger: ledger)
 
         let pooled = KolmogorovSmirnov(uniform: normalized)
         let moments = Moments(normalized)
@@ -99,6 +112,23 @@ struct JitterProbe {
         rows = builder.rows
     }
 
+    /// Sends retried after an answer (that reached the client) whose Retry-After was over the limit.
+    static func overLimitRetried(scenario: Scenario, records: [History.Record], ledger: LedgerIndex) -> Int {
+        let limit = scenario.client.maxRetryAfter.seconds * scenario.timeScale
+        var count = 0
+        for record in records where record.attempts > 1 {
+            let attempts = ledger.attempts(sendID: scenario.benchID(record.sendID))
+            for (index, status) in record.attemptStatuses.enumerated().dropLast() where status == 429 || status >= 500 {
+                guard index < attempts.count, UInt16(attempts[index].status) == status else { continue }
+                if Double(attempts[index].retryAfter) > limit * 1.0001 {
+                    count += 1
+                    break
+                }
+            }
+        }
+        return count
+    }
+
     /// `bin_low,bin_high,observed,expected` over 20 equal bins of [0, 1).
     func histogramCSV(bins: Int = 20) -> String {
         var counts = Array(repeating: 0, count: bins)
@@ -114,11 +144,13 @@ struct JitterProbe {
     func samplesCSV() -> String {
         var text = "send_id,after_attempt,cause,delay_s,cap_s,normalized,server_retry_after_s,realized_gap_s\n"
         for sample in samples {
-            text += CSV.line([
-                String(sample.sendID), String(sample.afterAttempt + 1), sample.cause, SummaryCSV.format(sample.delay),
-                SummaryCSV.format(sample.cap), SummaryCSV.format(sample.normalized),
-                SummaryCSV.format(sample.serverRetryAfter), SummaryCSV.format(sample.realizedGap),
-            ]) + "\n"
+            text +=
+                CSV.line([
+                    String(sample.sendID), String(sample.afterAttempt + 1), sample.cause,
+                    SummaryCSV.format(sample.delay),
+                    SummaryCSV.format(sample.cap), SummaryCSV.format(sample.normalized),
+                    SummaryCSV.format(sample.serverRetryAfter), SummaryCSV.format(sample.realizedGap),
+                ]) + "\n"
         }
         return text
     }

@@ -33,17 +33,4 @@ struct LedgerIndex {
         guard let indices = bySend[sendID], number >= 1, number <= indices.count else { return nil }
         return records[indices[number - 1]]
     }
-
-    /// Sends that were retried after a retryable answer whose Retry-After exceeded the limit.
-    func overLimitRetried(maxRetryAfter: Double) -> Int {
-        var count = 0
-        for indices in bySend.values {
-            for index in indices.dropLast() {
-                let record = records[index]
-                let retryable = record.status == 429 || record.status >= 500
-                if retryable && Double(record.retryAfter) > maxRetryAfter * 1.0001 { count += 1 }
-            }
-        }
-        return count
-    }
 }

@@ -27,7 +27,9 @@ final class ProgressReporter: Sendable {
 
     func finish() {
         let length = lastLength.withLock { $0 }
-        if length > 0 { FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: length) + "\r").utf8)) }
+        if length > 0 {
+            FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: length) + "\r").utf8))
+        }
     }
 
     private func draw() {

@@ -40,6 +40,10 @@ public struct ScenarioRunner: Sendable {
     public var outputFolder: URL?
     public var runID: String
     public var progress: Bool
+    /// Test seams: a random source for the SDK's jitter and a wrapper around the transport, so the
+    /// suite's own tests can feed it broken behaviour without touching the SDK.
+    var randomOverride: (@Sendable () -> Double)?
+    var transportWrapper: (@Sendable (any FrontmailTransport) -> any FrontmailTransport)?
 
     public init(outputFolder: URL?, runID: String, progress: Bool) {
         self.outputFolder = outputFolder
@@ -76,10 +80,12 @@ public struct ScenarioRunner: Sendable {
             session?.invalidateAndCancel()
             server?.shutdown()
         }
+        var environment = SendEnvironment(observer: history)
+        if let randomOverride { environment.random = randomOverride }
         let client = try Frontmail(
             publicKey: "pk_bench", apiURL: baseURL, retry: scenario.client.scaledPolicy(scale),
-            timeout: scenario.client.timeout.seconds * scale, transport: transport,
-            environment: SendEnvironment(observer: history))
+            timeout: scenario.client.timeout.seconds * scale, transport: transportWrapper?(transport) ?? transport,
+            environment: environment)
         let factory = PayloadFactory(scenario.payload)
         let explicitKeys = scenario.client.explicitKeys
         let benchID: @Sendable (Int) -> Int = { [scenario] in scenario.benchID($0) }
@@ -194,11 +200,13 @@ public struct ScenarioRunner: Sendable {
                 status = httpStatus.map(String.init) ?? ""
             case .pending, .dropped: break
             }
-            text += CSV.line([
-                String(record.sendID), SummaryCSV.format(record.intended), SummaryCSV.format(record.started),
-                SummaryCSV.format(record.ended), record.verdict.rawValue, code, status, message, String(record.attempts),
-                record.keyChanged ? "1" : "0", effects[record.sendID].map(String.init) ?? "",
-            ]) + "\n"
+            text +=
+                CSV.line([
+                    String(record.sendID), SummaryCSV.format(record.intended), SummaryCSV.format(record.started),
+                    SummaryCSV.format(record.ended), record.verdict.rawValue, code, status, message,
+                    String(record.attempts),
+                    record.keyChanged ? "1" : "0", effects[record.sendID].map(String.init) ?? "",
+                ]) + "\n"
         }
         return text
     }
@@ -206,10 +214,11 @@ public struct ScenarioRunner: Sendable {
     private func assertionsCSV(_ checks: [ScenarioResult.Check]) -> String {
         var text = "assertion,passed,actual,expected\n"
         for check in checks {
-            text += CSV.line([
-                check.assertion.text, check.passed ? "1" : "0", SummaryCSV.format(check.actual),
-                SummaryCSV.format(check.expected),
-            ]) + "\n"
+            text +=
+                CSV.line([
+                    check.assertion.text, check.passed ? "1" : "0", SummaryCSV.format(check.actual),
+                    SummaryCSV.format(check.expected),
+                ]) + "\n"
         }
         return text
     }

@@ -40,7 +40,8 @@ public struct Assertion: Sendable, Hashable, CustomStringConvertible {
         let parts = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         guard parts.count == 3, let op = Operator(rawValue: parts[1]) else {
             let ops = Operator.allCases.map(\.rawValue).joined(separator: " ")
-            throw PlanError(path: "", reason: "'\(text)' is not an assertion (write NAME OP VALUE with OP one of \(ops))")
+            throw PlanError(
+                path: "", reason: "'\(text)' is not an assertion (write NAME OP VALUE with OP one of \(ops))")
         }
         self.text = text
         self.name = parts[0]
@@ -56,10 +57,14 @@ public struct Assertion: Sendable, Hashable, CustomStringConvertible {
         for name in [name] + (value.metricName.map { [$0] } ?? []) {
             guard let probe = MetricCatalog.probe(of: name) else {
                 throw PlanError(
-                    path: path, reason: "unknown metric '\(name)' (see docs/scenarios.md for the names, e.g. \(MetricCatalog.examples))")
+                    path: path,
+                    reason:
+                        "unknown metric '\(name)' (see docs/scenarios.md for the names, e.g. \(MetricCatalog.examples))"
+                )
             }
             guard probes.contains(probe) else {
-                throw PlanError(path: path, reason: "'\(name)' needs the \(probe.rawValue) probe, which this scenario does not run")
+                throw PlanError(
+                    path: path, reason: "'\(name)' needs the \(probe.rawValue) probe, which this scenario does not run")
             }
         }
     }
@@ -104,7 +109,8 @@ public enum MetricCatalog {
             "idempotency.key_collisions", "idempotency.defects",
         ],
         .jitter: [
-            "jitter.samples", "jitter.ks_d", "jitter.ks_critical", "jitter.ks_critical_01", "jitter.ks_p", "jitter.mean",
+            "jitter.samples", "jitter.ks_d", "jitter.ks_critical", "jitter.ks_critical_01", "jitter.ks_p",
+            "jitter.mean",
             "jitter.variance", "jitter.retry_after_waits", "jitter.retry_after_mismatches", "jitter.over_limit_retried",
             "jitter.early_retries", "jitter.overshoot.p50", "jitter.overshoot.p99", "jitter.overshoot.max",
         ],

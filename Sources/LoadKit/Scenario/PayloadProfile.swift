@@ -39,7 +39,8 @@ extension PayloadProfile: Decodable {
             default:
                 throw PlanError(
                     path: PlanError.path(decoder.codingPath),
-                    reason: "'\(name)' is not a payload (contactForm, order, largeNested, encodableWithDates, attachment)")
+                    reason:
+                        "'\(name)' is not a payload (contactForm, order, largeNested, encodableWithDates, attachment)")
             }
             return
         }
@@ -47,7 +48,8 @@ extension PayloadProfile: Decodable {
         let container = try decoder.container(keyedBy: AnyKey.self)
         let type = try container.decode(String.self, forKey: AnyKey("type"))
         guard type == "attachment" else {
-            throw PlanError(path: PlanError.path(decoder.codingPath + [AnyKey("type")]), reason: "only attachment takes options")
+            throw PlanError(
+                path: PlanError.path(decoder.codingPath + [AnyKey("type")]), reason: "only attachment takes options")
         }
         let bytes = try container.decodeIfPresent(Int.self, forKey: AnyKey("bytes")) ?? 1_000_000
         guard bytes >= 0 && bytes <= 9_000_000 else {
@@ -143,7 +145,8 @@ public struct PayloadFactory: Sendable {
     static let order: [String: FrontmailValue] = {
         let items: [FrontmailValue] = (1...20).map { index in
             [
-                "sku": .string("SKU-\(1000 + index)"), "name": .string("Item number \(index)"), "quantity": .integer(index % 4 + 1),
+                "sku": .string("SKU-\(1000 + index)"), "name": .string("Item number \(index)"),
+                "quantity": .integer(index % 4 + 1),
                 "price": .double(Double(index) * 3.25), "tags": ["gift", "express"],
             ]
         }
@@ -160,7 +163,8 @@ public struct PayloadFactory: Sendable {
             for row in 0..<12 {
                 rows.append([
                     "id": .integer(section * 100 + row), "label": .string("Row \(row) of section \(section) – détails"),
-                    "value": .double(Double(row) / 7), "flags": [true, false, nil], "note": "lorem ipsum dolor sit amet",
+                    "value": .double(Double(row) / 7), "flags": [true, false, nil],
+                    "note": "lorem ipsum dolor sit amet",
                 ])
             }
             sections.append(["title": .string("Section \(section)"), "rows": .array(rows)])

@@ -4,7 +4,8 @@ import Frontmail
 
 extension Scenario: Decodable {
     static let fields: Set<String> = [
-        "name", "description", "seed", "transport", "timeScale", "client", "load", "payload", "server", "plan", "probes",
+        "name", "description", "seed", "transport", "timeScale", "client", "load", "payload", "server", "plan",
+        "probes",
         "assertions", "quick",
     ]
 
@@ -175,7 +176,9 @@ extension Scenario {
         } else {
             copy.load.sends = load.sends.map { max(20, $0 / 10) }
             copy.load.duration = load.duration.map { TimeSpan(seconds: max(0.5, $0.seconds / 10)) }
-            copy.load.stages = load.stages.map { LoadSettings.Stage(rate: $0.rate, duration: $0.duration.scaled(by: 0.1)) }
+            copy.load.stages = load.stages.map {
+                LoadSettings.Stage(rate: $0.rate, duration: $0.duration.scaled(by: 0.1))
+            }
         }
         return copy
     }

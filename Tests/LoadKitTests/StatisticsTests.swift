@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+
+@testable import FakeFrontmail
+@testable import LoadKit
+
+@Suite("statistics: log-linear histogram, Kolmogorov-Smirnov")
+struct StatisticsTests {
+    @Test("percentiles are within 0.1 % of the exact order statistics")
+    func histogramAccuracy() {
+        var random = SeededRandom(seed: 1)
+        var histogram = Histogram()
+        var values: [UInt64] = []
+        for _ in 0..<50_000 {
+            let value = UInt64(exp(random.unit() * 20))
+            values.append(value)
+            histogram.record(value)
+        }
+        values.sort()
+        for quantile in [0.5, 0.9, 0.99, 0.999] {
+            let exact = Double(values[Int((quantile * Double(values.count)).rounded(.up)) - 1])
+            let estimate = histogram.value(at: quantile)
+            #expect(estimate >= exact && estimate <= exact * 1.001 + 1, "q\(quantile): \(estimate) vs \(exact)")
+        }
+        #expect(histogram.value(at: 1) == Double(values.last!))
+        #expect(histogram.min == values.first!)
+        #expect(histogram.count == 50_000)
+    }
+
+    @Test("bucket bounds tile the range without gaps")
+    func bucketBounds() {
+        var previousHigh: UInt64?
+        for index in 0..<(2048 + 3 * 1024) {
+            let bounds = Histogram.bounds(of: index)
+            if let previousHigh { #expect(bounds.low == previousHigh + 1) }
+            #expect(Histogram.index(of: bounds.low) == index && Histogram.index(of: bounds.high) == index)
+            previousHigh = bounds.high
+        }
+    }
+
+    @Test("merging equals recording everything in one")
+    func merge() {
+        var a = Histogram()
+        var b = Histogram()
+        var all = Histogram()
+        for value in 0..<10_000 as Range<UInt64> {
+            if value % 3 == 0 { a.record(value * 977) } else { b.record(value * 977) }
+            all.record(value * 977)
+        }
+        a.merge(b)
+        #expect(a == all)
+        var clamp = Histogram()
+        clamp.record(UInt64.max)
+        #expect(clamp.clamped == 1 && clamp.max == Histogram.highestTrackable)
+    }
+
+    @Test("KS accepts uniform samples and gives their D, critical value and p")
+    func ksAcceptsUniform() {
+        var random = SeededRandom(seed: 42)
+        let test = KolmogorovSmirnov(uniform: (0..<5000).map { _ in random.unit() })
+        #expect(test.n == 5000)
+        #expect(!test.rejects(alpha: 0.01))
+        #expect(test.p > 0.01)
+        #expect(abs(KolmogorovSmirnov.critical(n: 10_000, alpha: 0.05) - 1.358 / 100) < 2e-4)
+        #expect(abs(KolmogorovSmirnov.critical(n: 10_000, alpha: 0.01) - 1.628 / 100) < 2e-4)
+    }
+
+    @Test("KS rejects what is not uniform", arguments: ["constant", "half", "squared", "capped"])
+    func ksRejects(kind: String) {
+        var random = SeededRandom(seed: 9)
+        let values: [Double] = (0..<2000).map { _ in
+            let r = random.unit()
+            switch kind {
+            case "constant": return 0.999
+            case "half": return 0.5 + r / 2
+            case "squared": return r * r
+            default: return min(1, r * 4)
+            }
+        }
+        let test = KolmogorovSmirnov(uniform: values)
+        #expect(test.rejects(alpha: 0.05))
+        #expect(test.p < 0.001)
+    }
+
+    @Test("moments: mean and sample variance")
+    func moments() {
+        let moments = Moments([1, 2, 3, 4])
+        #expect(moments.mean == 2.5)
+        #expect(abs(moments.variance - 5.0 / 3) < 1e-12)
+    }
+
+    @Test("summary CSV round-trips, with quoting and nan")
+    func summaryRoundTrip() throws {
+        let rows = [
+            SummaryRow(scenario: "a,b", probe: "send", metric: "latency", statistic: "p99", value: 12.5, unit: "ms"),
+            SummaryRow(scenario: "x", probe: "jitter", metric: "ks_p", statistic: "value", value: .nan, unit: "p"),
+            SummaryRow(scenario: "x", probe: "send", metric: "sends", statistic: "value", value: 3000, unit: "sends"),
+        ]
+        let text = SummaryCSV.render(rows, runID: "run-1")
+        #expect(text.hasPrefix(SummaryCSV.header + "\n"))
+        #expect(text.contains("\"a,b\""))
+        #expect(text.contains(",3000,sends"))
+        let parsed = try SummaryCSV.parse(text)
+        #expect(parsed.runID == "run-1")
+        #expect(parsed.rows.count == 3)
+        #expect(parsed.rows[0] == rows[0])
+        #expect(parsed.rows[1].value.isNaN)
+        #expect(throws: CSVError.self) { try SummaryCSV.parse("a,b\n1,2\n") }
+    }
+}

@@ -1,0 +1,182 @@
+import FakeFrontmail
+import Foundation
+import Frontmail
+import Synchronization
+import Testing
+
+@testable import LoadKit
+
+/// The suite must be able to fail: each verdict is fed the broken behaviour it exists to catch,
+/// through injected randomness or a misbehaving transport wrapper (never a modified SDK).
+@Suite("verdicts catch broken clients")
+struct VerdictTests {
+    static func scenario(_ json: String) throws -> Scenario {
+        var scenario = try JSONDecoder().decode(Scenario.self, from: Data(json.utf8))
+        try scenario.validate()
+        scenario.file = "test"
+        return scenario
+    }
+
+    static let brownout = """
+        {"name": "brownout", "timeScale": 0.001, "load": {"type": "closed", "concurrency": 64, "sends": 1500},
+         "plan": {"rules": [{"match": {"endpoint": "send", "probability": 0.5}, "action": {"type": "respond", "status": 503}}]},
+         "assertions": ["jitter.ks_d < critical", "idempotency.duplicates == 0", "idempotency.lost == 0",
+                        "idempotency.key_changes == 0", "idempotency.body_changes == 0", "jitter.retry_after_mismatches == 0"]}
+        """
+
+    private func run(
+        _ json: String, random: (@Sendable () -> Double)? = nil,
+        wrap: (@Sendable (any FrontmailTransport) -> any FrontmailTransport)? = nil
+    ) async throws -> ScenarioResult {
+        var runner = ScenarioRunner(outputFolder: nil, runID: "test", progress: false)
+        runner.randomOverride = random
+        runner.transportWrapper = wrap
+        return try await runner.run(Self.scenario(json))
+    }
+
+    private func failed(_ result: ScenarioResult) -> Set<String> {
+        Set(result.checks.filter { !$0.passed }.map(\.assertion.text))
+    }
+
+    @Test("the real SDK passes every verdict")
+    func correctClientPasses() async throws {
+        let result = try await run(Self.brownout)
+        let passed = result.passed
+        #expect(passed, "\(result.verdictLine)")
+        #expect((result.metrics["jitter.samples"] ?? 0) > 500)
+    }
+
+    @Test(
+        "a backoff with no jitter, equal jitter or the cap applied after the jitter fails the KS check",
+        arguments: ["none", "equal", "capAfter"])
+    func brokenJitter(kind: String) async throws {
+        let random = SeededRandomSource(seed: 3)
+        let source: @Sendable () -> Double
+        switch kind {
+        case "none": source = { 0.999_999 }
+        case "equal": source = { 0.5 + random.next() / 2 }
+        default:
+            // r × base × 2^n, capped afterwards: for the later attempts most draws land on the cap.
+            source = { min(1, random.next() * 8) }
+        }
+        let result = try await run(Self.brownout, random: source)
+        let failures = failed(result)
+        #expect(failures == ["jitter.ks_d < critical"], "\(result.verdictLine)")
+    }
+
+    @Test("a client that sends one email twice (a second request under a new key) is flagged")
+    func duplicateEffect() async throws {
+        let result = try await run(Self.brownout, wrap: { DuplicatingTransport(base: $0) })
+        let failures = failed(result)
+        #expect(failures.contains("idempotency.duplicates == 0"))
+        let duplicates = result.metrics["idempotency.duplicates"] ?? 0
+        #expect(duplicates > 0)
+    }
+
+    @Test("a client that reports success without the server accepting anything is flagged as lost")
+    func lostSend() async throws {
+        let result = try await run(Self.brownout, wrap: { FabricatingTransport(base: $0) })
+        let failures = failed(result)
+        #expect(failures.contains("idempotency.lost == 0"))
+    }
+
+    @Test("a client that changes the key between attempts is flagged")
+    func changedKey() async throws {
+        let result = try await run(Self.brownout, wrap: { KeyChangingTransport(base: $0) })
+        let failures = failed(result)
+        #expect(failures.contains("idempotency.key_changes == 0"))
+    }
+
+    @Test("a client that changes the body between attempts is flagged")
+    func changedBody() async throws {
+        let result = try await run(Self.brownout, wrap: { BodyChangingTransport(base: $0) })
+        let failures = failed(result)
+        #expect(failures.contains("idempotency.body_changes == 0"))
+    }
+
+    @Test("a client that ignores Retry-After is flagged; over-limit values that are retried are flagged")
+    func ignoredRetryAfter() async throws {
+        let storm = """
+            {"name": "storm", "timeScale": 0.01, "load": {"type": "closed", "concurrency": 32, "sends": 300},
+             "plan": {"rules": [
+               {"match": {"endpoint": "send", "attempt": 1, "probability": 0.5}, "action": {"type": "respond", "status": 429, "retryAfter": 2}},
+               {"match": {"endpoint": "send", "attempt": 1}, "action": {"type": "respond", "status": 429, "retryAfter": 3600}}]},
+             "assertions": ["jitter.retry_after_mismatches == 0", "jitter.over_limit_retried == 0", "jitter.retry_after_waits >= 1"]}
+            """
+        let honest = try await run(storm)
+        let honestPassed = honest.passed
+        #expect(honestPassed, "\(honest.verdictLine)")
+        let result = try await run(storm, wrap: { RetryAfterStrippingTransport(base: $0) })
+        let failures = failed(result)
+        #expect(failures.contains("jitter.retry_after_mismatches == 0"))
+        #expect(failures.contains("jitter.over_limit_retried == 0"))
+    }
+}
+
+/// A thread-safe seeded [0, 1) source for injected randomness.
+final class SeededRandomSource: Sendable {
+    private let state: Mutex<SeededRandom>
+    init(seed: UInt64) { state = Mutex(SeededRandom(seed: seed)) }
+    func next() -> Double { state.withLock { $0.unit() } }
+}
+
+/// On each first attempt, also sends a copy under a new key: two effects for one send.
+struct DuplicatingTransport: FrontmailTransport {
+    let base: any FrontmailTransport
+    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
+        var copy = request
+        copy.headers.set(name: "Idempotency-Key", value: UUID().uuidString.lowercased())
+        _ = try? await base.send(copy)
+        return try await base.send(request)
+    }
+}
+
+/// Answers 202 with a message id the server never issued, without sending anything.
+struct FabricatingTransport: FrontmailTransport {
+    let base: any FrontmailTransport
+    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
+        let response = try await base.send(request)
+        guard response.status == 503 else { return response }
+        return FrontmailHTTPResponse(
+            status: 202, body: Data(#"{"message_id":"msg_4000000000","status":"queued"}"#.utf8))
+    }
+}
+
+/// Sends every attempt with a fresh key.
+struct KeyChangingTransport: FrontmailTransport {
+    let base: any FrontmailTransport
+    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
+        var copy = request
+        copy.headers.set(name: "Idempotency-Key", value: UUID().uuidString.lowercased())
+        return try await base.send(copy)
+    }
+}
+
+/// Re-encodes the body on every attempt with a trailing space.
+final class BodyChangingTransport: FrontmailTransport {
+    let base: any FrontmailTransport
+    let counter = Mutex(0)
+    init(base: any FrontmailTransport) { self.base = base }
+    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
+        var copy = request
+        let spaces = counter.withLock { value -> Int in
+            value += 1
+            return value % 7
+        }
+        copy.body = request.body.map { $0 + Data(repeating: 32, count: spaces) }
+        return try await base.send(copy)
+    }
+}
+
+/// Drops the Retry-After header from every response.
+struct RetryAfterStrippingTransport: FrontmailTransport {
+    let base: any FrontmailTransport
+    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
+        var response = try await base.send(request)
+        response.headers = FrontmailHTTPHeaders(
+            response.headers.fields.filter { !$0.name.lowercased().hasPrefix("retry-after") }.map {
+                ($0.name, $0.value)
+            })
+        return response
+    }
+}
