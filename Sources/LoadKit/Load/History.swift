@@ -47,6 +47,8 @@ public final class History: SendObserver {
         var backoffs: [Backoff] = []
         var inFlight = 0
         var errors: [String: Int] = [:]
+        /// Attempts that ended in an error, by code (every attempt, not just the last).
+        var attemptErrors: [String: Int] = [:]
         var ok = 0
     }
 
@@ -114,6 +116,7 @@ public final class History: SendObserver {
             state.withLock { state in
                 state.records[sendID].attemptStatuses.append(UInt16(clamping: status ?? 0))
                 if !definite { state.records[sendID].indeterminateAttempt = true }
+                if let code { state.attemptErrors[code.rawValue, default: 0] += 1 }
             }
         case .backoffScheduled(_, _, let afterAttempt, let delay, let cause):
             state.withLock {
@@ -124,6 +127,7 @@ public final class History: SendObserver {
 
     public var records: [Record] { state.withLock { $0.records } }
     public var backoffs: [Backoff] { state.withLock { $0.backoffs } }
+    public var attemptErrors: [String: Int] { state.withLock { $0.attemptErrors } }
 
     /// For progress lines: scheduled, finished ok, in flight, errors by code.
     var snapshot: (scheduled: Int, ok: Int, inFlight: Int, errors: [String: Int]) {

@@ -44,6 +44,10 @@ struct OutcomeProbe {
             builder.add("send", "errors", code, Double(count), "sends")
             metrics["send.errors.\(code)"] = Double(count)
         }
+        for (code, count) in history.attemptErrors.sorted(by: { $0.key < $1.key }) {
+            builder.add("attempts", "errors", code, Double(count), "attempts")
+            metrics["attempts.errors.\(code)"] = Double(count)
+        }
         builder.add("send", "latency", histogram: latency, divisor: 1e6, unit: "policy_ms")
         for (name, quantile) in Histogram.reportedQuantiles {
             metrics["send.latency.\(name)"] = latency.count > 0 ? latency.value(at: quantile) / 1e6 : .nan

@@ -125,7 +125,7 @@ public enum MetricCatalog {
     static let examples = "idempotency.duplicates, jitter.ks_d, send.success_rate, attempts_per_send.max"
 
     public static func probe(of name: String) -> ProbeKind? {
-        if name.hasPrefix("send.errors.") { return .outcome }
+        if name.hasPrefix("send.errors.") || name.hasPrefix("attempts.errors.") { return .outcome }
         for base in ["jitter.ks_d", "jitter.ks_critical", "jitter.ks_p", "jitter.samples"]
         where name.hasPrefix(base + ".attempt") && Int(name.dropFirst(base.count + 8)) != nil {
             return .jitter
@@ -135,6 +135,6 @@ public enum MetricCatalog {
 
     /// Counts that did not occur are 0; anything else missing is NaN (and fails).
     static func defaultValue(_ name: String) -> Double {
-        name.hasPrefix("send.errors.") ? 0 : .nan
+        name.hasPrefix("send.errors.") || name.hasPrefix("attempts.errors.") ? 0 : .nan
     }
 }
