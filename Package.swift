@@ -1,5 +1,29 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
+
+// jemalloc (Debian: libjemalloc-dev) gives the benchmarks exact allocation counts. It is detected,
+// never required: without it the counter target builds as stubs and allocation columns say n/a.
+let jemallocHeaders = [
+    "/usr/include/jemalloc/jemalloc.h", "/usr/local/include/jemalloc/jemalloc.h",
+    "/opt/homebrew/include/jemalloc/jemalloc.h",
+]
+let hasJemalloc =
+    ProcessInfo.processInfo.environment["FRONTMAIL_NO_JEMALLOC"] == nil
+    && jemallocHeaders.contains { FileManager.default.fileExists(atPath: $0) }
+
+var allocationCounter: [Target] = [
+    .target(
+        name: "CAllocationCounter",
+        dependencies: hasJemalloc ? ["CJemalloc"] : [],
+        cSettings: hasJemalloc ? [.define("FRONTMAIL_HAVE_JEMALLOC")] : []
+    )
+]
+if hasJemalloc {
+    allocationCounter.append(
+        .systemLibrary(
+            name: "CJemalloc", pkgConfig: "jemalloc", providers: [.apt(["libjemalloc-dev"]), .brew(["jemalloc"])]))
+}
 
 let package = Package(
     name: "frontmail-swift",
@@ -25,6 +49,16 @@ let package = Package(
             name: "frontmail-bench",
             dependencies: ["LoadKit"]
         ),
+        .target(
+            name: "BenchKit",
+            dependencies: ["LoadKit", "CAllocationCounter"],
+            path: "Benchmarks/BenchKit"
+        ),
+        .executableTarget(
+            name: "EncoderBenchmarks",
+            dependencies: ["BenchKit", "Frontmail"],
+            path: "Benchmarks/EncoderBenchmarks"
+        ),
         .executableTarget(
             name: "CancelLatency",
             dependencies: ["LoadKit"],
@@ -42,6 +76,6 @@ let package = Package(
             name: "LoadKitTests",
             dependencies: ["LoadKit", "FakeFrontmail", "Frontmail"]
         ),
-    ],
+    ] + allocationCounter,
     swiftLanguageModes: [.v6]
 )

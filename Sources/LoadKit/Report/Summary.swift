@@ -69,9 +69,9 @@ public enum SummaryCSV {
         return text
     }
 
-    /// Shortest exact form; integers without a fraction; `nan` and `inf` spelled out.
+    /// Shortest exact form; integers without a fraction; `n/a` for a value not measured; `inf`.
     public static func format(_ value: Double) -> String {
-        if value.isNaN { return "nan" }
+        if value.isNaN { return "n/a" }
         if value.isInfinite { return value > 0 ? "inf" : "-inf" }
         if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
         return "\(value)"
@@ -111,7 +111,7 @@ public enum SummaryCSV {
 
     static func parseValue(_ text: String) -> Double? {
         switch text {
-        case "nan": return .nan
+        case "nan", "n/a": return .nan
         case "inf": return .infinity
         case "-inf": return -.infinity
         default: return Double(text)

@@ -130,7 +130,7 @@ public struct PayloadFactory: Sendable {
         attachment.map { [.data($0, filename: "bench.bin", contentType: "application/octet-stream")] }
     }
 
-    static let contactForm: [String: FrontmailValue] = [
+    public static let contactForm: [String: FrontmailValue] = [
         "email": "jan.novak@example.com",
         "name": "Jan Novák",
         "subject": "Question about my order",
@@ -142,7 +142,7 @@ public struct PayloadFactory: Sendable {
         "page": 3,
     ]
 
-    static let order: [String: FrontmailValue] = {
+    public static let order: [String: FrontmailValue] = {
         let items: [FrontmailValue] = (1...20).map { index in
             [
                 "sku": .string("SKU-\(1000 + index)"), "name": .string("Item number \(index)"),
@@ -172,7 +172,7 @@ public struct PayloadFactory: Sendable {
         return ["document": ["version": 3, "sections": .array(sections)]]
     }()
 
-    static func encodableOrder(sendID: Int, variant: Int) -> BenchOrder {
+    public static func encodableOrder(sendID: Int, variant: Int) -> BenchOrder {
         BenchOrder(
             benchSendID: sendID, orderID: "ord-\(sendID)", placedAt: Date(timeIntervalSince1970: 1_790_000_000),
             deliverBy: Date(timeIntervalSince1970: 1_790_500_000 + Double(variant)),

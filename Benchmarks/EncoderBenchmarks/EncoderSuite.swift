@@ -1,0 +1,187 @@
+import BenchKit
+import FakeFrontmail
+import Foundation
+import Frontmail
+import LoadKit
+
+/// The profiles × encoders of the encoder benchmark.
+enum EncoderSuite {
+    struct Mismatch: Error, CustomStringConvertible {
+        var what: String
+        var description: String { "outputs are not equivalent: \(what)" }
+    }
+
+    static func run(_ runner: BenchRunner) throws -> (rows: [SummaryRow], checks: [RatioCheck]) {
+        var rows: [SummaryRow] = []
+        var checks: [RatioCheck] = []
+        let valueProfiles: [(String, FrontmailValue, Double?)] = [
+            ("small_form", .object(Payloads.smallForm), 10),
+            ("order_20_items", .object(Payloads.order), nil),
+            ("nested_64kb", .object(Payloads.nested), 5),
+        ]
+        for (name, value, target) in valueProfiles {
+            let results = try measureValue(name, value, runner)
+            rows += results.flatMap { $0.rows(benchmark: "encoder") }
+            let byName = Dictionary(uniqueKeysWithValues: results.map { ($0.subject, $0) })
+            if let target, let ours = byName["frontmail_value"], let base = byName["json_encoder"] {
+                checks.append(
+                    RatioCheck(
+                        group: name, subject: "frontmail_value", baseline: "json_encoder",
+                        ratio: ours.operationsPerSecond / base.operationsPerSecond, target: target))
+            }
+            if name == "small_form", let ours = byName["frontmail_value"] {
+                checks.append(
+                    RatioCheck(
+                        group: name, subject: "frontmail_value", baseline: "3_allocations",
+                        ratio: ours.allocations.isNaN ? .nan : 3 / max(ours.allocations, 1e-9), target: 1))
+            }
+        }
+        let encodable = try measureEncodable(runner)
+        rows += encodable.flatMap { $0.rows(benchmark: "encoder") }
+        if let ours = encodable.first(where: { $0.subject == "encodable_path" }),
+            let base = encodable.first(where: { $0.subject == "json_encoder" })
+        {
+            checks.append(
+                RatioCheck(
+                    group: "encodable_with_dates", subject: "encodable_path", baseline: "json_encoder",
+                    ratio: ours.operationsPerSecond / base.operationsPerSecond, target: 2))
+        }
+        let base64 = try measureBase64(runner)
+        rows += base64.flatMap { $0.rows(benchmark: "encoder") }
+        if let ours = base64.first(where: { $0.subject == "sdk_base64" }),
+            let base = base64.first(where: { $0.subject == "foundation_base64" })
+        {
+            checks.append(
+                RatioCheck(
+                    group: "attachment_1mb", subject: "sdk_base64", baseline: "foundation_base64",
+                    ratio: ours.megabytesPerSecond / base.megabytesPerSecond, target: 1.5))
+        }
+        return (rows, checks)
+    }
+
+    /// JSON equality with numbers compared by value (JSONEncoder writes 13.0 as 13).
+    static func equivalent(_ a: FrontmailValue, _ b: FrontmailValue) -> Bool {
+        switch (a, b) {
+        case (.array(let x), .array(let y)): return x.count == y.count && zip(x, y).allSatisfy { equivalent($0, $1) }
+        case (.object(let x), .object(let y)):
+            return x.count == y.count && x.allSatisfy { key, value in y[key].map { equivalent(value, $0) } ?? false }
+        default:
+            if let x = a.doubleValue, let y = b.doubleValue { return x == y }
+            return a == b
+        }
+    }
+
+    static func writerOutput(_ members: [String: FrontmailValue]) -> Data {
+        var writer = JSONWriter(capacity: 512)
+        try? writer.writeObject(members)
+        return Data(writer.bytes)
+    }
+
+    static func measureValue(_ name: String, _ value: FrontmailValue, _ runner: BenchRunner) throws -> [BenchResult] {
+        guard case .object(let members) = value else { return [] }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let foundationObject = try JSONSerialization.jsonObject(with: writerOutput(members))
+        let ours = writerOutput(members)
+        let viaEncoder = try encoder.encode(value)
+        let viaSerialization = try JSONSerialization.data(withJSONObject: foundationObject, options: [.sortedKeys])
+        for (label, data) in [("JSONEncoder", viaEncoder), ("JSONSerialization", viaSerialization)] {
+            guard try equivalent(JSONReader.parse(data), JSONReader.parse(ours)) else {
+                throw Mismatch(what: "\(name): \(label)")
+            }
+        }
+        let size = ours.count
+        var destination = [UInt8](repeating: 0, count: size)
+        let source = [UInt8](ours)
+        return [
+            runner.measure(group: name, subject: "frontmail_value", bytesPerOperation: size) {
+                blackHole(writerOutput(members))
+            },
+            runner.measure(group: name, subject: "json_encoder", bytesPerOperation: size) {
+                blackHole(try? encoder.encode(value))
+            },
+            runner.measure(group: name, subject: "json_serialization", bytesPerOperation: size) {
+                blackHole(try? JSONSerialization.data(withJSONObject: foundationObject, options: [.sortedKeys]))
+            },
+            runner.measure(group: name, subject: "memcpy", bytesPerOperation: size) {
+                destination.withUnsafeMutableBytes { target in
+                    source.withUnsafeBytes { target.copyMemory(from: $0) }
+                }
+                blackHole(destination)
+            },
+        ]
+    }
+
+    static func measureEncodable(_ runner: BenchRunner) throws -> [BenchResult] {
+        let order = PayloadFactory.encodableOrder(sendID: 7, variant: 1)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        func encodablePath() -> Data {
+            guard case .object(let members)? = try? ValueEncoder.encode(order) else { return Data() }
+            return writerOutput(members)
+        }
+        let ours = encodablePath()
+        guard try equivalent(JSONReader.parse(ours), JSONReader.parse(encoder.encode(order))) else {
+            throw Mismatch(what: "encodable_with_dates: JSONEncoder")
+        }
+        return [
+            runner.measure(group: "encodable_with_dates", subject: "encodable_path", bytesPerOperation: ours.count) {
+                blackHole(encodablePath())
+            },
+            runner.measure(group: "encodable_with_dates", subject: "json_encoder", bytesPerOperation: ours.count) {
+                blackHole(try? encoder.encode(order))
+            },
+        ]
+    }
+
+    static func measureBase64(_ runner: BenchRunner) throws -> [BenchResult] {
+        var generator = SeededRandom(seed: 5)
+        let attachment = Data((0..<1_000_000).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
+        func sdkBase64() -> [UInt8] {
+            var writer = JSONWriter(capacity: Base64.encodedCount(attachment.count) + 2)
+            writer.writeBase64String(attachment)
+            return writer.bytes
+        }
+        guard String(decoding: sdkBase64(), as: UTF8.self) == "\"\(attachment.base64EncodedString())\"" else {
+            throw Mismatch(what: "base64")
+        }
+        let size = Base64.encodedCount(attachment.count)
+        return [
+            runner.measure(group: "attachment_1mb", subject: "sdk_base64", bytesPerOperation: size) {
+                blackHole(sdkBase64())
+            },
+            runner.measure(group: "attachment_1mb", subject: "foundation_base64", bytesPerOperation: size) {
+                blackHole(attachment.base64EncodedString())
+            },
+        ]
+    }
+}
+
+/// The payload profiles, with the harness's own shapes.
+enum Payloads {
+    static let smallForm: [String: FrontmailValue] = {
+        var form = PayloadFactory.contactForm
+        form["bench_send_id"] = 7
+        return form
+    }()
+
+    static let order: [String: FrontmailValue] = PayloadFactory.order
+
+    /// About 64 KB of nested objects and arrays.
+    static let nested: [String: FrontmailValue] = {
+        var sections: [FrontmailValue] = []
+        for section in 0..<52 {
+            var rows: [FrontmailValue] = []
+            for row in 0..<12 {
+                rows.append([
+                    "id": .integer(section * 100 + row), "label": .string("Row \(row) of section \(section) – détails"),
+                    "value": .double(Double(row) / 7), "flags": [true, false, nil],
+                    "note": "lorem ipsum dolor sit amet",
+                ])
+            }
+            sections.append(["title": .string("Section \(section)"), "rows": .array(rows)])
+        }
+        return ["document": ["version": 3, "sections": .array(sections)]]
+    }()
+}

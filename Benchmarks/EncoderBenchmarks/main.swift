@@ -1,0 +1,35 @@
+import BenchKit
+import Foundation
+import Frontmail
+import LoadKit
+
+// Encoder throughput: the SDK's FrontmailValue writer and Encodable path against JSONEncoder
+// (sorted keys, ISO-8601 dates) and JSONSerialization on the same payloads, the SDK's base64
+// against Data.base64EncodedString(), and memcpy of the same output size as the physical limit.
+// Every encoder's output is decoded and compared before anything is timed.
+//
+//   swift run -c release EncoderBenchmarks [--quick] [--out FILE.csv]
+
+let arguments: Arguments
+do {
+    arguments = try Arguments(
+        Array(CommandLine.arguments.dropFirst()), spec: Arguments.Spec(options: ["out"], flags: ["quick", "help"]))
+} catch {
+    FileHandle.standardError.write(Data("EncoderBenchmarks: \(error)\n".utf8))
+    exit(64)
+}
+if arguments.flag("help") {
+    print("usage: EncoderBenchmarks [--quick] [--out FILE.csv]")
+    exit(0)
+}
+let runner =
+    arguments.flag("quick")
+    ? BenchRunner(minimumSeconds: 0.15, minimumOperations: 20, allocationIterations: 50) : BenchRunner()
+
+do {
+    let results = try EncoderSuite.run(runner)
+    try report(benchmark: "encoder", rows: results.rows, checks: results.checks, out: arguments.value("out"))
+} catch {
+    FileHandle.standardError.write(Data("EncoderBenchmarks: \(error)\n".utf8))
+    exit(1)
+}

@@ -1,0 +1,56 @@
+// Exact allocation counts from jemalloc's experimental allocation hooks. The hook layout below is
+// jemalloc 5.x's `hooks_t` (include/jemalloc/internal/hook.h), which its public header does not
+// declare. Counts live in C thread-locals, which a system-library header cannot hold.
+#include "CAllocationCounter.h"
+
+#include <stddef.h>
+
+#if defined(FRONTMAIL_HAVE_JEMALLOC)
+#include <jemalloc/jemalloc.h>
+
+typedef void (*frontmail_hook_alloc)(void *extra, int type, void *result, uintptr_t result_raw, uintptr_t args_raw[3]);
+typedef void (*frontmail_hook_dalloc)(void *extra, int type, void *address, uintptr_t args_raw[3]);
+typedef void (*frontmail_hook_expand)(void *extra, int type, void *address, size_t old_usize, size_t new_usize,
+                                      uintptr_t result_raw, uintptr_t args_raw[4]);
+
+typedef struct {
+    frontmail_hook_alloc alloc_hook;
+    frontmail_hook_dalloc dalloc_hook;
+    frontmail_hook_expand expand_hook;
+    void *extra;
+} frontmail_hooks_t;
+
+static _Thread_local uint64_t thread_allocations = 0;
+static int installed = 0;
+
+static void on_alloc(void *extra, int type, void *result, uintptr_t result_raw, uintptr_t args_raw[3]) {
+    (void)extra; (void)type; (void)result_raw; (void)args_raw;
+    if (result != NULL) thread_allocations += 1;
+}
+
+int frontmail_alloc_counter_start(void) {
+    if (installed) return 1;
+    static frontmail_hooks_t hooks = {on_alloc, NULL, NULL, NULL};
+    void *handle = NULL;
+    size_t size = sizeof(handle);
+    if (mallctl("experimental.hooks.install", &handle, &size, &hooks, sizeof(hooks)) != 0) return 0;
+    installed = 1;
+    return 1;
+}
+
+uint64_t frontmail_alloc_counter_thread_allocations(void) { return thread_allocations; }
+
+uint64_t frontmail_alloc_counter_thread_bytes(void) {
+    uint64_t *allocated = NULL;
+    size_t size = sizeof(allocated);
+    if (mallctl("thread.allocatedp", &allocated, &size, NULL, 0) != 0 || allocated == NULL) return 0;
+    return *allocated;
+}
+
+#else
+
+int frontmail_alloc_counter_start(void) { return 0; }
+uint64_t frontmail_alloc_counter_thread_allocations(void) { return 0; }
+uint64_t frontmail_alloc_counter_thread_bytes(void) { return 0; }
+
+#endif
