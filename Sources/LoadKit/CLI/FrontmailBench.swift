@@ -8,6 +8,7 @@ public enum FrontmailBench {
         commands:
           run       run scenario files against the fake API and judge the SDK (the main job)
           list      list the scenarios with their descriptions
+          compare   compare two summary CSVs: the regression gate
           serve     run the fake Frontmail API on 127.0.0.1
 
         `frontmail-bench <command> --help` describes each command.
@@ -22,6 +23,7 @@ public enum FrontmailBench {
         switch command {
         case "run": return await RunCommand.run(rest)
         case "list": return ListCommand.run(rest)
+        case "compare": return CompareCommand.run(rest)
         case "serve": return ServeCommand.run(rest)
         case "--help", "-h", "help":
             print(usage)

@@ -1,0 +1,82 @@
+import FakeFrontmail
+import Foundation
+
+/// `frontmail-bench compare`: the regression gate.
+public enum CompareCommand {
+    public static let usage = """
+        usage: frontmail-bench compare BASELINE.csv CURRENT.csv [--tolerance 5%] [--tolerance METRIC=PCT]...
+
+        Compares two summary CSVs (docs/csv.md) metric by metric and prints a Markdown table of the
+        changes. Each metric has a polarity (higher or lower is better, or not judged); correctness
+        metrics and allocation counts have tolerance 0 unless a METRIC=PCT says otherwise. METRIC
+        matches consecutive parts of scenario.probe.metric.statistic (p99_us, send.latency, encoder.small_form).
+
+        exit: 0 no regression, 2 a regression (the failing rows are listed), 4 improvements beyond the
+        tolerance only (update the baseline), 64 bad arguments, 65 an unreadable file
+        """
+
+    public static func run(_ arguments: [String]) -> ExitCode {
+        let parsed: Arguments
+        do {
+            parsed = try Arguments(arguments, spec: Arguments.Spec(options: ["tolerance"], flags: ["help"]))
+        } catch {
+            printError("compare: \(error)\n\n\(usage)")
+            return .usage
+        }
+        if parsed.flag("help") {
+            print(usage)
+            return .success
+        }
+        guard parsed.positionals.count == 2 else {
+            printError("compare: give a baseline and a current CSV\n\n\(usage)")
+            return .usage
+        }
+        var tolerance = 0.05
+        var perMetric: [(pattern: String, tolerance: Double)] = []
+        for value in parsed.all("tolerance") {
+            if let equals = value.firstIndex(of: "=") {
+                guard let percent = parsePercent(String(value[value.index(after: equals)...])) else {
+                    printError("compare: --tolerance \(value): write METRIC=PCT, like p99_us=20%")
+                    return .usage
+                }
+                perMetric.append((String(value[..<equals]), percent))
+            } else {
+                guard let percent = parsePercent(value) else {
+                    printError("compare: --tolerance \(value): write a percentage, like 5%")
+                    return .usage
+                }
+                tolerance = percent
+            }
+        }
+        let files = parsed.positionals
+        var parsedFiles: [[SummaryRow]] = []
+        for file in files {
+            do {
+                let data = try InputFileError.read(file)
+                parsedFiles.append(try SummaryCSV.parse(String(decoding: data, as: UTF8.self)).rows)
+            } catch let error as InputFileError {
+                printError(error.description)
+                return .dataError
+            } catch let error as CSVError {
+                printError("\(file): \(error)")
+                return .dataError
+            } catch {
+                printError("\(file): \(error)")
+                return .dataError
+            }
+        }
+        let comparison = Comparison(
+            baseline: parsedFiles[0], current: parsedFiles[1], tolerance: tolerance, perMetric: perMetric)
+        print(comparison.markdown(), terminator: "")
+        if !comparison.regressions.isEmpty { return .regression }
+        if !comparison.improvements.isEmpty { return .improvement }
+        return .success
+    }
+
+    /// `5%`, `5`, `0.5%` → 0.05, 0.05, 0.005.
+    static func parsePercent(_ text: String) -> Double? {
+        let number = text.hasSuffix("%") ? String(text.dropLast()) : text
+        guard let value = Double(number), value >= 0, value.isFinite else { return nil }
+        return value / 100
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+
+@testable import LoadKit
+
+@Suite("compare: the regression gate")
+struct ComparisonTests {
+    static func row(
+        _ probe: String, _ metric: String, _ statistic: String, _ value: Double, scenario: String = "encoder"
+    )
+        -> SummaryRow
+    {
+        SummaryRow(scenario: scenario, probe: probe, metric: metric, statistic: statistic, value: value, unit: "u")
+    }
+
+    static let baseline = [
+        row("small_form", "frontmail_value", "ops_per_s", 1000),
+        row("small_form", "frontmail_value", "p99_us", 10),
+        row("small_form", "frontmail_value", "allocs_per_op", 3),
+        row("small_form", "frontmail_value", "output_bytes", 400),
+        row("idempotency", "duplicates", "value", 0, scenario: "brownout"),
+    ]
+
+    @Test("polarities")
+    func polarities() {
+        #expect(Comparison.polarity(Self.row("g", "s", "ops_per_s", 1)) == .higherIsBetter)
+        #expect(Comparison.polarity(Self.row("g", "s", "ratio_vs_json_encoder", 1)) == .higherIsBetter)
+        #expect(Comparison.polarity(Self.row("g", "s", "p99_us", 1)) == .lowerIsBetter)
+        #expect(Comparison.polarity(Self.row("send", "latency", "p99", 1)) == .lowerIsBetter)
+        #expect(Comparison.polarity(Self.row("idempotency", "lost", "value", 1)) == .lowerIsBetter)
+        #expect(Comparison.polarity(Self.row("send", "sends", "value", 1)) == .informational)
+        #expect(Comparison.polarity(Self.row("g", "s", "output_bytes", 1)) == .informational)
+    }
+
+    @Test("within tolerance: unchanged; slower beyond it: regression; faster beyond it: improvement")
+    func verdicts() {
+        var current = Self.baseline
+        current[0].value = 960
+        #expect(
+            Comparison(baseline: Self.baseline, current: current, tolerance: 0.05, perMetric: []).regressions.isEmpty)
+        current[0].value = 900
+        let slower = Comparison(baseline: Self.baseline, current: current, tolerance: 0.05, perMetric: [])
+        #expect(slower.regressions.map(\.key) == ["encoder.small_form.frontmail_value.ops_per_s"])
+        current[0].value = 1200
+        current[1].value = 5
+        let faster = Comparison(baseline: Self.baseline, current: current, tolerance: 0.05, perMetric: [])
+        #expect(faster.regressions.isEmpty)
+        #expect(faster.improvements.count == 2)
+    }
+
+    @Test("allocation counts and correctness metrics are strict, whatever the global tolerance")
+    func strict() {
+        var current = Self.baseline
+        current[2].value = 4
+        #expect(
+            Comparison(baseline: Self.baseline, current: current, tolerance: 10, perMetric: []).regressions.count == 1)
+        current[2].value = 3
+        current[4].value = 1
+        #expect(
+            Comparison(baseline: Self.baseline, current: current, tolerance: 10, perMetric: []).regressions.count == 1)
+        // A per-metric tolerance can loosen even a strict metric.
+        current[4].value = 0
+        current[2].value = 3.1
+        let loosened = Comparison(
+            baseline: Self.baseline, current: current, tolerance: 0, perMetric: [("allocs_per_op", 0.1)])
+        #expect(loosened.regressions.isEmpty)
+    }
+
+    @Test("per-metric tolerances match consecutive key parts; a missing metric is a regression; n/a is not judged")
+    func perMetricAndMissing() {
+        var current = Self.baseline
+        current[1].value = 14
+        let loose = Comparison(
+            baseline: Self.baseline, current: current, tolerance: 0.05,
+            perMetric: [("small_form.frontmail_value.p99_us", 0.5)])
+        #expect(loose.regressions.isEmpty)
+        let missing = Comparison(
+            baseline: Self.baseline, current: Array(current.dropFirst()), tolerance: 1, perMetric: [])
+        #expect(missing.regressions.map(\.verdict) == [.missing])
+        current = Self.baseline
+        current[2].value = .nan
+        let unavailable = Comparison(baseline: Self.baseline, current: current, tolerance: 0, perMetric: [])
+        #expect(unavailable.regressions.isEmpty)
+        #expect(unavailable.lines.contains { $0.verdict == .notAvailable })
+        #expect(unavailable.markdown().contains("| n/a |"))
+    }
+
+    @Test("the command: exit codes 0, 2, 4, 64 and 65")
+    func command() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("compare-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func write(_ rows: [SummaryRow], _ name: String) throws -> String {
+            let path = directory.appendingPathComponent(name).path
+            try SummaryCSV.render(rows, runID: "r").write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }
+        let base = try write(Self.baseline, "base.csv")
+        var slower = Self.baseline
+        slower[0].value = 500
+        var faster = Self.baseline
+        faster[0].value = 2000
+        #expect(CompareCommand.run([base, base]) == .success)
+        #expect(CompareCommand.run([base, try write(slower, "slow.csv")]) == .regression)
+        #expect(CompareCommand.run([base, try write(faster, "fast.csv")]) == .improvement)
+        #expect(CompareCommand.run([base, try write(slower, "slow2.csv"), "--tolerance", "60%"]) == .success)
+        #expect(CompareCommand.run([base]) == .usage)
+        #expect(CompareCommand.run([base, base, "--tolerance", "x=y"]) == .usage)
+        let garbage = directory.appendingPathComponent("garbage.csv").path
+        try "not,a,summary\n1,2,3\n".write(toFile: garbage, atomically: true, encoding: .utf8)
+        #expect(CompareCommand.run([base, garbage]) == .dataError)
+        #expect(CompareCommand.run([base, directory.appendingPathComponent("none.csv").path]) == .dataError)
+    }
+}
