@@ -2,7 +2,9 @@ import Foundation
 import LoadKit
 
 // Cancellation latency of the SDK against a raw URLSession baseline, idle and with 1,024 other
-// sends in flight on the same client, over real sockets on 127.0.0.1.
+// sends in flight on the same client, over real sockets on 127.0.0.1: cancel while the server holds
+// the request. (The scenario runner's cancellation probe covers every phase; see
+// scenarios/cancellation-*.json.)
 //
 //   swift run -c release CancelLatency [--samples N] [--load N] [--out FILE.csv]
 
@@ -26,11 +28,11 @@ var results: [CancellationLatency.Result] = []
 for client in CancellationLatency.Client.allCases {
     for background in [0, load] {
         FileHandle.standardError.write(Data("measuring \(client.rawValue) with \(background) sends in flight…\n".utf8))
-        results.append(
-            try await CancellationLatency.measure(client: client, samples: samples, backgroundLoad: background))
+        results += try await CancellationLatency.measure(
+            client: client, phases: [.inFlight], samples: samples, backgroundLoad: background)
     }
 }
-let rows = CancellationLatency.rows(results, scenario: "cancel_latency")
+let rows = CancellationLatency.report(results, scenario: "cancel_latency").rows
 let csv = SummaryCSV.render(rows, runID: ISO8601DateFormatter().string(from: Date()))
 if let out = arguments.value("out") {
     try csv.write(toFile: out, atomically: true, encoding: .utf8)

@@ -55,10 +55,7 @@ final class FaultEngine: Sendable {
             if let attempt = match.attempt, !attempt.contains(Int(facts.attempt)) { continue }
             if let from = match.from, facts.elapsed < from.seconds { continue }
             if let to = match.to, facts.elapsed >= to.seconds { continue }
-            if let header = match.header {
-                guard let value = facts.headers[header.name] else { continue }
-                if let expected = header.value, value != expected { continue }
-            }
+            if let header = match.header, !header.matches(facts.headers) { continue }
             var random = SeededRandom(seed: seed, mixing: facts.identity, UInt64(facts.attempt), UInt64(index))
             if let probability = match.probability, random.unit() >= probability { continue }
             if match.everyNth != nil || rule.limit != nil {

@@ -57,7 +57,7 @@ public struct InProcessTransport: FrontmailTransport {
             throw URLError(.networkConnectionLost)
         case .hang:
             do {
-                while true { try await Task.sleep(nanoseconds: 3_600_000_000_000) }
+                try await waitUntilCancelled()
             } catch {
                 core.finished(ticket, status: 0, clientGone: true)
                 throw error
@@ -67,6 +67,6 @@ public struct InProcessTransport: FrontmailTransport {
 
     private static func sleep(_ seconds: TimeInterval) async throws {
         guard seconds > 0 else { return }
-        try await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+        try await cancellableSleep(seconds: seconds)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Frontmail
 
 /// An ordered list of fault rules: the first rule that matches a request decides its fate; a
 /// request no rule matches is served normally. Plus an optional capacity model.
@@ -216,9 +217,27 @@ public struct HeaderMatch: Sendable, Hashable, Codable {
     public var name: String
     /// The exact value; nil matches any request that has the header.
     public var value: String?
+    /// Matches values that start with this.
+    public var prefix: String?
 
-    public init(name: String, value: String?) {
+    public init(name: String, value: String? = nil, prefix: String? = nil) {
         self.name = name
         self.value = value
+        self.prefix = prefix
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(["name", "value", "prefix"])
+        let container = try decoder.container(keyedBy: AnyKey.self)
+        name = try container.decode(String.self, forKey: AnyKey("name"))
+        value = try container.decodeIfPresent(String.self, forKey: AnyKey("value"))
+        prefix = try container.decodeIfPresent(String.self, forKey: AnyKey("prefix"))
+    }
+
+    func matches(_ headers: FrontmailHTTPHeaders) -> Bool {
+        guard let actual = headers[name] else { return false }
+        if let value, actual != value { return false }
+        if let prefix, !actual.hasPrefix(prefix) { return false }
+        return true
     }
 }

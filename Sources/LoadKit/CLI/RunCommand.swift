@@ -25,7 +25,8 @@ public enum RunCommand {
         exit: 0 every assertion holds, 1 some failed, 64 bad arguments, 65 a bad scenario file, 130 interrupted
         """
 
-    static let spec = Arguments.Spec(options: ["out", "seed", "only"], flags: ["quick", "help", "no-progress"])
+    static let spec = Arguments.Spec(
+        options: ["out", "seed", "only", "run-id"], flags: ["quick", "help", "no-progress", "same-process"])
 
     public static func run(_ arguments: [String]) async -> ExitCode {
         let parsed: Arguments
@@ -74,14 +75,21 @@ public enum RunCommand {
         }
 
         let out = URL(fileURLWithPath: parsed.value("out") ?? "results")
-        let runID = Self.runID()
+        let runID = parsed.value("run-id") ?? Self.runID()
         let showProgress = !parsed.flag("no-progress") && isatty(2) == 1
+        // Several scenarios: each in its own process, so one scenario's URLSession state (or a
+        // crash) cannot affect the next.
+        if scenarios.count > 1 && !parsed.flag("same-process"), let executable = Bundle.main.executablePath {
+            return await runIsolated(scenarios, parsed: parsed, executable: executable, out: out, runID: runID)
+        }
         let runner = ScenarioRunner(outputFolder: out, runID: runID, progress: showProgress)
         let work = Task { () -> [ScenarioResult] in
             var results: [ScenarioResult] = []
             for (index, scenario) in scenarios.enumerated() {
                 if Task.isCancelled { break }
-                printError("[\(index + 1)/\(scenarios.count)] \(scenario.name): \(scenario.description)")
+                if parsed.value("run-id") == nil {
+                    printError("[\(index + 1)/\(scenarios.count)] \(scenario.name): \(scenario.description)")
+                }
                 do {
                     let result = try await runner.run(scenario)
                     printError("  \(result.verdictLine) in \(String(format: "%.1f", result.elapsed)) s")
@@ -115,6 +123,82 @@ public enum RunCommand {
         print("results: \(combined.path)")
         if work.isCancelled || results.contains(where: \.interrupted) { return .interrupted }
         return results.allSatisfy(\.passed) ? .success : .failure
+    }
+
+    /// Runs each scenario in a child `frontmail-bench run FILE --only NAME`, then combines the results.
+    static func runIsolated(
+        _ scenarios: [Scenario], parsed: Arguments, executable: String, out: URL, runID: String
+    ) async -> ExitCode {
+        let child = Task { () -> [(Scenario, Int32, String?)] in
+            var outcomes: [(Scenario, Int32, String?)] = []
+            for (index, scenario) in scenarios.enumerated() {
+                if Task.isCancelled { break }
+                printError("[\(index + 1)/\(scenarios.count)] \(scenario.name): \(scenario.description)")
+                var arguments = ["run", scenario.file, "--only", scenario.name, "--out", out.path, "--run-id", runID]
+                if parsed.flag("quick") { arguments.append("--quick") }
+                if let seed = parsed.value("seed") { arguments += ["--seed", seed] }
+                if parsed.flag("no-progress") { arguments.append("--no-progress") }
+                let (status, output) = await runChild(executable, arguments)
+                let verdict = output.split(separator: "\n").map(String.init).last {
+                    $0.hasPrefix("PASS ") || $0.hasPrefix("FAIL ") || $0.hasPrefix("INTERRUPTED ")
+                }
+                if verdict == nil { printError("  ERROR \(scenario.name): exited \(status) without a verdict") }
+                outcomes.append((scenario, status, verdict))
+            }
+            return outcomes
+        }
+        let interruption = InterruptHandler { child.cancel() }
+        defer { interruption.stop() }
+        let outcomes = await child.value
+        var rows: [SummaryRow] = []
+        for (scenario, _, _) in outcomes {
+            let summary = out.appendingPathComponent("\(runID)-\(scenario.name)/summary.csv")
+            if let text = try? String(contentsOf: summary, encoding: .utf8),
+                let parsedRows = try? SummaryCSV.parse(text)
+            {
+                rows += parsedRows.rows
+            }
+        }
+        let combined = out.appendingPathComponent("\(runID)-run.csv")
+        do {
+            try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+            try SummaryCSV.render(rows, runID: runID).write(to: combined, atomically: true, encoding: .utf8)
+        } catch {
+            printError("run: could not write \(combined.path): \(error)")
+            return .software
+        }
+        for (scenario, status, verdict) in outcomes {
+            print(verdict ?? "FAIL \(scenario.name): the run ended without a verdict (exit \(status))")
+        }
+        print("results: \(combined.path)")
+        if child.isCancelled || outcomes.contains(where: { $0.1 == ExitCode.interrupted.rawValue }) {
+            return .interrupted
+        }
+        if outcomes.count < scenarios.count { return .interrupted }
+        return outcomes.allSatisfy({ $0.1 == 0 }) ? .success : .failure
+    }
+
+    /// Runs a child process; its stderr goes to ours, its stdout is returned.
+    static func runChild(_ executable: String, _ arguments: [String]) async -> (Int32, String) {
+        await withCheckedContinuation { continuation in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = FileHandle.standardError
+            do {
+                try process.run()
+            } catch {
+                continuation.resume(returning: (-1, ""))
+                return
+            }
+            DispatchQueue.global().async {
+                let data = pipe.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(returning: (process.terminationStatus, String(decoding: data, as: UTF8.self)))
+            }
+        }
     }
 
     static func runID() -> String {

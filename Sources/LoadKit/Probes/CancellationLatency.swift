@@ -7,53 +7,112 @@ import Synchronization
     import FoundationNetworking
 #endif
 
-/// Measures the time from `task.cancel()` to the error a send throws, while the fake server holds
-/// the request, with and without other sends in flight on the same client, for the SDK and for a
-/// plain `URLSession.data(for:)` baseline, side by side.
+/// Measures the time from `task.cancel()` to the error a send throws, at a chosen moment of the
+/// send, with and without other sends in flight on the same client, for the SDK and for a plain
+/// `URLSession.data(for:)` baseline.
 public enum CancellationLatency {
     public enum Client: String, Sendable, CaseIterable {
-        /// `Frontmail.send` through `URLSessionTransport`.
+        /// `Frontmail.send` through the scenario's transport.
         case sdk
-        /// `URLSession.data(for:)`, the baseline.
+        /// `URLSession.data(for:)` (sockets only), the baseline.
         case rawURLSession = "raw_urlsession"
+    }
+
+    /// When the cancel lands.
+    public enum Phase: String, Sendable, Hashable, Codable, CaseIterable {
+        /// As the Task starts, before the first attempt.
+        case beforeFirstAttempt
+        /// While the server holds the request (it never answers).
+        case inFlight
+        /// During a backoff wait (503 with a 30 s Retry-After, in policy time).
+        case backoff
+        /// While the body is being read (headers sent, the body trickles).
+        case slowBody
+        /// At a uniformly random moment of a send that meets a mix of faults.
+        case random
     }
 
     public struct Result: Sendable {
         public var client: Client
+        public var phase: Phase
         public var backgroundLoad: Int
         /// Cancel → thrown, in nanoseconds.
         public var latency = Histogram()
-        /// Cancel → the server saw the connection end, in nanoseconds.
+        /// Cancel → the server saw the connection end, in nanoseconds (held connections only).
         public var serverClose = Histogram()
-        /// Errors by code (`aborted` for the SDK; `cancelled` for the baseline).
+        /// Errors by code (`aborted` for the SDK; `cancelled` for the baseline; `ok` if it finished first).
         public var codes: [String: Int] = [:]
-        /// Requests the server saw after a cancel (must be 0).
+        /// Attempts the SDK started after the cancel (its own events, its own clock; must be 0).
         public var attemptsAfterCancel = 0
-        /// The transport's live requests once everything ended (must be 0).
+        /// Requests of a cancelled send that reached the server after the cancel (sent before it,
+        /// arriving late: possible under load, not a defect).
+        public var arrivalsAfterCancel = 0
+        /// The URLSession transport's live requests once everything ended (must be 0).
         public var liveAfter = 0
+        /// Resident memory growth over the run, in KiB (leaks show as steady growth).
+        public var residentGrowthKiB: Double = .nan
     }
 
-    /// Runs `samples` cancellations with `backgroundLoad` hanging sends in flight.
-    public static func measure(client kind: Client, samples: Int, backgroundLoad: Int) async throws -> Result {
-        let plan = FaultPlan(rules: [FaultRule(match: FaultMatch(endpoint: .send), action: FaultAction(.hang))])
-        let core = FakeFrontmailCore(plan: plan, seed: 1)
-        let server = try FakeFrontmailServer(core: core)
-        defer { server.shutdown() }
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.urlCache = nil
-        configuration.httpMaximumConnectionsPerHost = max(64, backgroundLoad + 64)
-        configuration.timeoutIntervalForRequest = 600
-        let session = URLSession(configuration: configuration)
-        defer { session.invalidateAndCancel() }
-        let transport = URLSessionTransport(session: session)
+    static let measuredPrefix = "cancel-probe-"
+
+    static func prefix(_ phase: Phase) -> String { "\(measuredPrefix)\(phase.rawValue)-" }
+
+    /// The plan: each phase's measured sends (explicit keys with the phase's prefix) meet its fault;
+    /// every other send (the background load) hangs until cancelled.
+    static func plan(_ phases: [Phase], timeScale: Double) -> FaultPlan {
+        var rules: [FaultRule] = []
+        for phase in phases {
+            let measured = FaultMatch(
+                endpoint: .send, header: HeaderMatch(name: "Idempotency-Key", prefix: prefix(phase)))
+            switch phase {
+            case .beforeFirstAttempt, .inFlight:
+                rules.append(FaultRule(match: measured, action: FaultAction(.hang)))
+            case .backoff:
+                rules.append(FaultRule(match: measured, action: .respond(503, retryAfter: .seconds(30 * timeScale))))
+            case .slowBody:
+                rules.append(FaultRule(match: measured, action: FaultAction(.slowBody, bytesPerSecond: 2)))
+            case .random:
+                var retry = measured
+                retry.probability = 0.3
+                var hang = measured
+                hang.probability = 0.3
+                rules += [
+                    FaultRule(match: retry, action: .respond(503, retryAfter: .seconds(0.5 * timeScale))),
+                    FaultRule(match: hang, action: FaultAction(.hang)),
+                    FaultRule(
+                        match: measured,
+                        action: FaultAction(
+                            .delay, delay: .uniform(min: .zero, max: TimeSpan(seconds: 0.5 * timeScale)))),
+                ]
+            }
+        }
+        rules.append(FaultRule(match: FaultMatch(endpoint: .send), action: FaultAction(.hang)))
+        return FaultPlan(rules: rules)
+    }
+
+    /// Runs `samples` cancellations per phase with `backgroundLoad` hanging sends in flight; the
+    /// server, the session and the background load are shared by the phases.
+    public static func measure(
+        client kind: Client, phases: [Phase], samples: Int, backgroundLoad: Int,
+        transport: Scenario.Transport = .socket,
+        timeScale: Double = 0.01
+    ) async throws -> [Result] {
+        let core = FakeFrontmailCore(plan: plan(phases, timeScale: timeScale), seed: 1)
+        let fixture = try Fixture(
+            core: core, transport: kind == .rawURLSession ? .socket : transport, load: backgroundLoad)
+        defer { fixture.close() }
+        let observer = ProbeObserver()
         let client = try Frontmail(
-            publicKey: "pk_cancel", apiURL: server.url, retry: .disabled, timeout: 600, transport: transport,
-            environment: .live)
-        let send: @Sendable () async -> String = {
+            publicKey: "pk_cancel", apiURL: fixture.baseURL,
+            retry: RetryPolicy(
+                maxRetries: 3, baseDelay: 0.3 * timeScale, maxDelay: 10 * timeScale, maxRetryAfter: 60 * timeScale),
+            timeout: 600, transport: fixture.transport, environment: SendEnvironment(observer: observer))
+        let send: @Sendable (String) async -> String = { key in
             switch kind {
             case .sdk:
                 do {
-                    _ = try await client.send(templateID: "tpl_bench", params: ["probe": "cancel"])
+                    _ = try await client.send(
+                        templateID: "tpl_bench", params: ["probe": "cancel"], options: SendOptions(idempotencyKey: key))
                     return "ok"
                 } catch let error as FrontmailError {
                     return error.code.rawValue
@@ -61,66 +120,187 @@ public enum CancellationLatency {
                     return "other"
                 }
             case .rawURLSession:
-                var request = URLRequest(url: server.url.appendingPathComponent("v1/send"))
-                request.httpMethod = "POST"
-                request.httpBody = Data(#"{"template_id":"tpl_bench","template_params":{},"user_id":"pk_cancel"}"#.utf8)
-                request.setValue("pk_cancel", forHTTPHeaderField: "X-Frontmail-Public-Key")
-                request.setValue(UUID().uuidString.lowercased(), forHTTPHeaderField: "Idempotency-Key")
-                do {
-                    _ = try await session.data(for: request)
-                    return "ok"
-                } catch let error as URLError {
-                    return error.code == .cancelled ? "cancelled" : "url_error_\(error.code.rawValue)"
-                } catch {
-                    return error is CancellationError ? "cancelled" : "other"
-                }
+                return await rawSend(fixture: fixture, key: key)
             }
         }
 
-        var result = Result(client: kind, backgroundLoad: backgroundLoad)
+        var results: [Result] = []
         try await withThrowingTaskGroup(of: Void.self) { background in
-            for _ in 0..<backgroundLoad {
-                background.addTask { _ = await send() }
+            for index in 0..<backgroundLoad {
+                background.addTask { _ = await send("background-\(index)") }
             }
-            try await waitUntil(timeout: 60) { core.ledger.count >= backgroundLoad }
-            for _ in 0..<samples {
-                let before = core.ledger.count
-                let measured = Task { () -> (String, Double) in
-                    let code = await send()
-                    return (code, core.now())
+            try await waitUntil(timeout: 120) { core.ledger.count >= backgroundLoad }
+            var random = SeededRandom(seed: 77)
+            for phase in phases {
+                var result = Result(client: kind, phase: phase, backgroundLoad: backgroundLoad)
+                let residentBefore = residentKiB()
+                for sample in 0..<samples {
+                    let key = "\(prefix(phase))\(sample)"
+                    let before = core.ledger.count
+                    let backoffsBefore = observer.count
+                    let measured = Task { () -> (String, Double) in
+                        let code = await send(key)
+                        return (code, core.now())
+                    }
+                    switch phase {
+                    case .beforeFirstAttempt:
+                        break
+                    case .inFlight:
+                        try await waitUntil(timeout: 30) { core.ledger.count > before }
+                    case .slowBody:
+                        try await waitUntil(timeout: 30) { core.ledger.count > before }
+                        try await Task.sleep(nanoseconds: 20_000_000)
+                    case .backoff:
+                        try await waitUntil(timeout: 30) { observer.count > backoffsBefore }
+                    case .random:
+                        try await Task.sleep(nanoseconds: UInt64(random.unit() * 0.6 * timeScale * 1e9))
+                    }
+                    let cancelledAt = core.now()
+                    let cancelledOnSDKClock = SystemClock().now()
+                    measured.cancel()
+                    let (code, thrownAt) = await measured.value
+                    result.latency.record(thrownAt - cancelledAt, scale: 1e9)
+                    result.codes[code, default: 0] += 1
+                    let records = (before..<core.ledger.count).map { (index: $0, record: core.ledger.record($0)) }
+                    let ours = records.filter { core.ledger.key($0.record.keyID) == key }
+                    result.arrivalsAfterCancel += ours.filter { $0.record.arrival > cancelledAt }.count
+                    result.attemptsAfterCancel += observer.attemptStarts(key).filter { $0 > cancelledOnSDKClock }.count
+                    if phase == .inFlight || phase == .slowBody, let held = ours.last {
+                        try await waitUntil(timeout: 10) { !core.ledger.record(held.index).finished.isNaN }
+                        result.serverClose.record(core.ledger.record(held.index).finished - cancelledAt, scale: 1e9)
+                    }
                 }
-                try await waitUntil(timeout: 30) { core.ledger.count > before }
-                let index = core.ledger.count - 1
-                let cancelledAt = core.now()
-                measured.cancel()
-                let (code, thrownAt) = await measured.value
-                result.latency.record(thrownAt - cancelledAt, scale: 1e9)
-                result.codes[code, default: 0] += 1
-                try await waitUntil(timeout: 10) { !core.ledger.record(index).finished.isNaN }
-                result.serverClose.record(core.ledger.record(index).finished - cancelledAt, scale: 1e9)
-                result.attemptsAfterCancel += core.ledger.count - before - 1
+                result.residentGrowthKiB = residentKiB() - residentBefore
+                results.append(result)
             }
             background.cancelAll()
         }
-        try await waitUntil(timeout: 10) { transport.liveRequests == 0 || kind == .rawURLSession }
-        result.liveAfter = kind == .sdk ? transport.liveRequests : 0
-        return result
+        if let urlTransport = fixture.transport as? URLSessionTransport, kind == .sdk {
+            try await waitUntil(timeout: 10) { urlTransport.liveRequests == 0 }
+            for index in results.indices { results[index].liveAfter = urlTransport.liveRequests }
+        }
+        return results
     }
 
-    /// Rows for the summary CSV.
-    public static func rows(_ results: [Result], scenario: String) -> [SummaryRow] {
+    /// Summary rows and assertion metrics, named `cancellation.<phase>.<idle|load>.<statistic>`
+    /// (the baseline as `cancellation.raw_urlsession.<phase>.…`).
+    public static func report(_ results: [Result], scenario: String) -> (rows: [SummaryRow], metrics: [String: Double])
+    {
         var builder = SummaryBuilder(scenario: scenario)
+        var metrics: [String: Double] = [:]
+        var live = 0.0
         for result in results {
-            let probe = "cancellation.\(result.client.rawValue).load\(result.backgroundLoad)"
-            builder.add(probe, "cancel_to_error", histogram: result.latency, divisor: 1e6, unit: "ms")
-            builder.add(probe, "cancel_to_server_close", histogram: result.serverClose, divisor: 1e6, unit: "ms")
-            for (code, count) in result.codes.sorted(by: { $0.key < $1.key }) {
-                builder.add(probe, "error_code", code, Double(count), "sends")
+            let prefix =
+                result.client == .sdk ? result.phase.rawValue : "\(result.client.rawValue).\(result.phase.rawValue)"
+            let name = "\(prefix).\(result.backgroundLoad == 0 ? "idle" : "load")"
+            builder.add("cancellation", name, histogram: result.latency, divisor: 1e6, unit: "ms")
+            for (statistic, quantile) in Histogram.reportedQuantiles {
+                metrics["cancellation.\(name).\(statistic)"] = result.latency.value(at: quantile) / 1e6
             }
-            builder.add(probe, "attempts_after_cancel", "count", Double(result.attemptsAfterCancel), "requests")
-            builder.add(probe, "live_requests_after", "count", Double(result.liveAfter), "requests")
+            // Sends that finished before the cancel landed (possible at random moments) are left out.
+            let finished = Double(result.codes["ok"] ?? 0)
+            let running = Double(max(1, result.latency.count)) - finished
+            let expected = result.client == .sdk ? "aborted" : "cancelled"
+            let values: [(String, Double, String)] = [
+                ("aborted_ratio", running > 0 ? Double(result.codes[expected] ?? 0) / running : 1, "ratio"),
+                ("finished_before_cancel", finished, "sends"),
+                ("attempts_after_cancel", Double(result.attemptsAfterCancel), "attempts"),
+                ("arrivals_after_cancel", Double(result.arrivalsAfterCancel), "requests"),
+                (
+                    "server_close_p50", result.serverClose.count > 0 ? result.serverClose.value(at: 0.5) / 1e6 : .nan,
+                    "ms"
+                ),
+                ("resident_growth", result.residentGrowthKiB, "KiB"),
+                ("background_load", Double(result.backgroundLoad), "sends"),
+            ]
+            for (statistic, value, unit) in values {
+                builder.add("cancellation", name, statistic, value, unit)
+                metrics["cancellation.\(name).\(statistic)"] = value
+            }
+            live = max(live, Double(result.liveAfter))
         }
-        return builder.rows
+        builder.add("cancellation", "live_requests_after", "value", live, "requests")
+        metrics["cancellation.live_requests_after"] = live
+        return (builder.rows, metrics)
+    }
+
+    static func rawSend(fixture: Fixture, key: String) async -> String {
+        guard let session = fixture.session else { return "no_session" }
+        var request = URLRequest(url: fixture.baseURL.appendingPathComponent("v1/send"))
+        request.httpMethod = "POST"
+        request.httpBody = Data(#"{"template_id":"tpl_bench","template_params":{},"user_id":"pk_cancel"}"#.utf8)
+        request.setValue("pk_cancel", forHTTPHeaderField: "X-Frontmail-Public-Key")
+        request.setValue(key, forHTTPHeaderField: "Idempotency-Key")
+        do {
+            _ = try await session.data(for: request)
+            return "ok"
+        } catch let error as URLError {
+            return error.code == .cancelled ? "cancelled" : "url_error_\(error.code.rawValue)"
+        } catch {
+            return error is CancellationError ? "cancelled" : "other"
+        }
+    }
+
+    /// Resident memory of this process in KiB (Linux; NaN elsewhere).
+    static func residentKiB() -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return .nan }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Double(fields[1]) else { return .nan }
+        return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1024
+    }
+}
+
+/// A fake server plus a transport to it.
+struct Fixture {
+    let server: FakeFrontmailServer?
+    let session: URLSession?
+    let transport: any FrontmailTransport
+    let baseURL: URL
+
+    init(core: FakeFrontmailCore, transport kind: Scenario.Transport, load: Int) throws {
+        switch kind {
+        case .inProcess:
+            server = nil
+            session = nil
+            transport = InProcessTransport(core: core)
+            baseURL = URL(string: "http://cancellation.fake.invalid")!
+        case .socket:
+            let started = try FakeFrontmailServer(core: core)
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.urlCache = nil
+            configuration.httpMaximumConnectionsPerHost = max(64, load + 64)
+            configuration.timeoutIntervalForRequest = 600
+            let urlSession = URLSession(configuration: configuration)
+            server = started
+            session = urlSession
+            transport = URLSessionTransport(session: urlSession)
+            baseURL = started.url
+        }
+    }
+
+    func close() {
+        session?.invalidateAndCancel()
+        server?.shutdown()
+    }
+}
+
+/// Counts the backoffs the SDK scheduled and notes when each measured send's attempts started.
+final class ProbeObserver: SendObserver {
+    private let backoffs = Atomic<Int>(0)
+    private let starts = Mutex<[String: [Double]]>([:])
+    var count: Int { backoffs.load(ordering: .relaxed) }
+
+    func attemptStarts(_ key: String) -> [Double] { starts.withLock { $0[key] ?? [] } }
+
+    func record(_ event: SendEvent) {
+        switch event {
+        case .backoffScheduled:
+            backoffs.add(1, ordering: .relaxed)
+        case .attemptStarted(_, let key?, _, let at) where key.hasPrefix(CancellationLatency.measuredPrefix):
+            starts.withLock { $0[key, default: []].append(at) }
+        default:
+            break
+        }
     }
 }
 
@@ -135,5 +315,39 @@ func waitUntil(timeout: Double, _ condition: () -> Bool) async throws {
     while !condition() {
         guard Date() < deadline else { throw WaitTimedOut(seconds: timeout) }
         try await Task.sleep(nanoseconds: 200_000)
+    }
+}
+
+extension CancellationLatency {
+    /// Cancels `count` sends, one after another, while a transport double holds each request:
+    /// the SDK's own state only (no server, no ledger), so growth in resident memory is a leak.
+    /// Returns the growth in KiB after a warm-up of 1,000 cancellations.
+    public static func soak(count: Int) async throws -> Double {
+        let transport = HoldingTransport()
+        let client = try Frontmail(
+            publicKey: "pk_soak", apiURL: URL(string: "http://soak.invalid")!, retry: .default, timeout: 600,
+            transport: transport, environment: .live)
+        func once() async throws {
+            let entered = transport.entered
+            let task = Task { try? await client.send(templateID: "tpl_bench", params: ["soak": true]) }
+            try await waitUntil(timeout: 10) { transport.entered > entered }
+            task.cancel()
+            _ = await task.value
+        }
+        for _ in 0..<1000 { try await once() }
+        let before = residentKiB()
+        for _ in 0..<count { try await once() }
+        return residentKiB() - before
+    }
+}
+
+/// Holds every request until the caller is cancelled.
+final class HoldingTransport: FrontmailTransport {
+    private let counter = Atomic<Int>(0)
+    var entered: Int { counter.load(ordering: .acquiring) }
+
+    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
+        counter.add(1, ordering: .releasing)
+        try await waitUntilCancelled()
     }
 }

@@ -89,6 +89,7 @@ struct JitterProbe {
         put("ks_d", pooled.d, "D")
         put("ks_critical", pooled.critical(alpha: 0.05), "D")
         put("ks_critical_01", pooled.critical(alpha: 0.01), "D")
+        put("ks_critical_001", pooled.critical(alpha: 0.001), "D")
         put("ks_p", pooled.p, "p")
         put("mean", moments.mean, "x cap")
         put("variance", moments.variance, "x cap^2")
@@ -98,6 +99,7 @@ struct JitterProbe {
             let test = KolmogorovSmirnov(uniform: values)
             put("ks_d", test.d, "D", statistic: "attempt\(attempt + 1)")
             put("ks_critical", test.critical(alpha: 0.05), "D", statistic: "attempt\(attempt + 1)")
+            put("ks_critical_001", test.critical(alpha: 0.001), "D", statistic: "attempt\(attempt + 1)")
             put("ks_p", test.p, "p", statistic: "attempt\(attempt + 1)")
             put("samples", Double(test.n), "delays", statistic: "attempt\(attempt + 1)")
         }

@@ -52,6 +52,7 @@ public struct ScenarioRunner: Sendable {
     }
 
     public func run(_ scenario: Scenario) async throws -> ScenarioResult {
+        if scenario.cancellation != nil { return try await runCancellation(scenario) }
         let core = FakeFrontmailCore(config: scenario.server, plan: scenario.scaledPlan, seed: scenario.seed)
         let expected = scenario.load.sends ?? 1024
         let history = History(now: { core.now() }, expected: min(expected, 1_000_000))
@@ -182,6 +183,38 @@ public struct ScenarioRunner: Sendable {
                 try text.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8)
             }
             try core.ledger.writeCSV(to: folder.appendingPathComponent("ledger.csv"))
+            result.folder = folder
+        }
+        return result
+    }
+
+    /// A cancellation scenario: the probe's phases instead of a load.
+    private func runCancellation(_ scenario: Scenario) async throws -> ScenarioResult {
+        let started = Date()
+        let showProgress = progress
+        let probe = try await CancellationProbe(scenario: scenario) { line in
+            if showProgress { FileHandle.standardError.write(Data("  \(line)\n".utf8)) }
+        }
+        let elapsed = Date().timeIntervalSince(started)
+        var rows = probe.rows
+        var run = SummaryBuilder(scenario: scenario.name)
+        run.add("run", "elapsed", "value", elapsed, "s")
+        rows += run.rows
+        let checks = scenario.assertions.map { assertion -> ScenarioResult.Check in
+            let outcome = assertion.evaluate(probe.metrics)
+            return ScenarioResult.Check(
+                assertion: assertion, passed: outcome.passed, actual: outcome.actual, expected: outcome.expected)
+        }
+        var result = ScenarioResult(
+            scenario: scenario, rows: rows, metrics: probe.metrics, checks: checks, folder: nil,
+            interrupted: Task.isCancelled, elapsed: elapsed)
+        if let outputFolder {
+            let folder = outputFolder.appendingPathComponent("\(runID)-\(scenario.name)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try SummaryCSV.render(rows, runID: runID).write(
+                to: folder.appendingPathComponent("summary.csv"), atomically: true, encoding: .utf8)
+            try assertionsCSV(checks).write(
+                to: folder.appendingPathComponent("assertions.csv"), atomically: true, encoding: .utf8)
             result.folder = folder
         }
         return result

@@ -109,7 +109,8 @@ public enum MetricCatalog {
             "idempotency.key_collisions", "idempotency.defects",
         ],
         .jitter: [
-            "jitter.samples", "jitter.ks_d", "jitter.ks_critical", "jitter.ks_critical_01", "jitter.ks_p",
+            "jitter.samples", "jitter.ks_d", "jitter.ks_critical", "jitter.ks_critical_01", "jitter.ks_critical_001",
+            "jitter.ks_p",
             "jitter.mean",
             "jitter.variance", "jitter.retry_after_waits", "jitter.retry_after_mismatches", "jitter.over_limit_retried",
             "jitter.early_retries", "jitter.overshoot.p50", "jitter.overshoot.p99", "jitter.overshoot.max",
@@ -126,7 +127,8 @@ public enum MetricCatalog {
 
     public static func probe(of name: String) -> ProbeKind? {
         if name.hasPrefix("send.errors.") || name.hasPrefix("attempts.errors.") { return .outcome }
-        for base in ["jitter.ks_d", "jitter.ks_critical", "jitter.ks_p", "jitter.samples"]
+        if name.hasPrefix("cancellation.") { return .cancellation }
+        for base in ["jitter.ks_d", "jitter.ks_critical_001", "jitter.ks_critical", "jitter.ks_p", "jitter.samples"]
         where name.hasPrefix(base + ".attempt") && Int(name.dropFirst(base.count + 8)) != nil {
             return .jitter
         }

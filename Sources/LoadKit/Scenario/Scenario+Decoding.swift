@@ -6,7 +6,7 @@ extension Scenario: Decodable {
     static let fields: Set<String> = [
         "name", "description", "seed", "transport", "timeScale", "client", "load", "payload", "server", "plan",
         "probes",
-        "assertions", "quick",
+        "assertions", "quick", "cancellation",
     ]
 
     public init(from decoder: any Decoder) throws {
@@ -23,7 +23,9 @@ extension Scenario: Decodable {
         payload = try container.decodeIfPresent(PayloadProfile.self, forKey: key("payload")) ?? .contactForm
         server = try container.decodeIfPresent(EmulatorConfig.self, forKey: key("server")) ?? EmulatorConfig()
         plan = try container.decodeIfPresent(FaultPlan.self, forKey: key("plan")) ?? .none
-        probes = Set(try container.decodeIfPresent([ProbeKind].self, forKey: key("probes")) ?? ProbeKind.allCases)
+        cancellation = try container.decodeIfPresent(CancellationSettings.self, forKey: key("cancellation"))
+        let defaultProbes: [ProbeKind] = cancellation == nil ? [.jitter, .idempotency, .outcome] : [.cancellation]
+        probes = Set(try container.decodeIfPresent([ProbeKind].self, forKey: key("probes")) ?? defaultProbes)
         assertions = try container.decodeIfPresent([Assertion].self, forKey: key("assertions")) ?? []
         quick = try container.decodeIfPresent(QuickSettings.self, forKey: key("quick"))
     }
@@ -54,11 +56,21 @@ extension Scenario: Decodable {
             throw PlanError(path: "timeScale", reason: "must be greater than 0 (0.01 runs 100× faster)")
         }
         try client.validate(path: "client")
-        try load.validate(path: "load")
+        if let cancellation {
+            try cancellation.validate(path: "cancellation")
+        } else {
+            try load.validate(path: "load")
+            if probes.contains(.cancellation) {
+                throw PlanError(path: "probes", reason: "the cancellation probe needs a cancellation section")
+            }
+        }
         try server.validate(path: "server")
         try plan.validate(path: "plan")
         for (index, assertion) in assertions.enumerated() {
             try assertion.validate(path: "assertions[\(index)]", probes: probes)
+        }
+        for (index, assertion) in (quick?.assertions ?? []).enumerated() {
+            try assertion.validate(path: "quick.assertions[\(index)]", probes: probes)
         }
     }
 }
@@ -155,12 +167,18 @@ extension LoadSettings.Stage: Decodable {
 
 extension QuickSettings: Decodable {
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(["sends", "duration", "concurrency", "rate"])
+        try decoder.rejectUnknownKeys([
+            "sends", "duration", "concurrency", "rate", "samples", "backgroundLoad", "soak", "assertions",
+        ])
         let container = try decoder.container(keyedBy: AnyKey.self)
         sends = try container.decodeIfPresent(Int.self, forKey: AnyKey("sends"))
         duration = try container.decodeIfPresent(TimeSpan.self, forKey: AnyKey("duration"))
         concurrency = try container.decodeIfPresent(Int.self, forKey: AnyKey("concurrency"))
         rate = try container.decodeIfPresent(Double.self, forKey: AnyKey("rate"))
+        samples = try container.decodeIfPresent(Int.self, forKey: AnyKey("samples"))
+        backgroundLoad = try container.decodeIfPresent(Int.self, forKey: AnyKey("backgroundLoad"))
+        soak = try container.decodeIfPresent(Int.self, forKey: AnyKey("soak"))
+        assertions = try container.decodeIfPresent([Assertion].self, forKey: AnyKey("assertions"))
     }
 }
 
@@ -173,7 +191,13 @@ extension Scenario {
             if let duration = quick.duration { copy.load.duration = duration }
             if let concurrency = quick.concurrency { copy.load.concurrency = concurrency }
             if let rate = quick.rate { copy.load.rate = rate }
+            if let samples = quick.samples { copy.cancellation?.samples = samples }
+            if let backgroundLoad = quick.backgroundLoad { copy.cancellation?.backgroundLoad = backgroundLoad }
+            if let soak = quick.soak { copy.cancellation?.soak = soak }
+            if let assertions = quick.assertions { copy.assertions = assertions }
         } else {
+            copy.cancellation?.samples = max(10, (cancellation?.samples ?? 0) / 10)
+            copy.cancellation?.soak = (cancellation?.soak ?? 0) / 10
             copy.load.sends = load.sends.map { max(20, $0 / 10) }
             copy.load.duration = load.duration.map { TimeSpan(seconds: max(0.5, $0.seconds / 10)) }
             copy.load.stages = load.stages.map {

@@ -27,6 +27,8 @@ public struct Scenario: Sendable, Hashable {
     public var assertions: [Assertion]
     /// What `--quick` changes; by default the load shrinks tenfold.
     public var quick: QuickSettings?
+    /// Runs the cancellation probe instead of a load (see docs/scenarios.md).
+    public var cancellation: CancellationSettings?
     /// The file it came from.
     public var file: String = ""
 }
@@ -98,6 +100,11 @@ public struct QuickSettings: Sendable, Hashable {
     public var duration: TimeSpan?
     public var concurrency: Int?
     public var rate: Double?
+    public var samples: Int?
+    public var backgroundLoad: Int?
+    public var soak: Int?
+    /// Replaces the assertions in quick runs (CI on a shared machine); the full run keeps the targets.
+    public var assertions: [Assertion]?
 }
 
 /// The probes a scenario can run.
@@ -106,6 +113,8 @@ public enum ProbeKind: String, Sendable, Hashable, Codable, CaseIterable {
     case jitter
     /// The Jepsen-style history check against the server's ledger.
     case idempotency
+    /// Cancel → `aborted` latency per phase, idle and under load (scenarios with `cancellation`).
+    case cancellation
     /// Success rate, error codes, attempts per send, latency, throughput, amplification.
     case outcome
 }

@@ -51,7 +51,7 @@ final class ScriptedTransport: FrontmailTransport {
         case .hang(let seconds):
             if seconds > 0 { clock?.advance(by: seconds) }
             do {
-                while true { try await Task.sleep(nanoseconds: 3_600_000_000_000) }
+                try await waitUntilCancelled()
             } catch {
                 cancelledCount.withLock { $0 += 1 }
                 throw error
