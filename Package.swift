@@ -60,6 +60,11 @@ let package = Package(
             path: "Benchmarks/EncoderBenchmarks"
         ),
         .executableTarget(
+            name: "SendPathBenchmarks",
+            dependencies: ["BenchKit", "FakeFrontmail", "Frontmail"],
+            path: "Benchmarks/SendPathBenchmarks"
+        ),
+        .executableTarget(
             name: "CancelLatency",
             dependencies: ["LoadKit"],
             path: "Benchmarks/CancelLatency"

@@ -12,13 +12,22 @@ public enum Allocations {
         "allocation counts: n/a (jemalloc not found at build time; install libjemalloc-dev and rebuild to measure them)"
 
     /// Allocations and bytes per call of `body`, averaged over `iterations` calls on this thread.
-    public static func perCall(iterations: Int, _ body: () -> Void) -> (allocations: Double, bytes: Double) {
+    /// With `processWide`, allocations count every thread (for bodies that hop to other threads;
+    /// bytes are then not available).
+    public static func perCall(iterations: Int, processWide: Bool = false, _ body: () -> Void) -> (
+        allocations: Double, bytes: Double
+    ) {
         guard available else { return (.nan, .nan) }
         body()
+        let count = Double(iterations)
+        if processWide {
+            let allocations = frontmail_alloc_counter_process_allocations()
+            for _ in 0..<iterations { body() }
+            return (Double(frontmail_alloc_counter_process_allocations() - allocations) / count, .nan)
+        }
         let allocations = frontmail_alloc_counter_thread_allocations()
         let bytes = frontmail_alloc_counter_thread_bytes()
         for _ in 0..<iterations { body() }
-        let count = Double(iterations)
         return (
             Double(frontmail_alloc_counter_thread_allocations() - allocations) / count,
             Double(frontmail_alloc_counter_thread_bytes() - bytes) / count
@@ -62,7 +71,9 @@ public struct BenchRunner: Sendable {
         self.allocationIterations = allocationIterations
     }
 
-    public func measure(group: String, subject: String, bytesPerOperation: Int, _ body: () -> Void) -> BenchResult {
+    public func measure(
+        group: String, subject: String, bytesPerOperation: Int, processWide: Bool = false, _ body: () -> Void
+    ) -> BenchResult {
         var result = BenchResult(group: group, subject: subject, bytesPerOperation: bytesPerOperation)
         let warmUntil = DispatchTime.now().uptimeNanoseconds + UInt64(minimumSeconds * 0.1 * 1e9)
         var batch: UInt64 = 1
@@ -83,7 +94,8 @@ public struct BenchRunner: Sendable {
             elapsed = DispatchTime.now().uptimeNanoseconds - started
         }
         result.seconds = Double(elapsed) / 1e9
-        (result.allocations, result.allocatedBytes) = Allocations.perCall(iterations: allocationIterations, body)
+        (result.allocations, result.allocatedBytes) = Allocations.perCall(
+            iterations: allocationIterations, processWide: processWide, body)
         return result
     }
 }

@@ -3,6 +3,7 @@
 // declare. Counts live in C thread-locals, which a system-library header cannot hold.
 #include "CAllocationCounter.h"
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 #if defined(FRONTMAIL_HAVE_JEMALLOC)
@@ -21,11 +22,15 @@ typedef struct {
 } frontmail_hooks_t;
 
 static _Thread_local uint64_t thread_allocations = 0;
+static _Atomic uint64_t process_allocations = 0;
 static int installed = 0;
 
 static void on_alloc(void *extra, int type, void *result, uintptr_t result_raw, uintptr_t args_raw[3]) {
     (void)extra; (void)type; (void)result_raw; (void)args_raw;
-    if (result != NULL) thread_allocations += 1;
+    if (result != NULL) {
+        thread_allocations += 1;
+        atomic_fetch_add_explicit(&process_allocations, 1, memory_order_relaxed);
+    }
 }
 
 int frontmail_alloc_counter_start(void) {
@@ -40,6 +45,10 @@ int frontmail_alloc_counter_start(void) {
 
 uint64_t frontmail_alloc_counter_thread_allocations(void) { return thread_allocations; }
 
+uint64_t frontmail_alloc_counter_process_allocations(void) {
+    return atomic_load_explicit(&process_allocations, memory_order_relaxed);
+}
+
 uint64_t frontmail_alloc_counter_thread_bytes(void) {
     uint64_t *allocated = NULL;
     size_t size = sizeof(allocated);
@@ -51,6 +60,7 @@ uint64_t frontmail_alloc_counter_thread_bytes(void) {
 
 int frontmail_alloc_counter_start(void) { return 0; }
 uint64_t frontmail_alloc_counter_thread_allocations(void) { return 0; }
+uint64_t frontmail_alloc_counter_process_allocations(void) { return 0; }
 uint64_t frontmail_alloc_counter_thread_bytes(void) { return 0; }
 
 #endif

@@ -76,7 +76,7 @@ extension Frontmail {
         headers.add(name: "Idempotency-Key", value: key)
         headers.add(name: "X-Frontmail-Client", value: Self.clientHeaderValue)
         let request = FrontmailHTTPRequest(
-            method: "POST", url: endpoint("/v1/send"), headers: headers, body: body, timeout: timeout)
+            method: "POST", url: sendURL, headers: headers, body: body, timeout: timeout)
         let response = try await execute(request, operation: .send, key: key, retry: retry)
         return try Self.parseSendResult(response)
     }

@@ -23,6 +23,8 @@ public final class Frontmail: Sendable {
     public let transport: any FrontmailTransport
     let environment: SendEnvironment
     let baseURLString: String
+    /// `<base>/v1/send`, made once.
+    let sendURL: URL
 
     /// - Throws: `FrontmailError` with code `private_key_in_browser` for an `sk_` key, and
     ///   `invalid_public_key` for an empty key or one without the `pk_` prefix.
@@ -65,6 +67,7 @@ public final class Frontmail: Sendable {
         let base = Self.normalizedBase(apiURL)
         self.baseURLString = base
         self.apiURL = URL(string: base) ?? apiURL
+        self.sendURL = URL(string: base + "/v1/send") ?? apiURL
         self.retry = retry
         self.timeout = timeout.isNaN || timeout <= 0 ? 15 : timeout
         self.transport = transport

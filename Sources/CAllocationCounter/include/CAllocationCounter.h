@@ -10,6 +10,9 @@ int frontmail_alloc_counter_start(void);
 /// calloc, realloc that allocates, posix_memalign…). 0 when unavailable.
 uint64_t frontmail_alloc_counter_thread_allocations(void);
 
+/// Allocations made by every thread since the hook was installed.
+uint64_t frontmail_alloc_counter_process_allocations(void);
+
 /// Bytes allocated by the calling thread (jemalloc's thread.allocatedp). 0 when unavailable.
 uint64_t frontmail_alloc_counter_thread_bytes(void);
 

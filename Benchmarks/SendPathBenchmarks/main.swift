@@ -1,0 +1,146 @@
+import BenchKit
+import FakeFrontmail
+import Foundation
+import Frontmail
+import LoadKit
+import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+// Send-path overhead: the SDK's whole `send` over the in-process transport (time and allocations
+// per send, one at a time), and the SDK over URLSession against a raw URLSession request to the
+// same fake server, 64 in flight each, side by side in one run (target: SDK >= 0.9x raw).
+//
+//   swift run -c release SendPathBenchmarks [--quick] [--out FILE.csv]
+
+let arguments: Arguments
+do {
+    arguments = try Arguments(
+        Array(CommandLine.arguments.dropFirst()), spec: Arguments.Spec(options: ["out"], flags: ["quick", "help"]))
+} catch {
+    FileHandle.standardError.write(Data("SendPathBenchmarks: \(error)\n".utf8))
+    exit(64)
+}
+if arguments.flag("help") {
+    print("usage: SendPathBenchmarks [--quick] [--out FILE.csv]")
+    exit(0)
+}
+let quick = arguments.flag("quick")
+let runner = quick ? BenchRunner(minimumSeconds: 0.3, minimumOperations: 50, allocationIterations: 50) : BenchRunner()
+
+/// Runs an async body from the synchronous benchmark loop, on a fresh Task, and waits for it.
+func blocking(_ body: @escaping @Sendable () async -> Void) {
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        await body()
+        done.signal()
+    }
+    done.wait()
+}
+
+/// Answers every request with the same 202: the SDK's own cost, nothing else.
+struct CannedTransport: FrontmailTransport {
+    static let accepted = FrontmailHTTPResponse(
+        status: 202, headers: ["Content-Type": "application/json"],
+        body: Data(#"{"message_id":"msg_1","status":"queued","status_token":"stk_1"}"#.utf8))
+    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse { Self.accepted }
+}
+
+let params: [String: FrontmailValue] = PayloadFactory.contactForm
+let canned = try Frontmail(
+    publicKey: "pk_bench", apiURL: URL(string: "http://send-path.invalid")!, transport: CannedTransport())
+let sdkOnly = runner.measure(
+    group: "send_path", subject: "sdk_canned_response", bytesPerOperation: 0, processWide: true
+) {
+    blocking { _ = try? await canned.send(templateID: "tpl_bench", params: params) }
+}
+let core = FakeFrontmailCore(seed: 1)
+let inProcess = try Frontmail(
+    publicKey: "pk_bench", apiURL: URL(string: "http://send-path.invalid")!, transport: InProcessTransport(core: core))
+let inProcessResult = runner.measure(
+    group: "send_path", subject: "sdk_in_process_fake", bytesPerOperation: 0, processWide: true
+) {
+    blocking { _ = try? await inProcess.send(templateID: "tpl_bench", params: params) }
+}
+var rows = sdkOnly.rows(benchmark: "send_path") + inProcessResult.rows(benchmark: "send_path")
+
+final class Tally: Sendable {
+    let done = Atomic<Int>(0)
+    let failed = Atomic<Int>(0)
+}
+
+/// Sends/s with `concurrency` in flight for `seconds`.
+func throughput(concurrency: Int, seconds: Double, _ one: @escaping @Sendable () async -> Bool) async -> (Double, Int) {
+    let tally = Tally()
+    let deadline = Date().addingTimeInterval(seconds)
+    let start = Date()
+    await withTaskGroup(of: Void.self) { group in
+        for _ in 0..<concurrency {
+            group.addTask {
+                while Date() < deadline {
+                    if await one() {
+                        tally.done.add(1, ordering: .relaxed)
+                    } else {
+                        tally.failed.add(1, ordering: .relaxed)
+                    }
+                }
+            }
+        }
+    }
+    return (
+        Double(tally.done.load(ordering: .relaxed)) / Date().timeIntervalSince(start),
+        tally.failed.load(ordering: .relaxed)
+    )
+}
+
+let server = try FakeFrontmailServer(core: FakeFrontmailCore(seed: 2))
+defer { server.shutdown() }
+let configuration = URLSessionConfiguration.ephemeral
+configuration.urlCache = nil
+configuration.httpMaximumConnectionsPerHost = 128
+let session = URLSession(configuration: configuration)
+let overSockets = try Frontmail(publicKey: "pk_bench", apiURL: server.url, session: session)
+let body = try JSONSerialization.data(withJSONObject: [
+    "template_id": "tpl_bench", "template_params": ["email": "jan@example.com"], "user_id": "pk_bench",
+])
+let seconds = quick ? 1.5 : 5
+let (rawRate, rawFailures) = await throughput(concurrency: 64, seconds: seconds) {
+    var request = URLRequest(url: server.url.appendingPathComponent("v1/send"))
+    request.httpMethod = "POST"
+    request.httpBody = body
+    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    request.setValue("pk_bench", forHTTPHeaderField: "X-Frontmail-Public-Key")
+    request.setValue(UUID().uuidString.lowercased(), forHTTPHeaderField: "Idempotency-Key")
+    guard let (_, response) = try? await session.data(for: request) else { return false }
+    return (response as? HTTPURLResponse)?.statusCode == 202
+}
+let (sdkRate, sdkFailures) = await throughput(concurrency: 64, seconds: seconds) {
+    (try? await overSockets.send(templateID: "tpl_bench", params: ["email": "jan@example.com"])) != nil
+}
+rows += [
+    SummaryRow(
+        scenario: "send_path", probe: "urlsession", metric: "raw", statistic: "sends_per_s", value: rawRate,
+        unit: "sends/s"),
+    SummaryRow(
+        scenario: "send_path", probe: "urlsession", metric: "raw", statistic: "failures", value: Double(rawFailures),
+        unit: "sends"),
+    SummaryRow(
+        scenario: "send_path", probe: "urlsession", metric: "sdk", statistic: "sends_per_s", value: sdkRate,
+        unit: "sends/s"),
+    SummaryRow(
+        scenario: "send_path", probe: "urlsession", metric: "sdk", statistic: "failures", value: Double(sdkFailures),
+        unit: "sends"),
+]
+let checks = [
+    RatioCheck(group: "urlsession", subject: "sdk", baseline: "raw_urlsession", ratio: sdkRate / rawRate, target: 0.9)
+]
+try report(benchmark: "send_path", rows: rows, checks: checks, out: arguments.value("out"))
+for result in [sdkOnly, inProcessResult] {
+    print(
+        String(
+            format: "%@: %.0f sends/s one at a time, %.1f µs p50 per send, %@ allocations per send (all threads)",
+            result.subject, result.operationsPerSecond, result.time.value(at: 0.5) / 1e3,
+            result.allocations.isNaN ? "n/a" : String(format: "%.0f", result.allocations)))
+}
