@@ -29,8 +29,12 @@ extension Frontmail {
         serviceID: String? = nil,
         options: SendOptions = SendOptions()
     ) async throws -> SendResult {
-        let members = try Self.encodeParams(params)
-        let body = try encodeSendBody(templateID: templateID, params: members, serviceID: serviceID, options: options)
+        let pairs = try Self.encodeParams(params)
+        let body = try encodeSendBody(
+            templateID: templateID, estimatedSize: 256 + pairs.count * 48, serviceID: serviceID, options: options
+        ) { writer throws(JSONWriter.NonFiniteNumber) in
+            try writer.writePairs(pairs)
+        }
         return try await send(body: body, options: options)
     }
 
@@ -49,22 +53,30 @@ extension Frontmail {
         return try Self.parseMessageStatus(response)
     }
 
-    /// Turns `Encodable` params into the members of `template_params`.
-    static func encodeParams<Params: Encodable>(_ params: Params) throws(FrontmailError) -> [String: FrontmailValue] {
-        let value: FrontmailValue
+    /// Turns `Encodable` params into the members of `template_params` (in encoding order).
+    static func encodeParams<Params: Encodable>(_ params: Params) throws(FrontmailError) -> [ValueEncoder.Pair] {
+        var node: ValueEncoder.Node
         do {
-            value = try ValueEncoder.encode(params)
+            node = try ValueEncoder.encodeNode(params)
         } catch let error as EncodingError {
             throw .client(.invalidParams, "The params could not be encoded: \(Self.describe(error))")
         } catch {
             throw .client(.invalidParams, "The params could not be encoded: \(error)")
         }
-        guard case .object(let members) = value else {
+        while case .box(let box) = node { node = box.node }
+        switch node {
+        case .object(let pairs):
+            return pairs
+        case .value(.object(let members)):
+            return members.map { ValueEncoder.Pair(key: $0.key, value: .value($0.value)) }
+        case .value(let value):
             throw .client(
                 .invalidParams,
                 "The params must encode to a JSON object (a struct or a dictionary), not \(Self.kind(of: value)).")
+        case .array, .box:
+            throw .client(
+                .invalidParams, "The params must encode to a JSON object (a struct or a dictionary), not an array.")
         }
-        return members
     }
 
     private func send(body: Data, options: SendOptions) async throws -> SendResult {
@@ -91,7 +103,19 @@ extension Frontmail {
     func encodeSendBody(
         templateID: String, params: [String: FrontmailValue], serviceID: String?, options: SendOptions
     ) throws(FrontmailError) -> Data {
-        var writer = JSONWriter(capacity: Self.estimatedBodySize(params: params, options: options))
+        try encodeSendBody(
+            templateID: templateID, estimatedSize: 256 + params.count * 48, serviceID: serviceID, options: options
+        ) { writer throws(JSONWriter.NonFiniteNumber) in
+            try writer.writeObject(params)
+        }
+    }
+
+    /// The body with `template_params` written by `writeParams`.
+    func encodeSendBody(
+        templateID: String, estimatedSize: Int, serviceID: String?, options: SendOptions,
+        writeParams: (inout JSONWriter) throws(JSONWriter.NonFiniteNumber) -> Void
+    ) throws(FrontmailError) -> Data {
+        var writer = JSONWriter(capacity: Self.estimatedBodySize(estimatedSize, options: options))
         writer.writeByte(UInt8(ascii: "{"))
         var first = true
         func key(_ name: String) {
@@ -115,7 +139,7 @@ extension Frontmail {
         writer.writeString(templateID)
         key("template_params")
         do {
-            try writer.writeObject(params)
+            try writeParams(&writer)
         } catch {
             throw .client(
                 .invalidParams,
@@ -162,8 +186,8 @@ extension Frontmail {
         writer.writeByte(UInt8(ascii: "]"))
     }
 
-    private static func estimatedBodySize(params: [String: FrontmailValue], options: SendOptions) -> Int {
-        var size = 256 + params.count * 48
+    private static func estimatedBodySize(_ paramsSize: Int, options: SendOptions) -> Int {
+        var size = paramsSize
         for attachment in options.attachments ?? [] {
             if case .data(let data, _, _) = attachment { size += Base64.encodedCount(data.count) + 128 }
         }
@@ -204,9 +228,15 @@ extension Frontmail {
     private static func describe(_ error: EncodingError) -> String {
         switch error {
         case .invalidValue(_, let context):
-            let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
-            return path.isEmpty
-                ? context.debugDescription : "\(path.joined(separator: ".")): \(context.debugDescription)"
+            var path = ""
+            for key in context.codingPath {
+                if let index = key.intValue {
+                    path += "[\(index)]"
+                } else {
+                    path += path.isEmpty ? key.stringValue : "." + key.stringValue
+                }
+            }
+            return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
         @unknown default:
             return "\(error)"
         }

@@ -8,27 +8,33 @@ package enum ISO8601 {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = civilDate(daysSinceEpoch: days)
-        var text = ""
-        text.reserveCapacity(20)
-        append(year, width: 4, to: &text)
-        text += "-"
-        append(month, width: 2, to: &text)
-        text += "-"
-        append(day, width: 2, to: &text)
-        text += "T"
-        append(secondOfDay / 3600, width: 2, to: &text)
-        text += ":"
-        append(secondOfDay % 3600 / 60, width: 2, to: &text)
-        text += ":"
-        append(secondOfDay % 60, width: 2, to: &text)
-        text += "Z"
-        return text
-    }
-
-    private static func append(_ value: Int, width: Int, to text: inout String) {
-        let digits = String(value)
-        if digits.count < width { text += String(repeating: "0", count: width - digits.count) }
-        text += digits
+        guard (0...9999).contains(year) else {
+            return String(
+                format: "%04d-%02d-%02dT%02d:%02d:%02dZ", year, month, day, secondOfDay / 3600, secondOfDay % 3600 / 60,
+                secondOfDay % 60)
+        }
+        return String(unsafeUninitializedCapacity: 20) { buffer in
+            func put(_ value: Int, _ width: Int, at offset: Int) {
+                var rest = value
+                for position in stride(from: offset + width - 1, through: offset, by: -1) {
+                    buffer[position] = UInt8(truncatingIfNeeded: rest % 10) &+ 48
+                    rest /= 10
+                }
+            }
+            put(year, 4, at: 0)
+            buffer[4] = UInt8(ascii: "-")
+            put(month, 2, at: 5)
+            buffer[7] = UInt8(ascii: "-")
+            put(day, 2, at: 8)
+            buffer[10] = UInt8(ascii: "T")
+            put(secondOfDay / 3600, 2, at: 11)
+            buffer[13] = UInt8(ascii: ":")
+            put(secondOfDay % 3600 / 60, 2, at: 14)
+            buffer[16] = UInt8(ascii: ":")
+            put(secondOfDay % 60, 2, at: 17)
+            buffer[19] = UInt8(ascii: "Z")
+            return 20
+        }
     }
 
     /// Days since 1970-01-01 → proleptic Gregorian (year, month, day).

@@ -1,86 +1,466 @@
 import Foundation
 
-/// Encodes any `Encodable` into a `FrontmailValue` tree.
+/// Encodes any `Encodable` for the wire.
 ///
 /// Property names are kept as they are; `Date` becomes an ISO-8601 UTC string (whole seconds, like
 /// `JSONEncoder`'s `.iso8601`), `Data` a base64 string, `URL` its absolute string, `Decimal` a number.
-/// Non-finite floating-point values throw.
+/// Non-finite floating-point values throw. Objects are collected as key/value pairs on a stack of
+/// frames (no object per value) and written with sorted keys, the last value of a repeated key winning.
 package enum ValueEncoder {
-    package static func encode(_ value: some Encodable) throws -> FrontmailValue {
-        if let special = try specialValue(value) { return special }
-        let root = EncodingNode()
-        let encoder = TreeEncoder(node: root, codingPath: [])
-        try value.encode(to: encoder)
-        return root.value ?? .object([:])
+    /// The encoded tree: objects as pairs in encoding order.
+    package enum Node {
+        case value(FrontmailValue)
+        case object([ValueEncoder.Pair])
+        case array([Node])
+        /// A nested container the caller may still be filling (resolved when read).
+        case box(NodeBox)
     }
 
-    fileprivate static func specialValue(_ value: some Encodable) throws -> FrontmailValue? {
-        switch value {
-        case let value as FrontmailValue: return value
-        case let date as Date: return .string(ISO8601.string(from: date))
-        case let data as Data: return .string(data.base64EncodedString())
-        case let url as URL: return .string(url.absoluteString)
-        case let decimal as Decimal: return .double(NSDecimalNumber(decimal: decimal).doubleValue)
-        default: return nil
+    /// One object member.
+    package struct Pair {
+        package var key: String
+        package var value: Node
+    }
+
+    package final class NodeBox {
+        var node: Node = .object([])
+    }
+
+    package static func encodeNode(_ value: some Encodable) throws -> Node {
+        if let special = try specialNode(value, codingPath: { [] }) { return special }
+        let state = EncoderState()
+        let index = state.push()
+        try value.encode(to: StackEncoder(state: state, frame: index, depth: 0))
+        return state.pop()
+    }
+
+    package static func encode(_ value: some Encodable) throws -> FrontmailValue {
+        try encodeNode(value).frontmailValue
+    }
+
+    /// Primitives and the types with a JSON form of their own, recognised by metatype (no casts
+    /// for the common ones).
+    @inline(__always)
+    static func specialNode<T: Encodable>(_ value: T, codingPath: () -> [any CodingKey]) throws -> Node? {
+        if T.self == String.self { return .value(.string(unsafeBitCast(value, to: String.self))) }
+        if T.self == Int.self { return .value(.integer(unsafeBitCast(value, to: Int.self))) }
+        if T.self == Bool.self { return .value(.bool(unsafeBitCast(value, to: Bool.self))) }
+        if T.self == Double.self {
+            return .value(try checkedDouble(unsafeBitCast(value, to: Double.self), codingPath: codingPath()))
+        }
+        if T.self == Date.self { return .value(.string(ISO8601.string(from: unsafeBitCast(value, to: Date.self)))) }
+        if T.self == FrontmailValue.self, let value = value as? FrontmailValue { return .value(value) }
+        if T.self == Data.self, let data = value as? Data { return .value(.string(data.base64EncodedString())) }
+        if T.self == URL.self, let url = value as? URL { return .value(.string(url.absoluteString)) }
+        if T.self == Decimal.self, let decimal = value as? Decimal {
+            return .value(.double(NSDecimalNumber(decimal: decimal).doubleValue))
+        }
+        return nil
+    }
+
+    static func checkedDouble(_ value: Double, codingPath: [any CodingKey]) throws -> FrontmailValue {
+        guard value.isFinite else {
+            throw EncodingError.invalidValue(
+                value,
+                EncodingError.Context(codingPath: codingPath, debugDescription: "\(value) is not a valid JSON number"))
+        }
+        return .double(value)
+    }
+
+    static func checkedInteger<T: BinaryInteger>(_ value: T, codingPath: [any CodingKey]) throws -> FrontmailValue {
+        guard let integer = Int(exactly: value) else {
+            throw EncodingError.invalidValue(
+                value,
+                EncodingError.Context(
+                    codingPath: codingPath, debugDescription: "\(value) does not fit in a 64-bit integer"))
+        }
+        return .integer(integer)
+    }
+}
+
+extension ValueEncoder.Node {
+    /// The tree as a `FrontmailValue` (a repeated key keeps its last value).
+    package var frontmailValue: FrontmailValue {
+        switch self {
+        case .value(let value): return value
+        case .array(let elements): return .array(elements.map(\.frontmailValue))
+        case .object(let pairs):
+            var members = [String: FrontmailValue](minimumCapacity: pairs.count)
+            for pair in pairs { members[pair.key] = pair.value.frontmailValue }
+            return .object(members)
+        case .box(let box): return box.node.frontmailValue
         }
     }
 }
 
-/// A slot that a container fills in: a scalar, an array or an object under construction.
-private final class EncodingNode {
-    enum Content {
-        case empty
-        case value(FrontmailValue)
-        case array([EncodingNode])
-        case object([String: EncodingNode])
+/// The frames of the containers being filled, innermost last.
+final class EncoderState {
+    struct Frame {
+        enum Kind { case empty, object, array, single }
+        var kind = Kind.empty
+        var pairs: [ValueEncoder.Pair] = []
+        var elements: [ValueEncoder.Node] = []
+        var single: ValueEncoder.Node?
     }
 
-    var content: Content = .empty
+    var frames: [Frame] = []
+    /// The keys from the root to the value being encoded (depth-first, so a stack).
+    var keys: [any CodingKey] = []
 
-    var value: FrontmailValue? {
-        switch content {
-        case .empty: return nil
-        case .value(let value): return value
-        case .array(let nodes): return .array(nodes.map { $0.value ?? .object([:]) })
-        case .object(let nodes):
-            var members = [String: FrontmailValue](minimumCapacity: nodes.count)
-            for (key, node) in nodes { members[key] = node.value ?? .object([:]) }
-            return .object(members)
+    init() {
+        frames.reserveCapacity(8)
+        keys.reserveCapacity(16)
+    }
+
+    func path(depth: Int) -> [any CodingKey] { Array(keys.prefix(depth)) }
+
+    func push() -> Int {
+        var frame = Frame()
+        frame.pairs.reserveCapacity(8)
+        frames.append(frame)
+        return frames.count - 1
+    }
+
+    func pop() -> ValueEncoder.Node {
+        let frame = frames.removeLast()
+        switch frame.kind {
+        case .object, .empty: return .object(frame.pairs)
+        case .array: return .array(frame.elements)
+        case .single: return frame.single ?? .object([])
         }
     }
 
-    func makeObject() {
-        if case .object = content { return }
-        content = .object([:])
+    /// Encodes `value`, reached through `key` from depth `depth`, in a new frame and returns its node.
+    /// Coding paths are only built when read (from the key stack).
+    func node<T: Encodable>(_ value: T, key: any CodingKey, depth: Int) throws -> ValueEncoder.Node {
+        keys.removeSubrange(min(depth, keys.count)...)
+        keys.append(key)
+        defer { keys.removeSubrange(min(depth, keys.count)...) }
+        if let special = try ValueEncoder.specialNode(value, codingPath: { self.path(depth: depth + 1) }) {
+            return special
+        }
+        let index = push()
+        do {
+            try value.encode(to: StackEncoder(state: self, frame: index, depth: depth + 1))
+        } catch {
+            frames.removeSubrange(index...)
+            throw error
+        }
+        return pop()
     }
 
-    func makeArray() {
-        if case .array = content { return }
-        content = .array([])
+    /// The same, for a value in a single-value container (no key of its own).
+    func node<T: Encodable>(_ value: T, depth: Int) throws -> ValueEncoder.Node {
+        keys.removeSubrange(min(depth, keys.count)...)
+        if let special = try ValueEncoder.specialNode(value, codingPath: { self.path(depth: depth) }) { return special }
+        let index = push()
+        do {
+            try value.encode(to: StackEncoder(state: self, frame: index, depth: depth))
+        } catch {
+            frames.removeSubrange(index...)
+            throw error
+        }
+        return pop()
+    }
+}
+
+struct StackEncoder: Encoder {
+    let state: EncoderState
+    let frame: Int
+    let depth: Int
+    var codingPath: [any CodingKey] { state.path(depth: depth) }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        if state.frames[frame].kind == .empty { state.frames[frame].kind = .object }
+        return KeyedEncodingContainer(PairContainer<Key>(target: .frame(state, frame), place: .depth(depth)))
     }
 
-    func child(forKey key: String) -> EncodingNode {
-        guard case .object(var nodes) = content else { preconditionFailure("not an object node") }
-        if let existing = nodes[key] { return existing }
-        let node = EncodingNode()
-        content = .empty  // drop the reference so the dictionary is mutated in place
-        nodes[key] = node
-        content = .object(nodes)
-        return node
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        if state.frames[frame].kind != .array {
+            state.frames[frame].kind = .array
+            state.frames[frame].elements.reserveCapacity(8)
+        }
+        return ElementContainer(target: .frame(state, frame), place: .depth(depth))
     }
 
-    func appendChild() -> EncodingNode {
-        guard case .array(var nodes) = content else { preconditionFailure("not an array node") }
-        let node = EncodingNode()
-        content = .empty
-        nodes.append(node)
-        content = .array(nodes)
-        return node
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        state.frames[frame].kind = .single
+        return SingleContainer(state: state, frame: frame, depth: depth)
+    }
+}
+
+/// Where a container sits: at a depth of the key stack, or (nested containers, super encoders)
+/// at a path of its own.
+enum ContainerPlace {
+    case depth(Int)
+    case path([any CodingKey])
+
+    func codingPath(_ state: EncoderState) -> [any CodingKey] {
+        switch self {
+        case .depth(let depth): return state.path(depth: depth)
+        case .path(let path): return path
+        }
     }
 
-    var arrayCount: Int {
-        if case .array(let nodes) = content { return nodes.count }
-        return 0
+    /// Encodes a nested value under `key`.
+    func node<T: Encodable>(_ value: T, key: any CodingKey, state: EncoderState) throws -> ValueEncoder.Node {
+        switch self {
+        case .depth(let depth): return try state.node(value, key: key, depth: depth)
+        case .path(let path):
+            // Off the stack: put the path on it first.
+            state.keys = path
+            return try state.node(value, key: key, depth: path.count)
+        }
+    }
+}
+
+/// Where a container writes: a frame on the stack, or a box for a nested container.
+enum ContainerTarget {
+    case frame(EncoderState, Int)
+    case box(ValueEncoder.NodeBox, EncoderState)
+
+    var state: EncoderState {
+        switch self {
+        case .frame(let state, _), .box(_, let state): return state
+        }
+    }
+
+    func appendPair(_ key: String, _ node: ValueEncoder.Node) {
+        switch self {
+        case .frame(let state, let index): state.frames[index].pairs.append(ValueEncoder.Pair(key: key, value: node))
+        case .box(let box, _):
+            guard case .object(var pairs) = box.node else { return }
+            box.node = .object([])
+            pairs.append(ValueEncoder.Pair(key: key, value: node))
+            box.node = .object(pairs)
+        }
+    }
+
+    func appendElement(_ node: ValueEncoder.Node) {
+        switch self {
+        case .frame(let state, let index): state.frames[index].elements.append(node)
+        case .box(let box, _):
+            guard case .array(var elements) = box.node else { return }
+            box.node = .array([])
+            elements.append(node)
+            box.node = .array(elements)
+        }
+    }
+
+    var elementCount: Int {
+        switch self {
+        case .frame(let state, let index): return state.frames[index].elements.count
+        case .box(let box, _):
+            if case .array(let elements) = box.node { return elements.count }
+            return 0
+        }
+    }
+}
+
+struct PairContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let target: ContainerTarget
+    let place: ContainerPlace
+    var codingPath: [any CodingKey] { place.codingPath(target.state) }
+
+    private func put(_ value: FrontmailValue, _ key: Key) { target.appendPair(key.stringValue, .value(value)) }
+
+    mutating func encodeNil(forKey key: Key) throws { put(.null, key) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { put(.bool(value), key) }
+    mutating func encode(_ value: String, forKey key: Key) throws { put(.string(value), key) }
+    mutating func encode(_ value: Double, forKey key: Key) throws {
+        put(try ValueEncoder.checkedDouble(value, codingPath: codingPath + [key]), key)
+    }
+    mutating func encode(_ value: Float, forKey key: Key) throws {
+        put(try ValueEncoder.checkedDouble(Double(value), codingPath: codingPath + [key]), key)
+    }
+    mutating func encode(_ value: Int, forKey key: Key) throws { put(.integer(value), key) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { put(.integer(Int(value)), key) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { put(.integer(Int(value)), key) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { put(.integer(Int(value)), key) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { put(.integer(Int(value)), key) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws {
+        put(try ValueEncoder.checkedInteger(value, codingPath: codingPath + [key]), key)
+    }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { put(.integer(Int(value)), key) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { put(.integer(Int(value)), key) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { put(.integer(Int(value)), key) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws {
+        put(try ValueEncoder.checkedInteger(value, codingPath: codingPath + [key]), key)
+    }
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        target.appendPair(key.stringValue, try place.node(value, key: key, state: target.state))
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type, forKey key: Key
+    ) -> KeyedEncodingContainer<NestedKey> {
+        let box = ValueEncoder.NodeBox()
+        target.appendPair(key.stringValue, .box(box))
+        return KeyedEncodingContainer(
+            PairContainer<NestedKey>(target: .box(box, target.state), place: .path(codingPath + [key])))
+    }
+
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        let box = ValueEncoder.NodeBox()
+        box.node = .array([])
+        target.appendPair(key.stringValue, .box(box))
+        return ElementContainer(target: .box(box, target.state), place: .path(codingPath + [key]))
+    }
+
+    mutating func superEncoder() -> any Encoder {
+        BoxEncoder(box: boxed("super"), state: target.state, codingPath: codingPath)
+    }
+
+    mutating func superEncoder(forKey key: Key) -> any Encoder {
+        BoxEncoder(box: boxed(key.stringValue), state: target.state, codingPath: codingPath + [key])
+    }
+
+    private func boxed(_ key: String) -> ValueEncoder.NodeBox {
+        let box = ValueEncoder.NodeBox()
+        target.appendPair(key, .box(box))
+        return box
+    }
+}
+
+struct ElementContainer: UnkeyedEncodingContainer {
+    let target: ContainerTarget
+    let place: ContainerPlace
+    var codingPath: [any CodingKey] { place.codingPath(target.state) }
+    var count: Int { target.elementCount }
+
+    private func put(_ value: FrontmailValue) { target.appendElement(.value(value)) }
+    private var nextPath: [any CodingKey] { codingPath + [IndexKey(count)] }
+
+    mutating func encodeNil() throws { put(.null) }
+    mutating func encode(_ value: Bool) throws { put(.bool(value)) }
+    mutating func encode(_ value: String) throws { put(.string(value)) }
+    mutating func encode(_ value: Double) throws { put(try ValueEncoder.checkedDouble(value, codingPath: nextPath)) }
+    mutating func encode(_ value: Float) throws {
+        put(try ValueEncoder.checkedDouble(Double(value), codingPath: nextPath))
+    }
+    mutating func encode(_ value: Int) throws { put(.integer(value)) }
+    mutating func encode(_ value: Int8) throws { put(.integer(Int(value))) }
+    mutating func encode(_ value: Int16) throws { put(.integer(Int(value))) }
+    mutating func encode(_ value: Int32) throws { put(.integer(Int(value))) }
+    mutating func encode(_ value: Int64) throws { put(.integer(Int(value))) }
+    mutating func encode(_ value: UInt) throws { put(try ValueEncoder.checkedInteger(value, codingPath: nextPath)) }
+    mutating func encode(_ value: UInt8) throws { put(.integer(Int(value))) }
+    mutating func encode(_ value: UInt16) throws { put(.integer(Int(value))) }
+    mutating func encode(_ value: UInt32) throws { put(.integer(Int(value))) }
+    mutating func encode(_ value: UInt64) throws { put(try ValueEncoder.checkedInteger(value, codingPath: nextPath)) }
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        target.appendElement(try place.node(value, key: IndexKey(count), state: target.state))
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
+        NestedKey
+    > {
+        let path = nextPath
+        let box = ValueEncoder.NodeBox()
+        target.appendElement(.box(box))
+        return KeyedEncodingContainer(PairContainer<NestedKey>(target: .box(box, target.state), place: .path(path)))
+    }
+
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+        let path = nextPath
+        let box = ValueEncoder.NodeBox()
+        box.node = .array([])
+        target.appendElement(.box(box))
+        return ElementContainer(target: .box(box, target.state), place: .path(path))
+    }
+
+    mutating func superEncoder() -> any Encoder {
+        let path = nextPath
+        let box = ValueEncoder.NodeBox()
+        target.appendElement(.box(box))
+        return BoxEncoder(box: box, state: target.state, codingPath: path)
+    }
+}
+
+struct SingleContainer: SingleValueEncodingContainer {
+    let state: EncoderState
+    let frame: Int
+    let depth: Int
+    var codingPath: [any CodingKey] { state.path(depth: depth) }
+
+    private func put(_ value: FrontmailValue) { state.frames[frame].single = .value(value) }
+
+    mutating func encodeNil() throws { put(.null) }
+    mutating func encode(_ value: Bool) throws { put(.bool(value)) }
+    mutating func encode(_ value: String) throws { put(.string(value)) }
+    mutating func encode(_ value: Double) throws { put(try ValueEncoder.checkedDouble(value, codingPath: codingPath)) }
+    mutating func encode(_ value: Float) throws {
+        put(try ValueEncoder.checkedDouble(Double(value), codingPath: codingPath))
+    }
+    mutating func encode(_ value: Int) throws { put(.integer(value)) }
+    mutating func encode(_ value: Int8) throws { put(.integer(Int(value))) }
+    mutating func encode(_ value: Int16) throws { put(.integer(Int(value))) }
+    mutating func encode(_ value: Int32) throws { put(.integer(Int(value))) }
+    mutating func encode(_ value: Int64) throws { put(.integer(Int(value))) }
+    mutating func encode(_ value: UInt) throws { put(try ValueEncoder.checkedInteger(value, codingPath: codingPath)) }
+    mutating func encode(_ value: UInt8) throws { put(.integer(Int(value))) }
+    mutating func encode(_ value: UInt16) throws { put(.integer(Int(value))) }
+    mutating func encode(_ value: UInt32) throws { put(.integer(Int(value))) }
+    mutating func encode(_ value: UInt64) throws { put(try ValueEncoder.checkedInteger(value, codingPath: codingPath)) }
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        state.frames[frame].single = try state.node(value, depth: depth)
+    }
+}
+
+/// An encoder whose result goes into a box (super encoders, nested in the middle of a container).
+struct BoxEncoder: Encoder {
+    let box: ValueEncoder.NodeBox
+    let state: EncoderState
+    let codingPath: [any CodingKey]
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        if case .object = box.node {} else { box.node = .object([]) }
+        return KeyedEncodingContainer(PairContainer<Key>(target: .box(box, state), place: .path(codingPath)))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        if case .array = box.node {} else { box.node = .array([]) }
+        return ElementContainer(target: .box(box, state), place: .path(codingPath))
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        BoxSingleContainer(box: box, state: state, codingPath: codingPath)
+    }
+}
+
+struct BoxSingleContainer: SingleValueEncodingContainer {
+    let box: ValueEncoder.NodeBox
+    let state: EncoderState
+    let codingPath: [any CodingKey]
+
+    mutating func encodeNil() throws { box.node = .value(.null) }
+    mutating func encode(_ value: Bool) throws { box.node = .value(.bool(value)) }
+    mutating func encode(_ value: String) throws { box.node = .value(.string(value)) }
+    mutating func encode(_ value: Double) throws {
+        box.node = .value(try ValueEncoder.checkedDouble(value, codingPath: codingPath))
+    }
+    mutating func encode(_ value: Float) throws {
+        box.node = .value(try ValueEncoder.checkedDouble(Double(value), codingPath: codingPath))
+    }
+    mutating func encode(_ value: Int) throws { box.node = .value(.integer(value)) }
+    mutating func encode(_ value: Int8) throws { box.node = .value(.integer(Int(value))) }
+    mutating func encode(_ value: Int16) throws { box.node = .value(.integer(Int(value))) }
+    mutating func encode(_ value: Int32) throws { box.node = .value(.integer(Int(value))) }
+    mutating func encode(_ value: Int64) throws { box.node = .value(.integer(Int(value))) }
+    mutating func encode(_ value: UInt) throws {
+        box.node = .value(try ValueEncoder.checkedInteger(value, codingPath: codingPath))
+    }
+    mutating func encode(_ value: UInt8) throws { box.node = .value(.integer(Int(value))) }
+    mutating func encode(_ value: UInt16) throws { box.node = .value(.integer(Int(value))) }
+    mutating func encode(_ value: UInt32) throws { box.node = .value(.integer(Int(value))) }
+    mutating func encode(_ value: UInt64) throws {
+        box.node = .value(try ValueEncoder.checkedInteger(value, codingPath: codingPath))
+    }
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        state.keys = codingPath
+        box.node = try state.node(value, depth: codingPath.count)
     }
 }
 
@@ -95,202 +475,47 @@ private struct IndexKey: CodingKey {
     init?(intValue: Int) { self.init(intValue) }
 }
 
-private struct SuperKey: CodingKey {
-    var stringValue: String { "super" }
-    var intValue: Int? { nil }
-    init() {}
-    init?(stringValue: String) { nil }
-    init?(intValue: Int) { nil }
-}
-
-private struct TreeEncoder: Encoder {
-    let node: EncodingNode
-    let codingPath: [any CodingKey]
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
-
-    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        node.makeObject()
-        return KeyedEncodingContainer(KeyedContainer<Key>(node: node, codingPath: codingPath))
+extension JSONWriter {
+    /// Writes an encoded tree with sorted keys (the last value of a repeated key wins).
+    package mutating func write(_ node: ValueEncoder.Node) throws(NonFiniteNumber) {
+        switch node {
+        case .value(let value): try write(value)
+        case .box(let box): try write(box.node)
+        case .array(let elements):
+            writeByte(UInt8(ascii: "["))
+            for index in elements.indices {
+                if index != 0 { writeByte(UInt8(ascii: ",")) }
+                try write(elements[index])
+            }
+            writeByte(UInt8(ascii: "]"))
+        case .object(let pairs):
+            try writePairs(pairs)
+        }
     }
 
-    func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        node.makeArray()
-        return UnkeyedContainer(node: node, codingPath: codingPath)
+    package mutating func writePairs(_ pairs: [ValueEncoder.Pair]) throws(NonFiniteNumber) {
+        writeByte(UInt8(ascii: "{"))
+        let count = pairs.count
+        if count == 1 {
+            writeKey(pairs[0].key)
+            try write(pairs[0].value)
+        } else if count > 1 {
+            try withUnsafeTemporaryAllocation(of: Int.self, capacity: count) { buffer throws(NonFiniteNumber) in
+                var order = buffer
+                for index in 0..<count { order.initializeElement(at: index, to: index) }
+                // Stable by position, so among repeated keys the last one is found last.
+                order.sort { pairs[$0].key < pairs[$1].key || (pairs[$0].key == pairs[$1].key && $0 < $1) }
+                var first = true
+                for slot in 0..<count {
+                    let index = order[slot]
+                    if slot + 1 < count && pairs[order[slot + 1]].key == pairs[index].key { continue }
+                    if !first { writeByte(UInt8(ascii: ",")) }
+                    first = false
+                    writeKey(pairs[index].key)
+                    try write(pairs[index].value)
+                }
+            }
+        }
+        writeByte(UInt8(ascii: "}"))
     }
-
-    func singleValueContainer() -> any SingleValueEncodingContainer {
-        SingleValueContainer(node: node, codingPath: codingPath)
-    }
-}
-
-/// Stores one encoded value into `node`, shared by all container kinds.
-private func store(_ value: some Encodable, in node: EncodingNode, codingPath: [any CodingKey]) throws {
-    if let special = try ValueEncoder.specialValue(value) {
-        node.content = .value(special)
-        return
-    }
-    try value.encode(to: TreeEncoder(node: node, codingPath: codingPath))
-}
-
-private func checkedDouble(_ value: Double, codingPath: [any CodingKey]) throws -> FrontmailValue {
-    guard value.isFinite else {
-        throw EncodingError.invalidValue(
-            value,
-            EncodingError.Context(codingPath: codingPath, debugDescription: "\(value) is not a valid JSON number"))
-    }
-    return .double(value)
-}
-
-private func checkedInteger<T: BinaryInteger>(_ value: T, codingPath: [any CodingKey]) throws -> FrontmailValue {
-    guard let integer = Int(exactly: value) else {
-        throw EncodingError.invalidValue(
-            value,
-            EncodingError.Context(codingPath: codingPath, debugDescription: "\(value) does not fit in a 64-bit integer")
-        )
-    }
-    return .integer(integer)
-}
-
-private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    let node: EncodingNode
-    let codingPath: [any CodingKey]
-
-    private func slot(_ key: Key) -> EncodingNode { node.child(forKey: key.stringValue) }
-
-    mutating func encodeNil(forKey key: Key) throws { slot(key).content = .value(.null) }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { slot(key).content = .value(.bool(value)) }
-    mutating func encode(_ value: String, forKey key: Key) throws { slot(key).content = .value(.string(value)) }
-    mutating func encode(_ value: Double, forKey key: Key) throws {
-        slot(key).content = .value(try checkedDouble(value, codingPath: codingPath + [key]))
-    }
-    mutating func encode(_ value: Float, forKey key: Key) throws {
-        slot(key).content = .value(try checkedDouble(Double(value), codingPath: codingPath + [key]))
-    }
-    mutating func encode(_ value: Int, forKey key: Key) throws { slot(key).content = .value(.integer(value)) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { slot(key).content = .value(.integer(Int(value))) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { slot(key).content = .value(.integer(Int(value))) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { slot(key).content = .value(.integer(Int(value))) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { slot(key).content = .value(.integer(Int(value))) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws {
-        slot(key).content = .value(try checkedInteger(value, codingPath: codingPath + [key]))
-    }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { slot(key).content = .value(.integer(Int(value))) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { slot(key).content = .value(.integer(Int(value))) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { slot(key).content = .value(.integer(Int(value))) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws {
-        slot(key).content = .value(try checkedInteger(value, codingPath: codingPath + [key]))
-    }
-    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        try store(value, in: slot(key), codingPath: codingPath + [key])
-    }
-
-    mutating func nestedContainer<NestedKey: CodingKey>(
-        keyedBy keyType: NestedKey.Type, forKey key: Key
-    ) -> KeyedEncodingContainer<NestedKey> {
-        let child = slot(key)
-        child.makeObject()
-        return KeyedEncodingContainer(KeyedContainer<NestedKey>(node: child, codingPath: codingPath + [key]))
-    }
-
-    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        let child = slot(key)
-        child.makeArray()
-        return UnkeyedContainer(node: child, codingPath: codingPath + [key])
-    }
-
-    mutating func superEncoder() -> any Encoder {
-        TreeEncoder(node: node.child(forKey: "super"), codingPath: codingPath + [SuperKey()])
-    }
-
-    mutating func superEncoder(forKey key: Key) -> any Encoder {
-        TreeEncoder(node: slot(key), codingPath: codingPath + [key])
-    }
-}
-
-private struct UnkeyedContainer: UnkeyedEncodingContainer {
-    let node: EncodingNode
-    let codingPath: [any CodingKey]
-    var count: Int { node.arrayCount }
-
-    private func next() -> EncodingNode { node.appendChild() }
-    private var nextPath: [any CodingKey] { codingPath + [IndexKey(count)] }
-
-    mutating func encodeNil() throws { next().content = .value(.null) }
-    mutating func encode(_ value: Bool) throws { next().content = .value(.bool(value)) }
-    mutating func encode(_ value: String) throws { next().content = .value(.string(value)) }
-    mutating func encode(_ value: Double) throws {
-        next().content = .value(try checkedDouble(value, codingPath: nextPath))
-    }
-    mutating func encode(_ value: Float) throws {
-        next().content = .value(try checkedDouble(Double(value), codingPath: nextPath))
-    }
-    mutating func encode(_ value: Int) throws { next().content = .value(.integer(value)) }
-    mutating func encode(_ value: Int8) throws { next().content = .value(.integer(Int(value))) }
-    mutating func encode(_ value: Int16) throws { next().content = .value(.integer(Int(value))) }
-    mutating func encode(_ value: Int32) throws { next().content = .value(.integer(Int(value))) }
-    mutating func encode(_ value: Int64) throws { next().content = .value(.integer(Int(value))) }
-    mutating func encode(_ value: UInt) throws {
-        next().content = .value(try checkedInteger(value, codingPath: nextPath))
-    }
-    mutating func encode(_ value: UInt8) throws { next().content = .value(.integer(Int(value))) }
-    mutating func encode(_ value: UInt16) throws { next().content = .value(.integer(Int(value))) }
-    mutating func encode(_ value: UInt32) throws { next().content = .value(.integer(Int(value))) }
-    mutating func encode(_ value: UInt64) throws {
-        next().content = .value(try checkedInteger(value, codingPath: nextPath))
-    }
-    mutating func encode<T: Encodable>(_ value: T) throws {
-        let path = nextPath
-        try store(value, in: next(), codingPath: path)
-    }
-
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
-        NestedKey
-    > {
-        let path = nextPath
-        let child = next()
-        child.makeObject()
-        return KeyedEncodingContainer(KeyedContainer<NestedKey>(node: child, codingPath: path))
-    }
-
-    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-        let path = nextPath
-        let child = next()
-        child.makeArray()
-        return UnkeyedContainer(node: child, codingPath: path)
-    }
-
-    mutating func superEncoder() -> any Encoder {
-        let path = nextPath
-        return TreeEncoder(node: next(), codingPath: path)
-    }
-}
-
-private struct SingleValueContainer: SingleValueEncodingContainer {
-    let node: EncodingNode
-    let codingPath: [any CodingKey]
-
-    mutating func encodeNil() throws { node.content = .value(.null) }
-    mutating func encode(_ value: Bool) throws { node.content = .value(.bool(value)) }
-    mutating func encode(_ value: String) throws { node.content = .value(.string(value)) }
-    mutating func encode(_ value: Double) throws {
-        node.content = .value(try checkedDouble(value, codingPath: codingPath))
-    }
-    mutating func encode(_ value: Float) throws {
-        node.content = .value(try checkedDouble(Double(value), codingPath: codingPath))
-    }
-    mutating func encode(_ value: Int) throws { node.content = .value(.integer(value)) }
-    mutating func encode(_ value: Int8) throws { node.content = .value(.integer(Int(value))) }
-    mutating func encode(_ value: Int16) throws { node.content = .value(.integer(Int(value))) }
-    mutating func encode(_ value: Int32) throws { node.content = .value(.integer(Int(value))) }
-    mutating func encode(_ value: Int64) throws { node.content = .value(.integer(Int(value))) }
-    mutating func encode(_ value: UInt) throws {
-        node.content = .value(try checkedInteger(value, codingPath: codingPath))
-    }
-    mutating func encode(_ value: UInt8) throws { node.content = .value(.integer(Int(value))) }
-    mutating func encode(_ value: UInt16) throws { node.content = .value(.integer(Int(value))) }
-    mutating func encode(_ value: UInt32) throws { node.content = .value(.integer(Int(value))) }
-    mutating func encode(_ value: UInt64) throws {
-        node.content = .value(try checkedInteger(value, codingPath: codingPath))
-    }
-    mutating func encode<T: Encodable>(_ value: T) throws { try store(value, in: node, codingPath: codingPath) }
 }

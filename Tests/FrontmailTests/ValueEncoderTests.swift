@@ -121,6 +121,59 @@ struct ValueEncoderTests {
         #expect(bodies[0] == bodies[1])
     }
 
+    @Test("errors deep inside nested values name their full path")
+    func nestedErrorPath() async throws {
+        struct Line: Encodable { var price: Double }
+        struct Cart: Encodable {
+            var owner = "x"
+            var lines: [Line]
+            var extra: [String: [Double]] = [:]
+        }
+        let client = try TestClient.make(ScriptedTransport([TestClient.accepted]))
+        let inArray = await frontmailError {
+            try await client.send(templateID: "t", params: Cart(lines: [Line(price: 1), Line(price: .infinity)]))
+        }
+        let arrayMessage = inArray?.message ?? ""
+        #expect(arrayMessage.contains("lines[1].price"), "\(arrayMessage)")
+        let inDictionary = await frontmailError {
+            try await client.send(templateID: "t", params: Cart(lines: [], extra: ["k": [0, .nan]]))
+        }
+        #expect(inDictionary?.message.contains("extra.k[1]") == true, "\(inDictionary?.message ?? "")")
+    }
+
+    @Test("custom encode(to:) with nested containers, super encoders and repeated keys")
+    func customEncodings() throws {
+        struct Custom: Encodable {
+            enum Keys: String, CodingKey { case a, b, c, nested, list }
+            enum Inner: String, CodingKey { case x }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Keys.self)
+                var nested = container.nestedContainer(keyedBy: Inner.self, forKey: .nested)
+                try container.encode(1, forKey: .a)
+                try nested.encode("late", forKey: .x)
+                var list = container.nestedUnkeyedContainer(forKey: .list)
+                try list.encode(true)
+                try list.encode(Date(timeIntervalSince1970: 0))
+                try container.encode(2, forKey: .a)
+                try "sup".encode(to: container.superEncoder(forKey: .b))
+                var single = encoder.container(keyedBy: Keys.self)
+                try single.encodeNil(forKey: .c)
+            }
+        }
+        let value = try ValueEncoder.encode(Custom())
+        #expect(
+            value == ["a": 2, "b": "sup", "c": nil, "nested": ["x": "late"], "list": [true, "1970-01-01T00:00:00Z"]])
+        var writer = JSONWriter()
+        guard case .object(let pairs) = try ValueEncoder.encodeNode(Custom()) else {
+            Issue.record("not an object")
+            return
+        }
+        try writer.writePairs(pairs)
+        #expect(
+            writer.string
+                == #"{"a":2,"b":"sup","c":null,"list":[true,"1970-01-01T00:00:00Z"],"nested":{"x":"late"}}"#)
+    }
+
     @Test("UInt64 beyond Int.max is refused rather than rounded")
     func hugeUnsigned() throws {
         struct Huge: Encodable { var n: UInt64 }
