@@ -73,12 +73,12 @@ run_wrk() { # name url script
     parse_wrk "$log"
 }
 
-start_fake() { # loops
+start_fake() { # loops (not in a subshell: its PID must reach the cleanup trap)
     "$bench" serve --loops "$1" >"$work/fake-$1.out" 2>&1 &
     pids+=($!)
     for _ in $(seq 100); do grep -q '^listening on ' "$work/fake-$1.out" && break; sleep 0.05; done
-    sed -n 's/^listening on //p' "$work/fake-$1.out" | head -1
 }
+fake_url() { sed -n 's/^listening on //p' "$work/fake-$1.out" | head -1; }
 
 port="$(free_port)"
 mkdir -p "$work/nginx"
@@ -101,8 +101,10 @@ CONF
 pids+=($!)
 for _ in $(seq 100); do (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.05; done
 
-url1="$(start_fake 1)"
-url2="$(start_fake 2)"
+start_fake 1
+start_fake 2
+url1="$(fake_url 1)"
+url2="$(fake_url 2)"
 
 read -r nginx_rps nginx_p50 nginx_p99 _ <<<"$(run_wrk nginx "http://127.0.0.1:$port/" "")"
 read -r fake1_rps fake1_p50 fake1_p99 fake1_err <<<"$(run_wrk fake1 "$url1" Benchmarks/ServerThroughput/send.lua)"

@@ -7,28 +7,63 @@ package enum Base64 {
     private static let alphabet: [UInt8] = Array(
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
+    /// Two output characters for every 12-bit value (little-endian pairs): half the lookups.
+    private static let pairs: [UInt16] = (0..<4096).map { value in
+        UInt16(alphabet[value >> 6]) | UInt16(alphabet[value & 0x3F]) << 8
+    }
+
+    /// Appends `input` as base64 to `bytes` through a small stack buffer (no zero-filling).
+    package static func append(_ input: UnsafeRawBufferPointer, to bytes: inout [UInt8]) {
+        bytes.reserveCapacity(bytes.count + encodedCount(input.count))
+        let chunkInput = 3 * 1024
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4 * 1024) { chunk in
+            var offset = 0
+            while offset < input.count {
+                let length = min(chunkInput, input.count - offset)
+                let slice = UnsafeRawBufferPointer(rebasing: input[offset..<(offset + length)])
+                let produced = encodedCount(length)
+                encode(slice, into: UnsafeMutableBufferPointer(rebasing: chunk[0..<produced]))
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[0..<produced]))
+                offset += length
+            }
+        }
+    }
+
     /// Encodes `input` into `output`, which must hold exactly `encodedCount(input.count)` bytes.
     package static func encode(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableBufferPointer<UInt8>) {
         precondition(output.count == encodedCount(input.count), "base64 output buffer has the wrong size")
         guard let source = input.baseAddress, let target = output.baseAddress else { return }
         alphabet.withUnsafeBufferPointer { table in
             let table = table.baseAddress!
-            let fullGroups = input.count / 3
-            var inIndex = 0
-            var outIndex = 0
-            for _ in 0..<fullGroups {
-                let b0 = UInt32(source.load(fromByteOffset: inIndex, as: UInt8.self))
-                let b1 = UInt32(source.load(fromByteOffset: inIndex + 1, as: UInt8.self))
-                let b2 = UInt32(source.load(fromByteOffset: inIndex + 2, as: UInt8.self))
-                let group = (b0 << 16) | (b1 << 8) | b2
-                target[outIndex] = table[Int((group >> 18) & 0x3F)]
-                target[outIndex + 1] = table[Int((group >> 12) & 0x3F)]
-                target[outIndex + 2] = table[Int((group >> 6) & 0x3F)]
-                target[outIndex + 3] = table[Int(group & 0x3F)]
-                inIndex += 3
-                outIndex += 4
+            pairs.withUnsafeBufferPointer { pairTable in
+                let pairTable = pairTable.baseAddress!
+                let target16 = UnsafeMutableRawPointer(target)
+                let fullGroups = input.count / 3
+                var inIndex = 0
+                var outIndex = 0
+                for _ in 0..<fullGroups {
+                    let b0 = UInt32(source.load(fromByteOffset: inIndex, as: UInt8.self))
+                    let b1 = UInt32(source.load(fromByteOffset: inIndex + 1, as: UInt8.self))
+                    let b2 = UInt32(source.load(fromByteOffset: inIndex + 2, as: UInt8.self))
+                    let group = (b0 << 16) | (b1 << 8) | b2
+                    target16.storeBytes(
+                        of: pairTable[Int(group >> 12)].littleEndian, toByteOffset: outIndex, as: UInt16.self)
+                    target16.storeBytes(
+                        of: pairTable[Int(group & 0xFFF)].littleEndian, toByteOffset: outIndex + 2, as: UInt16.self)
+                    inIndex += 3
+                    outIndex += 4
+                }
+                tail(source, count: input.count, inIndex: inIndex, outIndex: outIndex, table: table, target: target)
             }
-            let remaining = input.count - inIndex
+        }
+    }
+
+    private static func tail(
+        _ source: UnsafeRawPointer, count: Int, inIndex: Int, outIndex: Int, table: UnsafePointer<UInt8>,
+        target: UnsafeMutablePointer<UInt8>
+    ) {
+        do {
+            let remaining = count - inIndex
             if remaining > 0 {
                 let b0 = UInt32(source.load(fromByteOffset: inIndex, as: UInt8.self))
                 let b1 = remaining > 1 ? UInt32(source.load(fromByteOffset: inIndex + 1, as: UInt8.self)) : 0

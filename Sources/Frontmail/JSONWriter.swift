@@ -206,12 +206,7 @@ package struct JSONWriter {
     }
 
     package mutating func writeBase64(_ input: UnsafeRawBufferPointer) {
-        let outputCount = Base64.encodedCount(input.count)
-        let start = bytes.count
-        bytes.append(contentsOf: repeatElement(0, count: outputCount))
-        bytes.withUnsafeMutableBufferPointer { buffer in
-            Base64.encode(input, into: UnsafeMutableBufferPointer(rebasing: buffer[start..<(start + outputCount)]))
-        }
+        Base64.append(input, to: &bytes)
     }
 }
 
