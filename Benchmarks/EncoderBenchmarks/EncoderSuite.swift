@@ -170,20 +170,5 @@ enum Payloads {
 
     static let order: [String: FrontmailValue] = PayloadFactory.order
 
-    /// About 64 KB of nested objects and arrays.
-    static let nested: [String: FrontmailValue] = {
-        var sections: [FrontmailValue] = []
-        for section in 0..<52 {
-            var rows: [FrontmailValue] = []
-            for row in 0..<12 {
-                rows.append([
-                    "id": .integer(section * 100 + row), "label": .string("Row \(row) of section \(section) – détails"),
-                    "value": .double(Double(row) / 7), "flags": [true, false, nil],
-                    "note": "lorem ipsum dolor sit amet",
-                ])
-            }
-            sections.append(["title": .string("Section \(section)"), "rows": .array(rows)])
-        }
-        return ["document": ["version": 3, "sections": .array(sections)]]
-    }()
+    static let nested: [String: FrontmailValue] = PayloadFactory.largeNested
 }

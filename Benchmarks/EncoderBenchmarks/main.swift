@@ -10,18 +10,8 @@ import LoadKit
 //
 //   swift run -c release EncoderBenchmarks [--quick] [--out FILE.csv]
 
-let arguments: Arguments
-do {
-    arguments = try Arguments(
-        Array(CommandLine.arguments.dropFirst()), spec: Arguments.Spec(options: ["out"], flags: ["quick", "help"]))
-} catch {
-    FileHandle.standardError.write(Data("EncoderBenchmarks: \(error)\n".utf8))
-    exit(64)
-}
-if arguments.flag("help") {
-    print("usage: EncoderBenchmarks [--quick] [--out FILE.csv]")
-    exit(0)
-}
+let arguments = benchmarkArguments(
+    tool: "EncoderBenchmarks", usage: "usage: EncoderBenchmarks [--quick] [--out FILE.csv]")
 let runner =
     arguments.flag("quick")
     ? BenchRunner(minimumSeconds: 0.15, minimumOperations: 20, allocationIterations: 50) : BenchRunner()

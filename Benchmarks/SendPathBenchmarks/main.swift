@@ -15,18 +15,8 @@ import Synchronization
 //
 //   swift run -c release SendPathBenchmarks [--quick] [--out FILE.csv]
 
-let arguments: Arguments
-do {
-    arguments = try Arguments(
-        Array(CommandLine.arguments.dropFirst()), spec: Arguments.Spec(options: ["out"], flags: ["quick", "help"]))
-} catch {
-    FileHandle.standardError.write(Data("SendPathBenchmarks: \(error)\n".utf8))
-    exit(64)
-}
-if arguments.flag("help") {
-    print("usage: SendPathBenchmarks [--quick] [--out FILE.csv]")
-    exit(0)
-}
+let arguments = benchmarkArguments(
+    tool: "SendPathBenchmarks", usage: "usage: SendPathBenchmarks [--quick] [--out FILE.csv]")
 let quick = arguments.flag("quick")
 let runner = quick ? BenchRunner(minimumSeconds: 0.3, minimumOperations: 50, allocationIterations: 50) : BenchRunner()
 

@@ -1,98 +1,161 @@
 import Foundation
 
-/// A cancellable sleep on a `DispatchSourceTimer`.
+/// Cancellable sleeps on one shared Dispatch timer.
 ///
 /// `Task.sleep` keeps a cancelled sleep's timer (and its memory) until the original deadline
 /// (swiftlang/swift#60441), so every attempt that ends before its deadline would leave a timer
-/// pending for the whole timeout. This sleep cancels its timer, releasing it, the moment the wait
-/// ends early; the waiting Task resumes from the cancellation handler at once.
+/// pending for the whole timeout. Here every sleep is an entry in an indexed min-heap: a cancelled
+/// sleep is removed at once (memory stays flat) and its Task resumes from the cancellation handler;
+/// one `DispatchSourceTimer` is re-armed only when the earliest deadline changes, so a busy client
+/// pays a heap insert and removal per attempt, not a timer of its own.
 enum TimerSleep {
-    private static let queue = DispatchQueue(label: "dev.frontmail.timers", qos: .userInitiated)
-
     static func sleep(nanoseconds: UInt64) async throws {
-        let sleeper = Sleeper()
+        try await TimerWheel.shared.sleep(nanoseconds: nanoseconds)
+    }
+}
+
+/// `@unchecked Sendable`: every mutable field is touched only inside `lock`; the timer source is
+/// thread-safe but not marked `Sendable`.
+final class TimerWheel: @unchecked Sendable {
+    static let shared = TimerWheel()
+
+    private struct Entry {
+        var deadline: UInt64
+        var id: UInt64
+    }
+
+    private let lock = NSLock()
+    private var heap: [Entry] = []
+    private var positions: [UInt64: Int] = [:]
+    private var waiters: [UInt64: UnsafeContinuation<Void, any Error>] = [:]
+    /// Sleeps cancelled before their continuation was registered.
+    private var cancelledEarly: Set<UInt64> = []
+    private var nextID: UInt64 = 0
+    private var armed: UInt64 = .max
+    private let queue = DispatchQueue(label: "dev.frontmail.timers", qos: .userInitiated)
+    private let source: any DispatchSourceTimer
+
+    /// The shared instance is what the SDK uses; tests make their own.
+    init() {
+        source = DispatchSource.makeTimerSource(queue: queue)
+        source.setEventHandler { [unowned self] in fire() }
+        source.schedule(deadline: .distantFuture)
+        source.resume()
+    }
+
+    /// Live sleeps (0 when nothing waits).
+    var pending: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return waiters.count
+    }
+
+    func sleep(nanoseconds: UInt64) async throws {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let deadline = nanoseconds >= UInt64.max - now ? UInt64.max - 1 : now + nanoseconds
+        let id = lock.withLock {
+            nextID &+= 1
+            return nextID
+        }
         try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
-                guard sleeper.attach(continuation) else {
+                lock.lock()
+                if cancelledEarly.remove(id) != nil {
+                    lock.unlock()
                     continuation.resume(throwing: CancellationError())
                     return
                 }
-                let source = DispatchSource.makeTimerSource(queue: queue)
-                source.setEventHandler { sleeper.finish(throwing: nil) }
-                source.schedule(
-                    deadline: .now() + .nanoseconds(Int(min(nanoseconds, UInt64(Int.max)))), leeway: .microseconds(50))
-                if sleeper.start(source) {
-                    source.resume()
-                } else {
-                    // Ended meanwhile. A source must not be released while suspended: cancel, then resume.
-                    source.cancel()
-                    source.resume()
+                waiters[id] = continuation
+                insert(Entry(deadline: deadline, id: id))
+                // Re-armed under the lock, so two sleepers cannot leave the later deadline armed.
+                if deadline < armed {
+                    armed = deadline
+                    arm(deadline)
                 }
+                lock.unlock()
             }
         } onCancel: {
-            sleeper.finish(throwing: CancellationError())
+            lock.lock()
+            let continuation = waiters.removeValue(forKey: id)
+            if continuation == nil {
+                cancelledEarly.insert(id)
+            } else {
+                remove(id)
+            }
+            lock.unlock()
+            continuation?.resume(throwing: CancellationError())
         }
     }
 
-    /// One sleep's state: a value-type machine under a lock; the continuation resumes outside it.
-    ///
-    /// `@unchecked Sendable`: `state` is only touched inside `Lock.withLock`; the timer source is
-    /// thread-safe but not marked `Sendable`.
-    private final class Sleeper: @unchecked Sendable {
-        private enum State {
-            case idle
-            case waiting(UnsafeContinuation<Void, any Error>, (any DispatchSourceTimer)?)
-            case cancelledEarly
-            case done
-        }
+    private func arm(_ deadline: UInt64) {
+        source.schedule(deadline: DispatchTime(uptimeNanoseconds: deadline), leeway: .microseconds(50))
+    }
 
-        private let state = Lock(State.idle)
-
-        /// False when the Task was cancelled before the continuation existed.
-        func attach(_ continuation: UnsafeContinuation<Void, any Error>) -> Bool {
-            state.withLock { state in
-                guard case .idle = state else {
-                    state = .done
-                    return false
-                }
-                state = .waiting(continuation, nil)
-                return true
-            }
+    private func fire() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        var due: [UnsafeContinuation<Void, any Error>] = []
+        lock.lock()
+        while let first = heap.first, first.deadline <= now {
+            remove(first.id)
+            if let continuation = waiters.removeValue(forKey: first.id) { due.append(continuation) }
         }
-
-        /// False when the sleep already ended (the source must then not be resumed).
-        func start(_ source: any DispatchSourceTimer) -> Bool {
-            state.withLock { state in
-                guard case .waiting(let continuation, nil) = state else { return false }
-                state = .waiting(continuation, source)
-                return true
-            }
+        armed = heap.first?.deadline ?? .max
+        if armed != .max {
+            arm(armed)
+        } else {
+            source.schedule(deadline: .distantFuture)
         }
+        lock.unlock()
+        for continuation in due { continuation.resume() }
+    }
 
-        func finish(throwing error: (any Error)?) {
-            let (continuation, source) = state.withLock {
-                state -> (UnsafeContinuation<Void, any Error>?, (any DispatchSourceTimer)?) in
-                switch state {
-                case .idle:
-                    state = .cancelledEarly
-                    return (nil, nil)
-                case .waiting(let continuation, let source):
-                    state = .done
-                    return (continuation, source)
-                case .cancelledEarly, .done:
-                    return (nil, nil)
-                }
-            }
-            // Resume first: cancelling the source is Dispatch bookkeeping the waiter need not wait for.
-            if let continuation {
-                if let error {
-                    continuation.resume(throwing: error)
-                } else {
-                    continuation.resume()
-                }
-            }
-            source?.cancel()
+    // MARK: Indexed binary heap (earliest deadline first); called under `lock`.
+
+    private func insert(_ entry: Entry) {
+        heap.append(entry)
+        positions[entry.id] = heap.count - 1
+        siftUp(heap.count - 1)
+    }
+
+    private func remove(_ id: UInt64) {
+        guard let index = positions.removeValue(forKey: id) else { return }
+        let last = heap.removeLast()
+        guard index < heap.count else { return }
+        heap[index] = last
+        positions[last.id] = index
+        siftDown(siftUp(index))
+    }
+
+    @discardableResult
+    private func siftUp(_ start: Int) -> Int {
+        var child = start
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard heap[child].deadline < heap[parent].deadline else { break }
+            swapEntries(child, parent)
+            child = parent
         }
+        return child
+    }
+
+    private func siftDown(_ start: Int) {
+        var parent = start
+        while true {
+            let left = 2 * parent + 1
+            let right = left + 1
+            var smallest = parent
+            if left < heap.count && heap[left].deadline < heap[smallest].deadline { smallest = left }
+            if right < heap.count && heap[right].deadline < heap[smallest].deadline { smallest = right }
+            guard smallest != parent else { return }
+            swapEntries(parent, smallest)
+            parent = smallest
+        }
+    }
+
+    private func swapEntries(_ a: Int, _ b: Int) {
+        heap.swapAt(a, b)
+        positions[heap[a].id] = a
+        positions[heap[b].id] = b
     }
 }
 

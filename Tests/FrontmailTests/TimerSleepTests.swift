@@ -74,3 +74,39 @@ struct TimerSleepTests {
         #expect(await waiter.value)
     }
 }
+
+@Suite("the shared timer")
+struct TimerWheelTests {
+    @Test("sleeps of different lengths started out of order each end, none before its time")
+    func outOfOrder() async throws {
+        let start = Date()
+        let lengths = [0.08, 0.02, 0.05, 0.01, 0.03]
+        let ends = try await withThrowingTaskGroup(of: (Double, Double).self) { group in
+            for length in lengths {
+                group.addTask {
+                    try await cancellableSleep(seconds: length)
+                    return (length, Date().timeIntervalSince(start))
+                }
+            }
+            var ends: [(Double, Double)] = []
+            for try await end in group { ends.append(end) }
+            return ends
+        }
+        #expect(ends.count == lengths.count)
+        for (length, elapsed) in ends { #expect(elapsed >= length) }
+    }
+
+    @Test("cancelled sleeps leave nothing behind in the timer; due ones fire")
+    func cancelledAreRemoved() async throws {
+        let wheel = TimerWheel()
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<500 {
+                group.addTask { try? await wheel.sleep(nanoseconds: index % 5 == 0 ? 1_000_000 : 3_600_000_000_000) }
+            }
+            try? await Task.sleep(nanoseconds: 50_000_000)
+            #expect(wheel.pending == 400)
+            group.cancelAll()
+        }
+        #expect(wheel.pending == 0)
+    }
+}

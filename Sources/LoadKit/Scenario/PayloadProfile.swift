@@ -156,9 +156,10 @@ public struct PayloadFactory: Sendable {
         ]
     }()
 
-    static let largeNested: [String: FrontmailValue] = {
+    /// About 64 KB of nested objects and arrays.
+    public static let largeNested: [String: FrontmailValue] = {
         var sections: [FrontmailValue] = []
-        for section in 0..<40 {
+        for section in 0..<52 {
             var rows: [FrontmailValue] = []
             for row in 0..<12 {
                 rows.append([
