@@ -85,6 +85,21 @@ struct ComparisonTests {
         #expect(unavailable.markdown().contains("| n/a |"))
     }
 
+    @Test("--strict-only judges correctness and allocations, not timings")
+    func strictOnly() {
+        var current = Self.baseline
+        current[0].value = 1
+        current[1].value = 1000
+        #expect(
+            Comparison(baseline: Self.baseline, current: current, tolerance: 0, perMetric: [], strictOnly: true)
+                .regressions.isEmpty)
+        current[4].value = 1
+        #expect(
+            Comparison(baseline: Self.baseline, current: current, tolerance: 0, perMetric: [], strictOnly: true)
+                .regressions.count
+                == 1)
+    }
+
     @Test("the command: exit codes 0, 2, 4, 64 and 65")
     func command() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("compare-\(UUID().uuidString)")

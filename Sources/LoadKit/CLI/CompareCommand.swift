@@ -4,12 +4,13 @@ import Foundation
 /// `frontmail-bench compare`: the regression gate.
 public enum CompareCommand {
     public static let usage = """
-        usage: frontmail-bench compare BASELINE.csv CURRENT.csv [--tolerance 5%] [--tolerance METRIC=PCT]...
+        usage: frontmail-bench compare BASELINE.csv CURRENT.csv [--tolerance 5%] [--tolerance METRIC=PCT]... [--strict-only]
 
         Compares two summary CSVs (docs/csv.md) metric by metric and prints a Markdown table of the
         changes. Each metric has a polarity (higher or lower is better, or not judged); correctness
         metrics and allocation counts have tolerance 0 unless a METRIC=PCT says otherwise. METRIC
         matches consecutive parts of scenario.probe.metric.statistic (p99_us, send.latency, encoder.small_form).
+        --strict-only judges only the strict metrics (correctness and allocation counts), not timings.
 
         exit: 0 no regression, 2 a regression (the failing rows are listed), 4 improvements beyond the
         tolerance only (update the baseline), 64 bad arguments, 65 an unreadable file
@@ -18,7 +19,8 @@ public enum CompareCommand {
     public static func run(_ arguments: [String]) -> ExitCode {
         let parsed: Arguments
         do {
-            parsed = try Arguments(arguments, spec: Arguments.Spec(options: ["tolerance"], flags: ["help"]))
+            parsed = try Arguments(
+                arguments, spec: Arguments.Spec(options: ["tolerance"], flags: ["help", "strict-only"]))
         } catch {
             printError("compare: \(error)\n\n\(usage)")
             return .usage
@@ -66,7 +68,8 @@ public enum CompareCommand {
             }
         }
         let comparison = Comparison(
-            baseline: parsedFiles[0], current: parsedFiles[1], tolerance: tolerance, perMetric: perMetric)
+            baseline: parsedFiles[0], current: parsedFiles[1], tolerance: tolerance, perMetric: perMetric,
+            strictOnly: parsed.flag("strict-only"))
         print(comparison.markdown(), terminator: "")
         if !comparison.regressions.isEmpty { return .regression }
         if !comparison.improvements.isEmpty { return .improvement }

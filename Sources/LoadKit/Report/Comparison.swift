@@ -71,16 +71,21 @@ public struct Comparison: Sendable {
         return (0...(fullKey.count - parts.count)).contains { Array(fullKey[$0..<($0 + parts.count)]) == parts }
     }
 
+    static func isStrict(_ row: SummaryRow) -> Bool {
+        strictMetrics.contains(row.metric) || strictStatistics.contains(row.statistic)
+    }
+
+    /// With `strictOnly`, only correctness metrics and allocation counts are judged.
     public init(
         baseline: [SummaryRow], current: [SummaryRow], tolerance: Double,
-        perMetric: [(pattern: String, tolerance: Double)]
+        perMetric: [(pattern: String, tolerance: Double)], strictOnly: Bool = false
     ) {
         func key(_ row: SummaryRow) -> String { "\(row.scenario).\(row.key)" }
         let currentByKey = Dictionary(current.map { (key($0), $0) }, uniquingKeysWith: { _, last in last })
         let baselineKeys = Set(baseline.map(key))
         for row in baseline {
             let polarity = Self.polarity(row)
-            guard polarity != .informational else { continue }
+            guard polarity != .informational, !strictOnly || Self.isStrict(row) else { continue }
             let components = [row.scenario, row.probe, row.metric, row.statistic]
             var allowed =
                 Self.strictMetrics.contains(row.metric) || Self.strictStatistics.contains(row.statistic) ? 0 : tolerance
@@ -121,7 +126,10 @@ public struct Comparison: Sendable {
                     key: key(row), baseline: row.value, current: now.value, unit: row.unit, change: change,
                     tolerance: allowed, polarity: polarity, verdict: verdict))
         }
-        for row in current where !baselineKeys.contains(key(row)) && Self.polarity(row) != .informational {
+        for row in current
+        where !baselineKeys.contains(key(row)) && Self.polarity(row) != .informational
+            && (!strictOnly || Self.isStrict(row))
+        {
             lines.append(
                 Line(
                     key: key(row), baseline: nil, current: row.value, unit: row.unit, change: .nan,
