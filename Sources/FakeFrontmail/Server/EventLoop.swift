@@ -22,25 +22,25 @@ final class ServerCounters: Sendable {
 /// `@unchecked Sendable`: after `start()` every mutable field is touched only by the loop's own
 /// thread; other threads only call `stop()`, which writes to a pipe.
 final class EventLoop: @unchecked Sendable {
-    private let core: FakeFrontmailCore
-    private let parser: HTTPRequestParser
-    private let counters: ServerCounters
-    private let host: String
-    private let port: Int
-    private var listener: Int32
-    private let poller: Poller
-    private var timers = TimerHeap()
-    private var connections: [Int32: Connection] = [:]
-    private var nextToken: UInt64 = 1
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
-    private let stopped = Mutex(false)
-    private let finished = DispatchSemaphore(value: 0)
-    private var scratch = [UInt8](repeating: 0, count: 64 * 1024)
+    let core: FakeFrontmailCore
+    let parser: HTTPRequestParser
+    let counters: ServerCounters
+    let host: String
+    let port: Int
+    var listener: Int32
+    let poller: Poller
+    var timers = TimerHeap()
+    var connections: [Int32: Connection] = [:]
+    var nextToken: UInt64 = 1
+    let wakeRead: Int32
+    let wakeWrite: Int32
+    let stopped = Mutex(false)
+    let finished = DispatchSemaphore(value: 0)
+    var scratch = [UInt8](repeating: 0, count: 64 * 1024)
 
-    private static let listenerToken: UInt64 = 0
-    private static let wakeToken: UInt64 = .max
-    private enum TimerKind: UInt8 {
+    static let listenerToken: UInt64 = 0
+    static let wakeToken: UInt64 = .max
+    enum TimerKind: UInt8 {
         case wake = 1
         case trickle, refuseEdge
     }
@@ -89,9 +89,9 @@ final class EventLoop: @unchecked Sendable {
         finished.wait()
     }
 
-    private var isStopping: Bool { stopped.withLock { $0 } }
+    var isStopping: Bool { stopped.withLock { $0 } }
 
-    private func run() {
+    func run() {
         updateListener()
         while !isStopping {
             let now = core.now()
@@ -106,7 +106,7 @@ final class EventLoop: @unchecked Sendable {
         finished.signal()
     }
 
-    private func handle(_ event: Poller.Event) {
+    func handle(_ event: Poller.Event) {
         switch event.token {
         case Self.wakeToken:
             var byte: UInt8 = 0
@@ -121,7 +121,7 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    private func acceptAll() {
+    func acceptAll() {
         while listener >= 0 {
             let fd = cfm_accept_nonblocking(listener)
             guard fd >= 0 else { return }
@@ -136,7 +136,7 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    private func readable(_ connection: Connection) {
+    func readable(_ connection: Connection) {
         var peerClosed = false
         while true {
             let count = scratch.withUnsafeMutableBytes { recv(connection.fd, $0.baseAddress, $0.count, 0) }
@@ -160,7 +160,7 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    private func processInput(_ connection: Connection) {
+    func processInput(_ connection: Connection) {
         while connection.phase == .reading, !connection.input.isEmpty {
             let result = connection.input.withUnsafeBufferPointer { parser.parse($0) }
             switch result {
@@ -197,7 +197,7 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    private func dispatch(_ connection: Connection) {
+    func dispatch(_ connection: Connection) {
         guard let ticket = connection.ticket, let disposition = core.complete(ticket) else { return }
         switch disposition {
         case .respond(let response, let bytesPerSecond):
@@ -238,7 +238,7 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    private func startWriting(_ connection: Connection, _ response: ServerResponse, body: [UInt8], contentLength: Int) {
+    func startWriting(_ connection: Connection, _ response: ServerResponse, body: [UInt8], contentLength: Int) {
         connection.status = response.status
         connection.output = Connection.serialize(
             head: response, contentLength: contentLength, keepAlive: connection.keepAlive)
@@ -248,7 +248,7 @@ final class EventLoop: @unchecked Sendable {
         flush(connection)
     }
 
-    private func flush(_ connection: Connection) {
+    func flush(_ connection: Connection) {
         while connection.outputOffset < connection.output.count {
             let sent = connection.output.withUnsafeBytes { bytes in
                 send(
@@ -290,7 +290,7 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    private func fire(_ timer: TimerHeap.Entry) {
+    func fire(_ timer: TimerHeap.Entry) {
         if timer.kind == TimerKind.refuseEdge.rawValue {
             updateListener()
             return
@@ -312,66 +312,5 @@ final class EventLoop: @unchecked Sendable {
             }
             flush(connection)
         }
-    }
-
-    /// The client went away: the server still finishes what it was processing.
-    private func peerGone(_ connection: Connection) {
-        if let ticket = connection.ticket {
-            switch connection.phase {
-            case .waiting:
-                _ = core.complete(ticket, clientGone: true)
-                core.finished(ticket, status: 0, clientGone: true)
-            case .hanging:
-                core.finished(ticket, status: 0, clientGone: true)
-            case .writing, .trickling:
-                core.finished(ticket, status: connection.status, clientGone: true)
-            case .reading, .closed:
-                break
-            }
-            connection.ticket = nil
-        }
-        close(connection)
-    }
-
-    private func close(_ connection: Connection, reset: Bool = false) {
-        guard connection.phase != .closed else { return }
-        connection.phase = .closed
-        poller.remove(connection.fd)
-        connections[connection.fd] = nil
-        if reset {
-            Socket.reset(connection.fd)
-        } else {
-            _ = Glibc.close(connection.fd)
-        }
-        counters.active.subtract(1, ordering: .relaxed)
-    }
-
-    /// Opens or closes the listener to match the refuse windows.
-    private func updateListener() {
-        let refusing = core.isRefusing
-        if refusing, listener >= 0 {
-            poller.remove(listener)
-            _ = Glibc.close(listener)
-            listener = -1
-            for connection in connections.values where connection.phase == .reading && connection.input.isEmpty {
-                close(connection)
-            }
-        } else if !refusing, listener < 0 {
-            if let (fd, _) = try? Socket.listen(host: host, port: port, reusePort: true) {
-                listener = fd
-                poller.add(fd, token: Self.listenerToken)
-            }
-        }
-    }
-
-    private func shutdownAll() {
-        for connection in Array(connections.values) { peerGone(connection) }
-        if listener >= 0 {
-            poller.remove(listener)
-            _ = Glibc.close(listener)
-            listener = -1
-        }
-        _ = Glibc.close(wakeRead)
-        _ = Glibc.close(wakeWrite)
     }
 }

@@ -1,0 +1,172 @@
+import Foundation
+
+/// A Retry-After header: a number of seconds (`2`, `1.5`, `-3`), a string sent as it is
+/// (`"soon"`, an HTTP date), or `{"httpDateIn": "10s"}` (an HTTP date that far from now; negative
+/// for the past).
+public enum RetryAfterSpec: Sendable, Hashable {
+    case seconds(Double)
+    case raw(String)
+    case httpDateIn(TimeSpan)
+
+    /// The header value at wall-clock time `now`.
+    public func headerValue(now: Date) -> String {
+        switch self {
+        case .seconds(let value):
+            return value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+        case .raw(let text):
+            return text
+        case .httpDateIn(let span):
+            return HTTPDate.string(from: now.addingTimeInterval(span.seconds))
+        }
+    }
+
+    func scaled(by factor: Double) -> RetryAfterSpec {
+        switch self {
+        case .seconds(let value): return .seconds(value * factor)
+        case .raw: return self
+        case .httpDateIn(let span): return .httpDateIn(span.scaled(by: factor))
+        }
+    }
+}
+
+extension RetryAfterSpec: Codable {
+    public init(from decoder: any Decoder) throws {
+        if let single = try? decoder.singleValueContainer() {
+            if let number = try? single.decode(Double.self) {
+                self = .seconds(number)
+                return
+            }
+            if let text = try? single.decode(String.self) {
+                self = .raw(text)
+                return
+            }
+        }
+        try decoder.rejectUnknownKeys(["httpDateIn"])
+        let container = try decoder.container(keyedBy: AnyKey.self)
+        self = .httpDateIn(try container.decode(TimeSpan.self, forKey: AnyKey("httpDateIn")))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .seconds(let value):
+            var single = encoder.singleValueContainer()
+            try single.encode(value)
+        case .raw(let text):
+            var single = encoder.singleValueContainer()
+            try single.encode(text)
+        case .httpDateIn(let span):
+            var container = encoder.container(keyedBy: AnyKey.self)
+            try container.encode(span, forKey: AnyKey("httpDateIn"))
+        }
+    }
+}
+
+/// A replacement body: `"html"`, `"empty"`, `"emptyObject"`, `"invalidJSON"`, `"noMessageID"`, or
+/// `{"raw": "…"}`.
+public enum BodySpec: Sendable, Hashable {
+    case html
+    case empty
+    case emptyObject
+    case invalidJSON
+    case noMessageID
+    case raw(String)
+
+    public var bytes: [UInt8] {
+        switch self {
+        case .html: return Array("<html><head><title>Gateway Timeout</title></head><body>upstream</body></html>".utf8)
+        case .empty: return []
+        case .emptyObject: return Array("{}".utf8)
+        case .invalidJSON: return Array(#"{"message_id": "msg_"#.utf8)
+        case .noMessageID: return Array(#"{"status":"queued","status_token":"stk_none"}"#.utf8)
+        case .raw(let text): return Array(text.utf8)
+        }
+    }
+
+    public var contentType: String { self == .html ? "text/html" : "application/json" }
+}
+
+extension BodySpec: Codable {
+    public init(from decoder: any Decoder) throws {
+        if let single = try? decoder.singleValueContainer(), let name = try? single.decode(String.self) {
+            switch name {
+            case "html": self = .html
+            case "empty": self = .empty
+            case "emptyObject": self = .emptyObject
+            case "invalidJSON": self = .invalidJSON
+            case "noMessageID": self = .noMessageID
+            default:
+                throw PlanError(
+                    path: PlanError.path(decoder.codingPath),
+                    reason:
+                        "'\(name)' is not a body (html, empty, emptyObject, invalidJSON, noMessageID or {\"raw\": …})")
+            }
+            return
+        }
+        try decoder.rejectUnknownKeys(["raw"])
+        let container = try decoder.container(keyedBy: AnyKey.self)
+        self = .raw(try container.decode(String.self, forKey: AnyKey("raw")))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var single = encoder.singleValueContainer()
+        switch self {
+        case .html: try single.encode("html")
+        case .empty: try single.encode("empty")
+        case .emptyObject: try single.encode("emptyObject")
+        case .invalidJSON: try single.encode("invalidJSON")
+        case .noMessageID: try single.encode("noMessageID")
+        case .raw(let text):
+            var container = encoder.container(keyedBy: AnyKey.self)
+            try container.encode(text, forKey: AnyKey("raw"))
+        }
+    }
+}
+
+/// N workers with a service time; above capacity requests queue (latency grows) or are shed with
+/// 503 + Retry-After.
+public struct CapacityModel: Sendable, Hashable, Codable {
+    public enum Mode: String, Sendable, Hashable, Codable { case queue, shed }
+
+    public var workers: Int
+    public var serviceTime: Distribution
+    public var mode: Mode
+    /// With `queue`: requests waiting beyond this many are shed too.
+    public var maxQueue: Int?
+    public var shedRetryAfter: RetryAfterSpec?
+
+    public init(
+        workers: Int, serviceTime: Distribution, mode: Mode = .queue, maxQueue: Int? = nil,
+        shedRetryAfter: RetryAfterSpec? = nil
+    ) {
+        self.workers = workers
+        self.serviceTime = serviceTime
+        self.mode = mode
+        self.maxQueue = maxQueue
+        self.shedRetryAfter = shedRetryAfter
+    }
+
+    private enum CodingKeys: String, CodingKey { case workers, serviceTime, mode, maxQueue, shedRetryAfter }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(["workers", "serviceTime", "mode", "maxQueue", "shedRetryAfter"])
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        workers = try container.decode(Int.self, forKey: .workers)
+        serviceTime = try container.decode(Distribution.self, forKey: .serviceTime)
+        mode = try container.decodeIfPresent(Mode.self, forKey: .mode) ?? .queue
+        maxQueue = try container.decodeIfPresent(Int.self, forKey: .maxQueue)
+        shedRetryAfter = try container.decodeIfPresent(RetryAfterSpec.self, forKey: .shedRetryAfter)
+    }
+
+    func validate(path: String) throws(PlanError) {
+        if workers < 1 { throw PlanError(path: path + ".workers", reason: "must be 1 or more") }
+        if let maxQueue, maxQueue < 0 { throw PlanError(path: path + ".maxQueue", reason: "must not be negative") }
+        try serviceTime.validate(path: path + ".serviceTime")
+    }
+
+    func scaled(by factor: Double) -> CapacityModel {
+        var copy = self
+        copy.serviceTime = serviceTime.scaled(by: factor)
+        copy.shedRetryAfter = shedRetryAfter?.scaled(by: factor)
+        return copy
+    }
+}

@@ -1,0 +1,72 @@
+import CFakeFrontmailSystem
+import Foundation
+import Frontmail
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+extension EventLoop {
+    /// The client went away: the server still finishes what it was processing.
+    func peerGone(_ connection: Connection) {
+        if let ticket = connection.ticket {
+            switch connection.phase {
+            case .waiting:
+                _ = core.complete(ticket, clientGone: true)
+                core.finished(ticket, status: 0, clientGone: true)
+            case .hanging:
+                core.finished(ticket, status: 0, clientGone: true)
+            case .writing, .trickling:
+                core.finished(ticket, status: connection.status, clientGone: true)
+            case .reading, .closed:
+                break
+            }
+            connection.ticket = nil
+        }
+        close(connection)
+    }
+
+    func close(_ connection: Connection, reset: Bool = false) {
+        guard connection.phase != .closed else { return }
+        connection.phase = .closed
+        poller.remove(connection.fd)
+        connections[connection.fd] = nil
+        if reset {
+            Socket.reset(connection.fd)
+        } else {
+            _ = Glibc.close(connection.fd)
+        }
+        counters.active.subtract(1, ordering: .relaxed)
+    }
+
+    /// Opens or closes the listener to match the refuse windows.
+    func updateListener() {
+        let refusing = core.isRefusing
+        if refusing, listener >= 0 {
+            poller.remove(listener)
+            _ = Glibc.close(listener)
+            listener = -1
+            for connection in connections.values where connection.phase == .reading && connection.input.isEmpty {
+                close(connection)
+            }
+        } else if !refusing, listener < 0 {
+            if let (fd, _) = try? Socket.listen(host: host, port: port, reusePort: true) {
+                listener = fd
+                poller.add(fd, token: Self.listenerToken)
+            }
+        }
+    }
+
+    func shutdownAll() {
+        for connection in Array(connections.values) { peerGone(connection) }
+        if listener >= 0 {
+            poller.remove(listener)
+            _ = Glibc.close(listener)
+            listener = -1
+        }
+        _ = Glibc.close(wakeRead)
+        _ = Glibc.close(wakeWrite)
+    }
+}

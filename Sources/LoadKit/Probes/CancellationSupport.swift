@@ -1,0 +1,110 @@
+import FakeFrontmail
+import Foundation
+import Frontmail
+import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A fake server plus a transport to it.
+struct Fixture {
+    let server: FakeFrontmailServer?
+    let session: URLSession?
+    let transport: any FrontmailTransport
+    let baseURL: URL
+
+    init(core: FakeFrontmailCore, transport kind: Scenario.Transport, load: Int) throws {
+        switch kind {
+        case .inProcess:
+            server = nil
+            session = nil
+            transport = InProcessTransport(core: core)
+            baseURL = URL(string: "http://cancellation.fake.invalid")!
+        case .socket:
+            let started = try FakeFrontmailServer(core: core)
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.urlCache = nil
+            configuration.httpMaximumConnectionsPerHost = max(64, load + 64)
+            configuration.timeoutIntervalForRequest = 600
+            let urlSession = URLSession(configuration: configuration)
+            server = started
+            session = urlSession
+            transport = URLSessionTransport(session: urlSession)
+            baseURL = started.url
+        }
+    }
+
+    func close() {
+        session?.invalidateAndCancel()
+        server?.shutdown()
+    }
+}
+
+/// Counts the backoffs the SDK scheduled and notes when each measured send's attempts started.
+final class ProbeObserver: SendObserver {
+    private let backoffs = Atomic<Int>(0)
+    private let starts = Mutex<[String: [Double]]>([:])
+    var count: Int { backoffs.load(ordering: .relaxed) }
+
+    func attemptStarts(_ key: String) -> [Double] { starts.withLock { $0[key] ?? [] } }
+
+    func record(_ event: SendEvent) {
+        switch event {
+        case .backoffScheduled:
+            backoffs.add(1, ordering: .relaxed)
+        case .attemptStarted(_, let key?, _, let at) where key.hasPrefix(CancellationLatency.measuredPrefix):
+            starts.withLock { $0[key, default: []].append(at) }
+        default:
+            break
+        }
+    }
+}
+
+struct WaitTimedOut: Error, CustomStringConvertible {
+    var seconds: Double
+    var description: String { "a condition was not met within \(seconds) s" }
+}
+
+/// Polls `condition` every 0.2 ms until it holds or `timeout` seconds pass.
+func waitUntil(timeout: Double, _ condition: () -> Bool) async throws {
+    let deadline = Date().addingTimeInterval(timeout)
+    while !condition() {
+        guard Date() < deadline else { throw WaitTimedOut(seconds: timeout) }
+        try await Task.sleep(nanoseconds: 200_000)
+    }
+}
+
+extension CancellationLatency {
+    /// Cancels `count` sends, one after another, while a transport double holds each request:
+    /// the SDK's own state only (no server, no ledger), so growth in resident memory is a leak.
+    /// Returns the growth in KiB after a warm-up of 1,000 cancellations.
+    public static func soak(count: Int) async throws -> Double {
+        let transport = HoldingTransport()
+        let client = try Frontmail(
+            publicKey: "pk_soak", apiURL: URL(string: "http://soak.invalid")!, retry: .default, timeout: 600,
+            transport: transport, environment: .live)
+        func once() async throws {
+            let entered = transport.entered
+            let task = Task { try? await client.send(templateID: "tpl_bench", params: ["soak": true]) }
+            try await waitUntil(timeout: 10) { transport.entered > entered }
+            task.cancel()
+            _ = await task.value
+        }
+        for _ in 0..<1000 { try await once() }
+        let before = residentKiB()
+        for _ in 0..<count { try await once() }
+        return residentKiB() - before
+    }
+}
+
+/// Holds every request until the caller is cancelled.
+final class HoldingTransport: FrontmailTransport {
+    private let counter = Atomic<Int>(0)
+    var entered: Int { counter.load(ordering: .acquiring) }
+
+    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
+        counter.add(1, ordering: .releasing)
+        try await waitUntilCancelled()
+    }
+}
