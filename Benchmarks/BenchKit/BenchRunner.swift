@@ -140,7 +140,8 @@ public struct RatioCheck: Sendable {
     }
 
     public var line: String {
-        String(
+        if ratio.isNaN { return "n/a    \(group): \(subject) against \(baseline) (not measured in this build)" }
+        return String(
             format: "%@ %@: %@ is %.2fx %@ (target >= %.2gx)", met ? "MET   " : "MISSED", group, subject, ratio,
             baseline, target)
     }
