@@ -99,7 +99,7 @@ struct URLSessionTransportTests {
                     ? .delay(3, status: 202, body: Self.accepted) : .respond(status: 202, body: Self.accepted)
             },
             run: { server in
-                let (client, _) = try client(server, timeout: 0.3)
+                let (client, _) = try client(server, timeout: 1)
                 let result = try await client.send(templateID: "t")
                 #expect(result.messageID == "msg_e2e")
                 #expect(server.requestCount == 2)
