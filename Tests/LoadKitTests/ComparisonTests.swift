@@ -85,6 +85,19 @@ struct ComparisonTests {
         #expect(unavailable.markdown().contains("| n/a |"))
     }
 
+    @Test("a tolerance is a factor, the same for both polarities")
+    func symmetric() {
+        // 2.5x slower: throughput 1000 → 400, time 10 → 25 µs. Both are 2.5x worse.
+        var current = Self.baseline
+        current[0].value = 400
+        current[1].value = 25
+        let strictEnough = Comparison(baseline: Self.baseline, current: current, tolerance: 1.4, perMetric: [])
+        #expect(strictEnough.regressions.count == 2)
+        let loose = Comparison(baseline: Self.baseline, current: current, tolerance: 1.6, perMetric: [])
+        #expect(loose.regressions.isEmpty)
+        #expect(Comparison.worseFactor(baseline: 0, current: 1, polarity: .lowerIsBetter) == .infinity)
+    }
+
     @Test("--strict-only judges correctness and allocations, not timings")
     func strictOnly() {
         var current = Self.baseline
@@ -118,7 +131,8 @@ struct ComparisonTests {
         #expect(CompareCommand.run([base, base]) == .success)
         #expect(CompareCommand.run([base, try write(slower, "slow.csv")]) == .regression)
         #expect(CompareCommand.run([base, try write(faster, "fast.csv")]) == .improvement)
-        #expect(CompareCommand.run([base, try write(slower, "slow2.csv"), "--tolerance", "60%"]) == .success)
+        #expect(CompareCommand.run([base, try write(slower, "slow2.csv"), "--tolerance", "60%"]) == .regression)
+        #expect(CompareCommand.run([base, try write(slower, "slow3.csv"), "--tolerance", "100%"]) == .success)
         #expect(CompareCommand.run([base]) == .usage)
         #expect(CompareCommand.run([base, base, "--tolerance", "x=y"]) == .usage)
         let garbage = directory.appendingPathComponent("garbage.csv").path

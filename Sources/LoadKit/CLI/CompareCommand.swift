@@ -7,7 +7,8 @@ public enum CompareCommand {
         usage: frontmail-bench compare BASELINE.csv CURRENT.csv [--tolerance 5%] [--tolerance METRIC=PCT]... [--strict-only]
 
         Compares two summary CSVs (docs/csv.md) metric by metric and prints a Markdown table of the
-        changes. Each metric has a polarity (higher or lower is better, or not judged); correctness
+        changes. A tolerance is a factor: 5% allows a metric to be up to 1.05x worse (slower, larger,
+        lower throughput) before it is a regression. Each metric has a polarity (higher or lower is better, or not judged); correctness
         metrics and allocation counts have tolerance 0 unless a METRIC=PCT says otherwise. METRIC
         matches consecutive parts of scenario.probe.metric.statistic (p99_us, send.latency, encoder.small_form).
         --strict-only judges only the strict metrics (correctness and allocation counts), not timings.

@@ -71,6 +71,15 @@ public struct Comparison: Sendable {
         return (0...(fullKey.count - parts.count)).contains { Array(fullKey[$0..<($0 + parts.count)]) == parts }
     }
 
+    /// How many times worse `current` is than `baseline` (below 1: better).
+    static func worseFactor(baseline: Double, current: Double, polarity: Polarity) -> Double {
+        if baseline == current { return 1 }
+        let (worse, better) = polarity == .higherIsBetter ? (baseline, current) : (current, baseline)
+        if better <= 0 { return worse > better ? .infinity : 1 }
+        if worse <= 0 { return 0 }
+        return worse / better
+    }
+
     static func isStrict(_ row: SummaryRow) -> Bool {
         strictMetrics.contains(row.metric) || strictStatistics.contains(row.statistic)
     }
@@ -112,10 +121,11 @@ public struct Comparison: Sendable {
                 } else {
                     change = (now.value - row.value) / abs(row.value)
                 }
-                let better = polarity == .higherIsBetter ? change : -change
-                if better < -allowed {
+                // Judged as a factor, the same in both polarities: tolerance t allows (1 + t)× worse.
+                let worse = Self.worseFactor(baseline: row.value, current: now.value, polarity: polarity)
+                if worse > 1 + allowed {
                     verdict = .regression
-                } else if better > allowed {
+                } else if worse < 1 / (1 + allowed) {
                     verdict = .improvement
                 } else {
                     verdict = .unchanged
