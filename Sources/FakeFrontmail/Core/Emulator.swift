@@ -195,14 +195,6 @@ public final class Emulator: Sendable {
         }
     }
 
-    /// Gives the key back without committing (the request was never processed).
-    public func release(_ claim: SendClaim) {
-        guard let key = claim.key else { return }
-        state.withLock { state in
-            if case .inProgress? = state.idempotency[key] { state.idempotency[key] = nil }
-        }
-    }
-
     private enum Decision {
         case accept(held: Bool, templateID: String, serviceID: String?, locale: String?)
         case reject(ServerResponse)

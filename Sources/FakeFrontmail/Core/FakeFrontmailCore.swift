@@ -96,11 +96,12 @@ public final class FakeFrontmailCore: Sendable {
                 endpoint: endpoint, attempt: attempt, identity: identity, elapsed: arrival, headers: request.headers))
         var random = decision?.random ?? SeededRandom(seed: 0)
         let action = decision?.action
+        // What the ledger learns here is written once, whichever way the request goes.
+        var note = LedgerNote()
+        defer { record(note, at: index) }
         if let decision {
-            ledger.update(index) {
-                $0.rule = Int16(clamping: decision.rule)
-                $0.action = LedgerAction(decision.action.kind)
-            }
+            note.rule = Int16(clamping: decision.rule)
+            note.action = LedgerAction(decision.action.kind)
         }
         var wait = action?.delay?.sample(&random) ?? 0
 
@@ -109,7 +110,7 @@ public final class FakeFrontmailCore: Sendable {
         }
         switch faults.admit(at: arrival, identity: identity, attempt: attempt) {
         case .shed:
-            ledger.update(index) { $0.action = .shed }
+            note.action = .shed
             let retryAfter = plan.capacity?.shedRetryAfter?.headerValue(now: Date()) ?? "1"
             var response = ServerResponse.error(503, "service_unavailable", "The server is over capacity.")
             response.headers.set(name: "Retry-After", value: retryAfter)
@@ -133,13 +134,13 @@ public final class FakeFrontmailCore: Sendable {
         case .respond(let response):
             return Ticket(index: index, wait: wait, stage: .ready(.respond(response, bytesPerSecond: nil)))
         case .replay(let response, let message):
-            ledger.update(index) { $0.message = message }
+            note.message = message
             return Ticket(index: index, wait: wait, stage: .ready(apply(post, to: response)))
         case .claimed(let claim):
             if action?.kind == .commitThenDelay {
                 // Committed at once; only the answer waits.
                 let (response, message) = emulator.finishSend(claim)
-                recordCommit(index, message)
+                note.commit(message)
                 return Ticket(index: index, wait: wait, stage: .ready(.respond(response, bytesPerSecond: nil)))
             }
             return Ticket(index: index, wait: wait, stage: .send(claim, then: post))
@@ -150,24 +151,21 @@ public final class FakeFrontmailCore: Sendable {
     /// client is gone (processing still happens, as a server that has not noticed would do).
     public func complete(_ ticket: Ticket, clientGone: Bool = false) -> Disposition? {
         let disposition: Disposition
+        var note = LedgerNote()
         switch ticket.stage {
         case .ready(let ready):
             disposition = ready
         case .send(let claim, let post):
             let (response, message) = emulator.finishSend(claim)
-            recordCommit(ticket.index, message)
+            note.commit(message)
             disposition = apply(post, to: response)
         case .other(let request, let post):
             disposition = apply(post, to: emulator.handle(request))
         }
-        if let retryAfter = Self.retryAfterSeconds(disposition) {
-            ledger.update(ticket.index) { $0.retryAfter = Float(retryAfter) }
-        }
-        if clientGone {
-            ledger.update(ticket.index) { $0.clientGone = true }
-            return nil
-        }
-        return disposition
+        note.retryAfter = Self.retryAfterSeconds(disposition).map(Float.init)
+        note.clientGone = clientGone
+        record(note, at: ticket.index)
+        return clientGone ? nil : disposition
     }
 
     private static func retryAfterSeconds(_ disposition: Disposition) -> Double? {
@@ -190,11 +188,36 @@ public final class FakeFrontmailCore: Sendable {
         }
     }
 
-    private func recordCommit(_ index: Int, _ message: UInt32?) {
-        guard let message else { return }
-        ledger.update(index) {
-            $0.message = message
-            $0.effect = true
+    /// Ledger fields learned while handling a request, written under one lock.
+    private struct LedgerNote {
+        var rule: Int16?
+        var action: LedgerAction?
+        var message: UInt32?
+        var effect = false
+        var retryAfter: Float?
+        var clientGone = false
+
+        /// A new message was committed (nil: nothing was).
+        mutating func commit(_ committed: UInt32?) {
+            guard let committed else { return }
+            message = committed
+            effect = true
+        }
+
+        var isEmpty: Bool {
+            rule == nil && action == nil && message == nil && retryAfter == nil && !clientGone
+        }
+    }
+
+    private func record(_ note: LedgerNote, at index: Int) {
+        guard !note.isEmpty else { return }
+        ledger.update(index) { record in
+            if let rule = note.rule { record.rule = rule }
+            if let action = note.action { record.action = action }
+            if let message = note.message { record.message = message }
+            if note.effect { record.effect = true }
+            if let retryAfter = note.retryAfter { record.retryAfter = retryAfter }
+            if note.clientGone { record.clientGone = true }
         }
     }
 

@@ -101,7 +101,10 @@ public enum RunCommand {
             }
             return results
         }
-        let interruption = InterruptHandler { work.cancel() }
+        let interruption = InterruptHandler { _ in
+            printError("\ninterrupted: cancelling in-flight sends and writing partial results…")
+            work.cancel()
+        }
         defer { interruption.stop() }
         let results: [ScenarioResult]
         do {
@@ -147,7 +150,10 @@ public enum RunCommand {
             }
             return outcomes
         }
-        let interruption = InterruptHandler { child.cancel() }
+        let interruption = InterruptHandler { _ in
+            printError("\ninterrupted: stopping after the current scenario's partial results are written…")
+            child.cancel()
+        }
         defer { interruption.stop() }
         let outcomes = await child.value
         var rows: [SummaryRow] = []
@@ -282,22 +288,17 @@ public enum ScenarioLoader {
     }
 }
 
-/// Cancels the run on SIGINT or SIGTERM (the partial results are still written).
-///
-/// `@unchecked Sendable`: `sources` is set once in `init` and only read afterwards (DispatchSource
-/// is thread-safe but not marked Sendable).
+/// Calls `action` with the signal's name on SIGINT or SIGTERM (which no longer end the process).
+// @unchecked Sendable: `sources` is set once in `init`; DispatchSource is thread-safe but not marked Sendable.
 final class InterruptHandler: @unchecked Sendable {
     private let sources: [any DispatchSourceSignal]
 
-    init(_ action: @escaping @Sendable () -> Void) {
+    init(_ action: @escaping @Sendable (String) -> Void) {
         var sources: [any DispatchSourceSignal] = []
-        for number in [SIGINT, SIGTERM] {
+        for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                printError("\ninterrupted: cancelling in-flight sends and writing partial results…")
-                action()
-            }
+            source.setEventHandler { action(name) }
             source.resume()
             sources.append(source)
         }

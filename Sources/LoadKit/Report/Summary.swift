@@ -48,8 +48,6 @@ public struct SummaryBuilder: Sendable {
             add(probe, metric, name, histogram.value(at: quantile) / divisor, unit)
         }
     }
-
-    public mutating func append(_ other: [SummaryRow]) { rows += other }
 }
 
 /// The long-form summary CSV (docs/csv.md): a stable, versioned interface.

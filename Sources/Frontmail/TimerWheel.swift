@@ -8,14 +8,8 @@ import Foundation
 /// sleep is removed at once (memory stays flat) and its Task resumes from the cancellation handler;
 /// one `DispatchSourceTimer` is re-armed only when the earliest deadline changes, so a busy client
 /// pays a heap insert and removal per attempt, not a timer of its own.
-enum TimerSleep {
-    static func sleep(nanoseconds: UInt64) async throws {
-        try await TimerWheel.shared.sleep(nanoseconds: nanoseconds)
-    }
-}
-
-/// `@unchecked Sendable`: every mutable field is touched only inside `lock`; the timer source is
-/// thread-safe but not marked `Sendable`.
+/// One shared timer for every sleep of the SDK.
+// @unchecked Sendable: all mutable state is guarded by `lock`; the Dispatch source is thread-safe.
 final class TimerWheel: @unchecked Sendable {
     static let shared = TimerWheel()
 
@@ -166,7 +160,7 @@ package func cancellableSleep(seconds: Double) async throws {
         return
     }
     let nanoseconds = seconds * 1e9
-    try await TimerSleep.sleep(nanoseconds: nanoseconds >= Double(UInt64.max) ? .max : UInt64(nanoseconds))
+    try await TimerWheel.shared.sleep(nanoseconds: nanoseconds >= Double(UInt64.max) ? .max : UInt64(nanoseconds))
 }
 
 /// Suspends until the calling Task is cancelled, then throws `CancellationError`. No timer.
