@@ -150,19 +150,11 @@ public struct RatioCheck: Sendable {
 /// Writes rows to `--out` (if given) and prints them with the ratio lines.
 public func report(benchmark: String, rows: [SummaryRow], checks: [RatioCheck], out: String?) throws {
     let allRows = rows + checks.map { $0.row(benchmark: benchmark) }
-    let csv = SummaryCSV.render(allRows, runID: benchmarkRunID())
+    let csv = SummaryCSV.render(allRows, runID: RunID.make())
     if let out { try csv.write(toFile: out, atomically: true, encoding: .utf8) }
     print(csv, terminator: "")
     if !Allocations.available { print(Allocations.notice) }
     for check in checks { print(check.line) }
-}
-
-func benchmarkRunID() -> String {
-    let formatter = DateFormatter()
-    formatter.locale = Locale(identifier: "en_US_POSIX")
-    formatter.timeZone = TimeZone(identifier: "UTC")
-    formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
-    return formatter.string(from: Date())
 }
 
 /// Parses a benchmark's arguments (`--quick`, `--out FILE`, `--help` and its own options); prints

@@ -33,7 +33,7 @@ for client in CancellationLatency.Client.allCases {
     }
 }
 let rows = CancellationLatency.report(results, scenario: "cancel_latency").rows
-let csv = SummaryCSV.render(rows, runID: ISO8601DateFormatter().string(from: Date()))
+let csv = SummaryCSV.render(rows, runID: RunID.make())
 if let out = arguments.value("out") {
     try csv.write(toFile: out, atomically: true, encoding: .utf8)
 }

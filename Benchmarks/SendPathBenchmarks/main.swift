@@ -46,13 +46,13 @@ let sdkOnly = runner.measure(
 ) {
     blocking { _ = try? await canned.send(templateID: "tpl_bench", params: params) }
 }
-let core = FakeFrontmailCore(seed: 1)
-let inProcess = try Frontmail(
-    publicKey: "pk_bench", apiURL: URL(string: "http://send-path.invalid")!, transport: InProcessTransport(core: core))
-let inProcessResult = runner.measure(
-    group: "send_path", subject: "sdk_in_process_fake", bytesPerOperation: 0, processWide: true
-) {
-    blocking { _ = try? await inProcess.send(templateID: "tpl_bench", params: params) }
+let inProcessResult = try await withFakeFrontmail(frontEnd: .inProcess, core: FakeFrontmailCore(seed: 1)) { fake in
+    let inProcess = try Frontmail(publicKey: "pk_bench", apiURL: fake.baseURL, transport: fake.transport)
+    return runner.measure(
+        group: "send_path", subject: "sdk_in_process_fake", bytesPerOperation: 0, processWide: true
+    ) {
+        blocking { _ = try? await inProcess.send(templateID: "tpl_bench", params: params) }
+    }
 }
 var rows = sdkOnly.rows(benchmark: "send_path") + inProcessResult.rows(benchmark: "send_path")
 
@@ -85,29 +85,29 @@ func throughput(concurrency: Int, seconds: Double, _ one: @escaping @Sendable ()
     )
 }
 
-let server = try FakeFrontmailServer(core: FakeFrontmailCore(seed: 2))
-defer { server.shutdown() }
-let configuration = URLSessionConfiguration.ephemeral
-configuration.urlCache = nil
-configuration.httpMaximumConnectionsPerHost = 128
-let session = URLSession(configuration: configuration)
-let overSockets = try Frontmail(publicKey: "pk_bench", apiURL: server.url, session: session)
-let body = try JSONSerialization.data(withJSONObject: [
-    "template_id": "tpl_bench", "template_params": ["email": "jan@example.com"], "user_id": "pk_bench",
-])
-let seconds = quick ? 1.5 : 5
-let (rawRate, rawFailures) = await throughput(concurrency: 64, seconds: seconds) {
-    var request = URLRequest(url: server.url.appendingPathComponent("v1/send"))
-    request.httpMethod = "POST"
-    request.httpBody = body
-    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-    request.setValue("pk_bench", forHTTPHeaderField: "X-Frontmail-Public-Key")
-    request.setValue(UUID().uuidString.lowercased(), forHTTPHeaderField: "Idempotency-Key")
-    guard let (_, response) = try? await session.data(for: request) else { return false }
-    return (response as? HTTPURLResponse)?.statusCode == 202
-}
-let (sdkRate, sdkFailures) = await throughput(concurrency: 64, seconds: seconds) {
-    (try? await overSockets.send(templateID: "tpl_bench", params: ["email": "jan@example.com"])) != nil
+let (rawRate, rawFailures, sdkRate, sdkFailures) = try await withFakeFrontmail(
+    frontEnd: .socket, core: FakeFrontmailCore(seed: 2), session: .init(maxConnections: 128)
+) { fake in
+    let session = fake.session!
+    let overSockets = try Frontmail(publicKey: "pk_bench", apiURL: fake.baseURL, transport: fake.transport)
+    let body = try JSONSerialization.data(withJSONObject: [
+        "template_id": "tpl_bench", "template_params": ["email": "jan@example.com"], "user_id": "pk_bench",
+    ])
+    let seconds = quick ? 1.5 : 5
+    let (rawRate, rawFailures) = await throughput(concurrency: 64, seconds: seconds) {
+        var request = URLRequest(url: fake.baseURL.appendingPathComponent("v1/send"))
+        request.httpMethod = "POST"
+        request.httpBody = body
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue("pk_bench", forHTTPHeaderField: "X-Frontmail-Public-Key")
+        request.setValue(UUID().uuidString.lowercased(), forHTTPHeaderField: "Idempotency-Key")
+        guard let (_, response) = try? await session.data(for: request) else { return false }
+        return (response as? HTTPURLResponse)?.statusCode == 202
+    }
+    let (sdkRate, sdkFailures) = await throughput(concurrency: 64, seconds: seconds) {
+        (try? await overSockets.send(templateID: "tpl_bench", params: ["email": "jan@example.com"])) != nil
+    }
+    return (rawRate, rawFailures, sdkRate, sdkFailures)
 }
 rows += [
     SummaryRow(

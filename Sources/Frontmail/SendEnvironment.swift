@@ -13,7 +13,7 @@ package protocol FrontmailClock: Sendable {
     func sleep(until deadline: TimeInterval) async throws
 }
 
-/// The real clock: `DispatchTime` (monotonic) and a cancellable Dispatch timer (`TimerWheel`).
+/// The real clock: `DispatchTime` (monotonic) and a cancellable Dispatch timer (`SleepScheduler`).
 package struct SystemClock: FrontmailClock {
     package init() {}
 
@@ -28,7 +28,7 @@ package struct SystemClock: FrontmailClock {
             try Task.checkCancellation()
             return
         }
-        try await TimerWheel.shared.sleep(nanoseconds: Self.nanoseconds(seconds))
+        try await SleepScheduler.shared.sleep(nanoseconds: Self.nanoseconds(seconds))
     }
 
     package func sleep(until deadline: TimeInterval) async throws {

@@ -5,16 +5,6 @@ import Testing
 
 @testable import FakeFrontmail
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
-/// Which front end a scenario runs through.
-enum FrontEnd: String, CaseIterable, Sendable {
-    case socket
-    case inProcess
-}
-
 /// One wire-contract §8 behaviour: a plan, a client, a send, and what must come out.
 struct FaultCase: Sendable, CustomTestStringConvertible {
     var name: String
@@ -56,23 +46,9 @@ func withFake<T>(
     _ body: (Frontmail, FakeFrontmailCore) async throws -> T
 ) async throws -> T {
     let core = FakeFrontmailCore(config: config, plan: plan, seed: 42)
-    switch frontEnd {
-    case .inProcess:
+    return try await withFakeFrontmail(frontEnd: frontEnd, core: core) { fake in
         let client = try Frontmail(
-            publicKey: "pk_test", apiURL: URL(string: "http://fake-\(UUID().uuidString.lowercased()).invalid")!,
-            retry: retry, timeout: timeout,
-            transport: InProcessTransport(core: core))
-        return try await body(client, core)
-    case .socket:
-        let server = try FakeFrontmailServer(core: core)
-        defer { server.shutdown() }
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.urlCache = nil
-        configuration.httpMaximumConnectionsPerHost = 64
-        let session = URLSession(configuration: configuration)
-        defer { session.invalidateAndCancel() }
-        let client = try Frontmail(
-            publicKey: "pk_test", apiURL: server.url, retry: retry, timeout: timeout, session: session)
+            publicKey: "pk_test", apiURL: fake.baseURL, retry: retry, timeout: timeout, transport: fake.transport)
         return try await body(client, core)
     }
 }
@@ -211,7 +187,7 @@ struct FaultScenarioTests {
             #expect(sends.allSatisfy { $0.defects.isEmpty })
             if let result {
                 let committed = sends.first(where: \.effect)?.message
-                #expect(committed.map(Emulator.messageID) == result.messageID)
+                #expect(committed.map(MessageID.string) == result.messageID)
                 #expect(result.status == (fault.heldResult ? .held : .queued))
             }
         }

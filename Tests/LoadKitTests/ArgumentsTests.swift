@@ -1,3 +1,4 @@
+import FakeFrontmail
 import Foundation
 import Testing
 

@@ -45,7 +45,7 @@ extension Emulator {
         let encoded = request.path.dropFirst("/v1/messages/".count)
         let id = String(encoded).removingPercentEncoding ?? String(encoded)
         let notFound = ServerResponse.error(404, "message_not_found", "No message \(id) for this status token.")
-        guard let number = Self.messageNumber(id), let token = request.headers["X-Frontmail-Status-Token"] else {
+        guard let number = MessageID.number(id), let token = request.headers["X-Frontmail-Status-Token"] else {
             return notFound
         }
         guard let message = state.withLock({ $0.messages[number] }), message.statusToken == token else {

@@ -49,7 +49,7 @@ public final class Emulator: Sendable {
             writer.writeString(locale)
             writer.writeRaw(",")
         }
-        writer.writeRaw("\"message_id\":\"msg_")
+        writer.writeRaw("\"message_id\":\"msg_")  // MessageID.prefix
         writer.writeInteger(Int(number))
         writer.writeRaw("\",\"status\":")
         writer.writeRaw(message.held ? "\"held\"" : "\"queued\"")
@@ -88,12 +88,6 @@ public final class Emulator: Sendable {
 
     /// Accepted messages so far (each idempotency key counts once).
     public var committedCount: Int { Int(state.withLock { $0.messageCount }) }
-
-    /// `msg_<n>` ↔ n.
-    public static func messageID(_ number: UInt32) -> String { "msg_\(number)" }
-    public static func messageNumber(_ id: String) -> UInt32? {
-        id.hasPrefix("msg_") ? UInt32(id.dropFirst(4)) : nil
-    }
 
     // MARK: Send, phase 1
 

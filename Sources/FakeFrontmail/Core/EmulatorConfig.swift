@@ -91,20 +91,20 @@ public struct EmulatorConfig: Sendable, Hashable, Codable {
         lifecycle = try container.decodeIfPresent(Lifecycle.self, forKey: .lifecycle) ?? defaults.lifecycle
     }
 
-    public func validate(path: String = "") throws(PlanError) {
+    public func validate(path: String = "") throws(InputError) {
         func sub(_ name: String) -> String { path.isEmpty ? name : "\(path).\(name)" }
         var seen: Set<String> = []
         for (index, template) in templates.enumerated() {
             let here = sub("templates") + "[\(index)]"
-            if template.id.isEmpty { throw PlanError(path: here + ".id", reason: "must not be empty") }
+            if template.id.isEmpty { throw InputError(path: here + ".id", reason: "must not be empty") }
             if !seen.insert(template.id).inserted {
-                throw PlanError(path: here + ".id", reason: "'\(template.id)' is listed twice")
+                throw InputError(path: here + ".id", reason: "'\(template.id)' is listed twice")
             }
             if let locale = template.defaultLocale, !template.locales.isEmpty, !template.locales.contains(locale) {
-                throw PlanError(path: here + ".defaultLocale", reason: "'\(locale)' is not one of locales")
+                throw InputError(path: here + ".defaultLocale", reason: "'\(locale)' is not one of locales")
             }
         }
-        if maxAttachmentBytes < 0 { throw PlanError(path: sub("maxAttachmentBytes"), reason: "must not be negative") }
+        if maxAttachmentBytes < 0 { throw InputError(path: sub("maxAttachmentBytes"), reason: "must not be negative") }
     }
 }
 

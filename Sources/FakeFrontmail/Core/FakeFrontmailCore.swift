@@ -26,16 +26,8 @@ public struct Ticket: Sendable {
 
     enum Stage: Sendable {
         case ready(Disposition)
-        case send(Emulator.SendClaim, then: Post)
-        case other(ServerRequest, then: Post)
-    }
-
-    /// What happens to a processed answer.
-    struct Post: Sendable {
-        var statusOverride: Int?
-        var bytesPerSecond: Double?
-        var truncateKeep: Int?
-        var drop = false
+        case send(Emulator.SendClaim, then: FaultSteps.Rewrite)
+        case other(ServerRequest, then: FaultSteps.Rewrite)
     }
 }
 
@@ -75,6 +67,12 @@ public final class FakeFrontmailCore: Sendable {
     /// Whether a refuse window is open now.
     public var isRefusing: Bool { faults.isRefusing(at: now()) }
 
+    /// The plan's refuse windows (seconds on `now()`'s clock): a socket front end stops accepting
+    /// connections inside them.
+    public var refuseWindows: [(from: Double, to: Double)] { faults.refuseWindows }
+
+    /// A complete request arrived: it goes into the ledger, the fault engine says what happens to
+    /// it, and (when it is processed) the emulator begins it.
     public func arrive(_ request: ServerRequest, connection: UInt32) -> Ticket {
         let arrival = now()
         let endpoint = request.endpoint
@@ -91,59 +89,43 @@ public final class FakeFrontmailCore: Sendable {
                 record.defects = Self.defects(request)
             }, key: key, arrival: arrival, connection: connection, endpoint: endpoint)
         let identity = key.map { Fingerprint.of($0) } ?? UInt64(index) &* 0x9E37_79B9
-        let decision = faults.decide(
-            FaultEngine.Facts(
+        let steps = faults.steps(
+            for: FaultEngine.Facts(
                 endpoint: endpoint, attempt: attempt, identity: identity, elapsed: arrival, headers: request.headers))
-        var random = decision?.random ?? SeededRandom(seed: 0)
-        let action = decision?.action
         // What the ledger learns here is written once, whichever way the request goes.
         var note = LedgerNote()
         defer { record(note, at: index) }
-        if let decision {
-            note.rule = Int16(clamping: decision.rule)
-            note.action = LedgerAction(decision.action.kind)
+        if let rule = steps.rule, let action = steps.action {
+            note.rule = Int16(clamping: rule)
+            note.action = LedgerAction(action.kind)
         }
-        var wait = action?.delay?.sample(&random) ?? 0
+        func ticket(_ stage: Ticket.Stage) -> Ticket { Ticket(index: index, wait: steps.wait, stage: stage) }
 
-        if let action, !action.processes {
-            return Ticket(index: index, wait: wait, stage: .ready(fixedDisposition(action)))
-        }
-        switch faults.admit(at: arrival, identity: identity, attempt: attempt) {
-        case .shed:
+        let rewrite: FaultSteps.Rewrite
+        let commitAtOnce: Bool
+        switch steps.next {
+        case .answer(let disposition):
+            return ticket(.ready(disposition))
+        case .shed(let disposition):
             note.action = .shed
-            let retryAfter = plan.capacity?.shedRetryAfter?.headerValue(now: Date()) ?? "1"
-            var response = ServerResponse.error(503, "service_unavailable", "The server is over capacity.")
-            response.headers.set(name: "Retry-After", value: retryAfter)
-            return Ticket(index: index, wait: 0, stage: .ready(.respond(response, bytesPerSecond: nil)))
-        case .proceed(let capacityWait):
-            wait += capacityWait
+            return ticket(.ready(disposition))
+        case .process(let processRewrite, let processCommitAtOnce):
+            rewrite = processRewrite
+            commitAtOnce = processCommitAtOnce
         }
-        var post = Ticket.Post()
-        switch action?.kind {
-        case .respond?: post.statusOverride = action?.status
-        case .slowBody?: post.bytesPerSecond = action?.bytesPerSecond
-        case .truncate?: post.truncateKeep = action?.keepBytes ?? -1
-        case .commitThenDrop?: post.drop = true
-        default: break
-        }
-        guard endpoint == .send else {
-            return Ticket(index: index, wait: wait, stage: .other(request, then: post))
-        }
-        let begin = emulator.beginSend(request, parsed: parsed, fingerprint: fingerprint)
-        switch begin {
+        guard endpoint == .send else { return ticket(.other(request, then: rewrite)) }
+        switch emulator.beginSend(request, parsed: parsed, fingerprint: fingerprint) {
         case .respond(let response):
-            return Ticket(index: index, wait: wait, stage: .ready(.respond(response, bytesPerSecond: nil)))
+            return ticket(.ready(.respond(response, bytesPerSecond: nil)))
         case .replay(let response, let message):
             note.message = message
-            return Ticket(index: index, wait: wait, stage: .ready(apply(post, to: response)))
+            return ticket(.ready(rewrite.apply(to: response)))
+        case .claimed(let claim) where commitAtOnce:
+            let (response, message) = emulator.finishSend(claim)
+            note.commit(message)
+            return ticket(.ready(.respond(response, bytesPerSecond: nil)))
         case .claimed(let claim):
-            if action?.kind == .commitThenDelay {
-                // Committed at once; only the answer waits.
-                let (response, message) = emulator.finishSend(claim)
-                note.commit(message)
-                return Ticket(index: index, wait: wait, stage: .ready(.respond(response, bytesPerSecond: nil)))
-            }
-            return Ticket(index: index, wait: wait, stage: .send(claim, then: post))
+            return ticket(.send(claim, then: rewrite))
         }
     }
 
@@ -155,12 +137,12 @@ public final class FakeFrontmailCore: Sendable {
         switch ticket.stage {
         case .ready(let ready):
             disposition = ready
-        case .send(let claim, let post):
+        case .send(let claim, let rewrite):
             let (response, message) = emulator.finishSend(claim)
             note.commit(message)
-            disposition = apply(post, to: response)
-        case .other(let request, let post):
-            disposition = apply(post, to: emulator.handle(request))
+            disposition = rewrite.apply(to: response)
+        case .other(let request, let rewrite):
+            disposition = rewrite.apply(to: emulator.handle(request))
         }
         note.retryAfter = Self.retryAfterSeconds(disposition).map(Float.init)
         note.clientGone = clientGone
@@ -219,38 +201,6 @@ public final class FakeFrontmailCore: Sendable {
             if let retryAfter = note.retryAfter { record.retryAfter = retryAfter }
             if note.clientGone { record.clientGone = true }
         }
-    }
-
-    private func apply(_ post: Ticket.Post, to response: ServerResponse) -> Disposition {
-        var response = response
-        if let status = post.statusOverride, (200..<300).contains(response.status) { response.status = status }
-        if post.drop { return .close }
-        if let keep = post.truncateKeep {
-            return .truncate(response, keepBytes: keep >= 0 ? min(keep, response.body.count) : response.body.count / 2)
-        }
-        return .respond(response, bytesPerSecond: post.bytesPerSecond)
-    }
-
-    private func fixedDisposition(_ action: FaultAction) -> Disposition {
-        switch action.kind {
-        case .hang: return .hang
-        case .reset: return .reset
-        case .close, .refuse: return .close
-        default: break
-        }
-        let status = action.status ?? 500
-        var response: ServerResponse
-        if let body = action.body {
-            response = ServerResponse(status: status, headers: ["Content-Type": body.contentType], body: body.bytes)
-        } else {
-            let code = action.code ?? ServerResponse.defaultCode(for: status)
-            response = .error(status, code, action.message ?? "Injected fault: \(status) \(code).")
-        }
-        if let retryAfter = action.retryAfter {
-            response.headers.set(name: "Retry-After", value: retryAfter.headerValue(now: Date()))
-        }
-        for (name, value) in action.headers ?? [:] { response.headers.set(name: name, value: value) }
-        return .respond(response, bytesPerSecond: nil)
     }
 
     static func benchSendID(_ body: FrontmailValue?) -> Int64 {

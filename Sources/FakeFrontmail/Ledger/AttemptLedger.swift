@@ -194,7 +194,7 @@ public final class AttemptLedger: Sendable {
         var chunk = Self.csvHeader + "\n"
         for (index, record) in records.enumerated() {
             let finished = record.finished.isNaN ? "" : String(format: "%.6f", record.finished)
-            let message = record.message == 0 ? "" : Emulator.messageID(record.message)
+            let message = record.message == 0 ? "" : MessageID.string(record.message)
             let bench = record.benchSendID < 0 ? "" : String(record.benchSendID)
             let fields = [
                 String(index), String(format: "%.6f", record.arrival), finished, String(record.connection),

@@ -41,18 +41,18 @@ public enum Distribution: Sendable, Hashable {
         }
     }
 
-    func validate(path: String) throws(PlanError) {
+    func validate(path: String) throws(InputError) {
         switch self {
         case .fixed(let value):
-            if value.seconds < 0 { throw PlanError(path: path, reason: "must not be negative") }
+            if value.seconds < 0 { throw InputError(path: path, reason: "must not be negative") }
         case .uniform(let low, let high):
-            if low.seconds < 0 { throw PlanError(path: path + ".min", reason: "must not be negative") }
-            if high < low { throw PlanError(path: path + ".max", reason: "must be at least min (\(low))") }
+            if low.seconds < 0 { throw InputError(path: path + ".min", reason: "must not be negative") }
+            if high < low { throw InputError(path: path + ".max", reason: "must be at least min (\(low))") }
         case .exponential(let mean, _):
-            if mean.seconds <= 0 { throw PlanError(path: path + ".mean", reason: "must be positive") }
+            if mean.seconds <= 0 { throw InputError(path: path + ".mean", reason: "must be positive") }
         case .logNormal(let median, let sigma, _):
-            if median.seconds <= 0 { throw PlanError(path: path + ".median", reason: "must be positive") }
-            if !(sigma >= 0 && sigma.isFinite) { throw PlanError(path: path + ".sigma", reason: "must be 0 or more") }
+            if median.seconds <= 0 { throw InputError(path: path + ".median", reason: "must be positive") }
+            if !(sigma >= 0 && sigma.isFinite) { throw InputError(path: path + ".sigma", reason: "must be 0 or more") }
         }
     }
 }

@@ -95,8 +95,8 @@ extension BodySpec: Codable {
             case "invalidJSON": self = .invalidJSON
             case "noMessageID": self = .noMessageID
             default:
-                throw PlanError(
-                    path: PlanError.path(decoder.codingPath),
+                throw InputError(
+                    path: InputError.path(decoder.codingPath),
                     reason:
                         "'\(name)' is not a body (html, empty, emptyObject, invalidJSON, noMessageID or {\"raw\": …})")
             }
@@ -157,9 +157,9 @@ public struct CapacityModel: Sendable, Hashable, Codable {
         shedRetryAfter = try container.decodeIfPresent(RetryAfterSpec.self, forKey: .shedRetryAfter)
     }
 
-    func validate(path: String) throws(PlanError) {
-        if workers < 1 { throw PlanError(path: path + ".workers", reason: "must be 1 or more") }
-        if let maxQueue, maxQueue < 0 { throw PlanError(path: path + ".maxQueue", reason: "must not be negative") }
+    func validate(path: String) throws(InputError) {
+        if workers < 1 { throw InputError(path: path + ".workers", reason: "must be 1 or more") }
+        if let maxQueue, maxQueue < 0 { throw InputError(path: path + ".maxQueue", reason: "must not be negative") }
         try serviceTime.validate(path: path + ".serviceTime")
     }
 

@@ -83,35 +83,35 @@ public struct FaultAction: Sendable, Hashable {
         .refuse: [],
     ]
 
-    func validate(path: String) throws(PlanError) {
+    func validate(path: String) throws(InputError) {
         try delay?.validate(path: path + ".delay")
         switch kind {
         case .respond:
-            guard let status else { throw PlanError(path: path + ".status", reason: "is required for respond") }
+            guard let status else { throw InputError(path: path + ".status", reason: "is required for respond") }
             guard (100...599).contains(status) else {
-                throw PlanError(path: path + ".status", reason: "must be an HTTP status (100-599)")
+                throw InputError(path: path + ".status", reason: "must be an HTTP status (100-599)")
             }
         case .delay, .commitThenDelay:
             guard delay != nil else {
-                throw PlanError(path: path + ".delay", reason: "is required for \(kind.rawValue)")
+                throw InputError(path: path + ".delay", reason: "is required for \(kind.rawValue)")
             }
         case .slowBody:
             guard let bytesPerSecond else {
-                throw PlanError(path: path + ".bytesPerSecond", reason: "is required for slowBody")
+                throw InputError(path: path + ".bytesPerSecond", reason: "is required for slowBody")
             }
             guard bytesPerSecond > 0, bytesPerSecond.isFinite else {
-                throw PlanError(path: path + ".bytesPerSecond", reason: "must be positive")
+                throw InputError(path: path + ".bytesPerSecond", reason: "must be positive")
             }
         case .truncate:
             if let keepBytes, keepBytes < 0 {
-                throw PlanError(path: path + ".keepBytes", reason: "must not be negative")
+                throw InputError(path: path + ".keepBytes", reason: "must not be negative")
             }
         case .hang, .reset, .close, .commitThenDrop, .refuse:
             break
         }
         if case .httpDateIn? = retryAfter {
         } else if case .seconds(let value)? = retryAfter, !value.isFinite {
-            throw PlanError(path: path + ".retryAfter", reason: "must be finite")
+            throw InputError(path: path + ".retryAfter", reason: "must be finite")
         }
     }
 
@@ -134,8 +134,8 @@ extension FaultAction: Codable {
         let name = try container.decode(String.self, forKey: .type)
         guard let kind = Kind(rawValue: name) else {
             let kinds = Kind.allCases.map(\.rawValue).joined(separator: ", ")
-            throw PlanError(
-                path: PlanError.path(decoder.codingPath + [CodingKeys.type]),
+            throw InputError(
+                path: InputError.path(decoder.codingPath + [CodingKeys.type]),
                 reason: "'\(name)' is not an action (\(kinds))")
         }
         self.kind = kind

@@ -27,7 +27,7 @@ public struct FaultPlan: Sendable, Hashable, Codable {
     }
 
     /// Checks every field; the error names the first bad one (`rules[1].action.status: …`).
-    public func validate(path: String = "") throws(PlanError) {
+    public func validate(path: String = "") throws(InputError) {
         func sub(_ name: String) -> String { path.isEmpty ? name : "\(path).\(name)" }
         for (index, rule) in rules.enumerated() {
             try rule.validate(path: sub("rules") + "[\(index)]")
@@ -36,12 +36,12 @@ public struct FaultPlan: Sendable, Hashable, Codable {
     }
 
     /// Decodes and validates a plan from JSON; errors name the field.
-    public static func decode(_ data: Data) throws(PlanError) -> FaultPlan {
+    public static func decode(_ data: Data) throws(InputError) -> FaultPlan {
         let plan: FaultPlan
         do {
             plan = try JSONDecoder().decode(FaultPlan.self, from: data)
         } catch {
-            throw PlanError.from(error)
+            throw InputError.from(error)
         }
         try plan.validate()
         return plan
@@ -88,18 +88,18 @@ public struct FaultRule: Sendable, Hashable, Codable {
         limit = try container.decodeIfPresent(Int.self, forKey: .limit)
     }
 
-    func validate(path: String) throws(PlanError) {
-        if let limit, limit < 1 { throw PlanError(path: path + ".limit", reason: "must be 1 or more") }
+    func validate(path: String) throws(InputError) {
+        if let limit, limit < 1 { throw InputError(path: path + ".limit", reason: "must be 1 or more") }
         try match.validate(path: path + ".match")
         try action.validate(path: path + ".action")
         if action.kind == .refuse {
             guard match.from != nil || match.to != nil else {
-                throw PlanError(path: path + ".match", reason: "a refuse rule needs a time window (from and/or to)")
+                throw InputError(path: path + ".match", reason: "a refuse rule needs a time window (from and/or to)")
             }
             guard match.endpoint == nil, match.attempt == nil, match.probability == nil, match.everyNth == nil,
                 match.header == nil
             else {
-                throw PlanError(
+                throw InputError(
                     path: path + ".match",
                     reason: "a refuse rule closes the listener, so it can only match on time (from, to)")
             }
@@ -152,15 +152,17 @@ public struct FaultMatch: Sendable, Hashable, Codable {
         header = try container.decodeIfPresent(HeaderMatch.self, forKey: .header)
     }
 
-    func validate(path: String) throws(PlanError) {
+    func validate(path: String) throws(InputError) {
         if let probability, !(0...1).contains(probability) {
-            throw PlanError(path: path + ".probability", reason: "must be between 0 and 1")
+            throw InputError(path: path + ".probability", reason: "must be between 0 and 1")
         }
-        if let everyNth, everyNth < 1 { throw PlanError(path: path + ".everyNth", reason: "must be 1 or more") }
-        if let from, from.seconds < 0 { throw PlanError(path: path + ".from", reason: "must not be negative") }
-        if let from, let to, to <= from { throw PlanError(path: path + ".to", reason: "must be after from (\(from))") }
+        if let everyNth, everyNth < 1 { throw InputError(path: path + ".everyNth", reason: "must be 1 or more") }
+        if let from, from.seconds < 0 { throw InputError(path: path + ".from", reason: "must not be negative") }
+        if let from, let to, to <= from { throw InputError(path: path + ".to", reason: "must be after from (\(from))") }
         if let attempt { try attempt.validate(path: path + ".attempt") }
-        if let header, header.name.isEmpty { throw PlanError(path: path + ".header.name", reason: "must not be empty") }
+        if let header, header.name.isEmpty {
+            throw InputError(path: path + ".header.name", reason: "must not be empty")
+        }
     }
 
     func scaled(by factor: Double) -> FaultMatch {
@@ -207,9 +209,9 @@ public struct AttemptRange: Sendable, Hashable, Codable {
         try container.encodeIfPresent(max, forKey: AnyKey("max"))
     }
 
-    func validate(path: String) throws(PlanError) {
-        if min < 1 { throw PlanError(path: path, reason: "attempts are counted from 1") }
-        if let max, max < min { throw PlanError(path: path + ".max", reason: "must be at least min (\(min))") }
+    func validate(path: String) throws(InputError) {
+        if min < 1 { throw InputError(path: path, reason: "attempts are counted from 1") }
+        if let max, max < min { throw InputError(path: path + ".max", reason: "must be at least min (\(min))") }
     }
 }
 

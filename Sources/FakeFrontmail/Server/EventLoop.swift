@@ -65,7 +65,7 @@ final class EventLoop: @unchecked Sendable {
         _ = cfm_set_nonblocking(wakeRead)
         poller.add(listener, token: Self.listenerToken)
         poller.add(wakeRead, token: Self.wakeToken)
-        for window in core.faults.refuseWindows {
+        for window in core.refuseWindows {
             timers.schedule(at: window.from, token: 0, kind: TimerKind.refuseEdge.rawValue)
             if window.to.isFinite { timers.schedule(at: window.to, token: 0, kind: TimerKind.refuseEdge.rawValue) }
         }

@@ -75,7 +75,7 @@ public enum RunCommand {
         }
 
         let out = URL(fileURLWithPath: parsed.value("out") ?? "results")
-        let runID = parsed.value("run-id") ?? Self.runID()
+        let runID = parsed.value("run-id") ?? RunID.make()
         let showProgress = !parsed.flag("no-progress") && isatty(2) == 1
         // Several scenarios: each in its own process, so one scenario's URLSession state (or a
         // crash) cannot affect the next.
@@ -112,14 +112,7 @@ public enum RunCommand {
         } catch {
             return .software
         }
-        var allRows: [SummaryRow] = []
-        for result in results { allRows += result.rows }
-        let combined = out.appendingPathComponent("\(runID)-run.csv")
-        do {
-            try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
-            try SummaryCSV.render(allRows, runID: runID).write(to: combined, atomically: true, encoding: .utf8)
-        } catch {
-            printError("run: could not write \(combined.path): \(error)")
+        guard let combined = writeRun(results.flatMap(\.rows), ResultsWriter(root: out, runID: runID)) else {
             return .software
         }
         for result in results { print(result.verdictLine) }
@@ -156,21 +149,8 @@ public enum RunCommand {
         }
         defer { interruption.stop() }
         let outcomes = await child.value
-        var rows: [SummaryRow] = []
-        for (scenario, _, _) in outcomes {
-            let summary = out.appendingPathComponent("\(runID)-\(scenario.name)/summary.csv")
-            if let text = try? String(contentsOf: summary, encoding: .utf8),
-                let parsedRows = try? SummaryCSV.parse(text)
-            {
-                rows += parsedRows.rows
-            }
-        }
-        let combined = out.appendingPathComponent("\(runID)-run.csv")
-        do {
-            try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
-            try SummaryCSV.render(rows, runID: runID).write(to: combined, atomically: true, encoding: .utf8)
-        } catch {
-            printError("run: could not write \(combined.path): \(error)")
+        let writer = ResultsWriter(root: out, runID: runID)
+        guard let combined = writeRun(outcomes.flatMap { writer.summaryRows(of: $0.0.name) }, writer) else {
             return .software
         }
         for (scenario, status, verdict) in outcomes {
@@ -207,105 +187,13 @@ public enum RunCommand {
         }
     }
 
-    static func runID() -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
-        return formatter.string(from: Date())
-    }
-}
-
-/// `frontmail-bench list`: the scenarios with their descriptions.
-public enum ListCommand {
-    public static let usage = "usage: frontmail-bench list [FILE|DIR...]   (default: scenarios/)"
-
-    public static func run(_ arguments: [String]) -> ExitCode {
-        let parsed: Arguments
+    /// Writes the run's combined summary; nil (after saying why) when it cannot.
+    static func writeRun(_ rows: [SummaryRow], _ writer: ResultsWriter) -> URL? {
         do {
-            parsed = try Arguments(arguments, spec: Arguments.Spec(flags: ["help"]))
+            return try writer.writeRun(rows)
         } catch {
-            printError("list: \(error)\n\(usage)")
-            return .usage
+            printError("run: could not write \(writer.runCSV.path): \(error)")
+            return nil
         }
-        if parsed.flag("help") {
-            print(usage)
-            return .success
-        }
-        do {
-            let scenarios = try ScenarioLoader.load(parsed.positionals.isEmpty ? ["scenarios"] : parsed.positionals)
-            let width = scenarios.map(\.name.count).max() ?? 0
-            for scenario in scenarios {
-                let padding = String(repeating: " ", count: width - scenario.name.count)
-                print("\(scenario.name)\(padding)  [\(scenario.transport.rawValue)] \(scenario.description)")
-            }
-            return .success
-        } catch let error as InputFileError {
-            printError(error.description)
-            return .dataError
-        } catch {
-            printError("list: \(error)")
-            return .usage
-        }
-    }
-}
-
-/// Finds and validates scenario files before anything runs.
-public enum ScenarioLoader {
-    public struct NotFound: Error, CustomStringConvertible {
-        public var path: String
-        public var description: String { "\(path): no such file or folder" }
-    }
-
-    public static func load(_ paths: [String]) throws -> [Scenario] {
-        var files: [String] = []
-        for path in paths {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                throw NotFound(path: path)
-            }
-            if isDirectory.boolValue {
-                let names = try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasSuffix(".json") }
-                    .sorted()
-                files += names.map { (path as NSString).appendingPathComponent($0) }
-            } else {
-                files.append(path)
-            }
-        }
-        var scenarios: [Scenario] = []
-        var seen: [String: String] = [:]
-        for file in files {
-            let scenario = try Scenario.load(file: file)
-            if let other = seen[scenario.name] {
-                throw InputFileError(
-                    file: file,
-                    error: PlanError(path: "name", reason: "'\(scenario.name)' is also the name in \(other)"))
-            }
-            seen[scenario.name] = file
-            scenarios.append(scenario)
-        }
-        return scenarios
-    }
-}
-
-/// Calls `action` with the signal's name on SIGINT or SIGTERM (which no longer end the process).
-// @unchecked Sendable: `sources` is set once in `init`; DispatchSource is thread-safe but not marked Sendable.
-final class InterruptHandler: @unchecked Sendable {
-    private let sources: [any DispatchSourceSignal]
-
-    init(_ action: @escaping @Sendable (String) -> Void) {
-        var sources: [any DispatchSourceSignal] = []
-        for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { action(name) }
-            source.resume()
-            sources.append(source)
-        }
-        self.sources = sources
-    }
-
-    func stop() {
-        for source in sources { source.cancel() }
     }
 }

@@ -113,33 +113,7 @@ public enum ServeCommand {
             try config.validate()
             return config
         } catch {
-            throw InputFileError(file: path, error: PlanError.from(error))
+            throw InputFileError(file: path, error: InputError.from(error))
         }
     }
-}
-
-/// `FILE: field.path: reason`, the form every bad input file is reported in.
-public struct InputFileError: Error, CustomStringConvertible, Sendable {
-    public var file: String
-    public var error: PlanError
-
-    public init(file: String, error: PlanError) {
-        self.file = file
-        self.error = error
-    }
-
-    public var description: String { "\(file): \(error.path.isEmpty ? "" : error.path + ": ")\(error.reason)" }
-
-    static func read(_ path: String) throws(InputFileError) -> Data {
-        do {
-            return try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw InputFileError(
-                file: path, error: PlanError(path: "", reason: "cannot be read (\(error.localizedDescription))"))
-        }
-    }
-}
-
-func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
 }

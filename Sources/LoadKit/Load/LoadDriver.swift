@@ -5,6 +5,14 @@ import Foundation
 /// bounded at any size and no task outlives the run. Cancelling the calling Task stops the run:
 /// nothing new starts and in-flight sends are cancelled.
 enum LoadDriver {
+    /// The scenario's loop, closed or open.
+    static func run(_ load: LoadSettings, history: History, send: @escaping @Sendable (Int) async -> Void) async {
+        switch load.kind {
+        case .closed: await closed(load, history: history, send: send)
+        case .open: await open(load, history: history, send: send)
+        }
+    }
+
     /// Closed loop: `concurrency` sends in flight; each end lets the next one start.
     static func closed(
         _ load: LoadSettings, history: History, send: @escaping @Sendable (Int) async -> Void

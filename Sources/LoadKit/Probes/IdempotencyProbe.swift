@@ -53,7 +53,7 @@ struct IdempotencyProbe {
             let verdicts = sends.map(\.verdict)
             for send in sends {
                 guard case .ok(let messageID) = send.outcome else { continue }
-                let number = Emulator.messageNumber(messageID)
+                let number = MessageID.number(messageID)
                 if number.map({ !committedMessages.contains($0) }) ?? true { lost += 1 }
                 if let own = committed.first, let number, own.message != number { mismatches += 1 }
             }

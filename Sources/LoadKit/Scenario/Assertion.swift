@@ -36,11 +36,11 @@ public struct Assertion: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { text }
 
-    public init(parsing text: String) throws(PlanError) {
+    public init(parsing text: String) throws(InputError) {
         let parts = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         guard parts.count == 3, let op = Operator(rawValue: parts[1]) else {
             let ops = Operator.allCases.map(\.rawValue).joined(separator: " ")
-            throw PlanError(
+            throw InputError(
                 path: "", reason: "'\(text)' is not an assertion (write NAME OP VALUE with OP one of \(ops))")
         }
         self.text = text
@@ -53,18 +53,24 @@ public struct Assertion: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    func validate(path: String, probes: Set<ProbeKind>) throws(PlanError) {
+    func validate(path: String, in scenario: Scenario) throws(InputError) {
         for name in [name] + (value.metricName.map { [$0] } ?? []) {
-            guard let probe = MetricCatalog.probe(of: name) else {
-                throw PlanError(
+            guard let source = MetricCatalog.source(of: name) else {
+                throw InputError(
                     path: path,
                     reason:
                         "unknown metric '\(name)' (see docs/scenarios.md for the names, e.g. \(MetricCatalog.examples))"
                 )
             }
-            guard probes.contains(probe) else {
-                throw PlanError(
+            switch (source, scenario.experiment) {
+            case (.cancellation, .cancellation): break
+            case (.cancellation, .load):
+                throw InputError(
+                    path: path, reason: "'\(name)' needs a cancellation section, which this scenario lacks")
+            case (.probe(let probe), _) where !scenario.probes.contains(probe):
+                throw InputError(
                     path: path, reason: "'\(name)' needs the \(probe.rawValue) probe, which this scenario does not run")
+            case (.probe, _): break
             }
         }
     }
@@ -94,7 +100,7 @@ extension Assertion: Decodable {
         do {
             try self.init(parsing: text)
         } catch {
-            throw PlanError(path: PlanError.path(decoder.codingPath), reason: error.reason)
+            throw InputError(path: InputError.path(decoder.codingPath), reason: error.reason)
         }
     }
 }
@@ -125,14 +131,22 @@ public enum MetricCatalog {
 
     static let examples = "idempotency.duplicates, jitter.ks_d, send.success_rate, attempts_per_send.max"
 
-    public static func probe(of name: String) -> ProbeKind? {
-        if name.hasPrefix("send.errors.") || name.hasPrefix("attempts.errors.") { return .outcome }
+    /// What produces a metric.
+    public enum Source: Sendable, Hashable {
+        case probe(ProbeKind)
+        /// The cancellation experiment (`cancellation.*`).
+        case cancellation
+    }
+
+    /// Who produces `name`; nil for a name nothing produces.
+    public static func source(of name: String) -> Source? {
+        if name.hasPrefix("send.errors.") || name.hasPrefix("attempts.errors.") { return .probe(.outcome) }
         if name.hasPrefix("cancellation.") { return .cancellation }
         for base in ["jitter.ks_d", "jitter.ks_critical_001", "jitter.ks_critical", "jitter.ks_p", "jitter.samples"]
         where name.hasPrefix(base + ".attempt") && Int(name.dropFirst(base.count + 8)) != nil {
-            return .jitter
+            return .probe(.jitter)
         }
-        return names.first { $0.value.contains(name) }?.key
+        return names.first { $0.value.contains(name) }.map { .probe($0.key) }
     }
 
     /// Counts that did not occur are 0; anything else missing is NaN (and fails).

@@ -37,8 +37,8 @@ extension PayloadProfile: Decodable {
             case "encodableWithDates": self = .encodableWithDates
             case "attachment": self = .attachment(bytes: 1_000_000)
             default:
-                throw PlanError(
-                    path: PlanError.path(decoder.codingPath),
+                throw InputError(
+                    path: InputError.path(decoder.codingPath),
                     reason:
                         "'\(name)' is not a payload (contactForm, order, largeNested, encodableWithDates, attachment)")
             }
@@ -48,12 +48,12 @@ extension PayloadProfile: Decodable {
         let container = try decoder.container(keyedBy: AnyKey.self)
         let type = try container.decode(String.self, forKey: AnyKey("type"))
         guard type == "attachment" else {
-            throw PlanError(
-                path: PlanError.path(decoder.codingPath + [AnyKey("type")]), reason: "only attachment takes options")
+            throw InputError(
+                path: InputError.path(decoder.codingPath + [AnyKey("type")]), reason: "only attachment takes options")
         }
         let bytes = try container.decodeIfPresent(Int.self, forKey: AnyKey("bytes")) ?? 1_000_000
         guard bytes >= 0 && bytes <= 9_000_000 else {
-            throw PlanError(path: PlanError.path(decoder.codingPath + [AnyKey("bytes")]), reason: "must be 0-9000000")
+            throw InputError(path: InputError.path(decoder.codingPath + [AnyKey("bytes")]), reason: "must be 0-9000000")
         }
         self = .attachment(bytes: bytes)
     }

@@ -16,7 +16,7 @@ extension Scenario: Decodable {
         name = try container.decode(String.self, forKey: key("name"))
         description = try container.decodeIfPresent(String.self, forKey: key("description")) ?? ""
         seed = try container.decodeIfPresent(UInt64.self, forKey: key("seed")) ?? 1
-        transport = try container.decodeIfPresent(Transport.self, forKey: key("transport")) ?? .inProcess
+        transport = try container.decodeIfPresent(FrontEnd.self, forKey: key("transport")) ?? .inProcess
         timeScale = try container.decodeIfPresent(Double.self, forKey: key("timeScale")) ?? 1
         client = try container.decodeIfPresent(ClientSettings.self, forKey: key("client")) ?? ClientSettings()
         load = try container.decodeIfPresent(LoadSettings.self, forKey: key("load")) ?? LoadSettings()
@@ -24,8 +24,23 @@ extension Scenario: Decodable {
         server = try container.decodeIfPresent(EmulatorConfig.self, forKey: key("server")) ?? EmulatorConfig()
         plan = try container.decodeIfPresent(FaultPlan.self, forKey: key("plan")) ?? .none
         cancellation = try container.decodeIfPresent(CancellationSettings.self, forKey: key("cancellation"))
-        let defaultProbes: [ProbeKind] = cancellation == nil ? [.jitter, .idempotency, .outcome] : [.cancellation]
-        probes = Set(try container.decodeIfPresent([ProbeKind].self, forKey: key("probes")) ?? defaultProbes)
+        let listed = try container.decodeIfPresent([String].self, forKey: key("probes"))
+        if cancellation != nil, let listed, !listed.isEmpty {
+            throw InputError(
+                path: "probes",
+                reason: "a scenario with a cancellation section is an experiment of its own; it runs no probes")
+        }
+        var probes: Set<ProbeKind> = cancellation == nil && listed == nil ? [.jitter, .idempotency, .outcome] : []
+        for (index, name) in (listed ?? []).enumerated() {
+            guard let probe = ProbeKind(rawValue: name) else {
+                let accepted = ProbeKind.allCases.map(\.rawValue).joined(separator: ", ")
+                let hint = name == "cancellation" ? "; a cancellation section makes the scenario that experiment" : ""
+                throw InputError(
+                    path: "probes[\(index)]", reason: "unknown probe '\(name)' (accepted: \(accepted))\(hint)")
+            }
+            probes.insert(probe)
+        }
+        self.probes = probes
         assertions = try container.decodeIfPresent([Assertion].self, forKey: key("assertions")) ?? []
         quick = try container.decodeIfPresent(QuickSettings.self, forKey: key("quick"))
     }
@@ -37,7 +52,7 @@ extension Scenario: Decodable {
         do {
             scenario = try JSONDecoder().decode(Scenario.self, from: data)
         } catch {
-            throw InputFileError(file: file, error: PlanError.from(error))
+            throw InputFileError(file: file, error: InputError.from(error))
         }
         scenario.file = file
         do {
@@ -48,29 +63,25 @@ extension Scenario: Decodable {
         return scenario
     }
 
-    public func validate() throws(PlanError) {
+    public func validate() throws(InputError) {
         guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
-            throw PlanError(path: "name", reason: "must be letters, digits, - or _ (it names the results folder)")
+            throw InputError(path: "name", reason: "must be letters, digits, - or _ (it names the results folder)")
         }
         guard timeScale > 0, timeScale <= 1000, timeScale.isFinite else {
-            throw PlanError(path: "timeScale", reason: "must be greater than 0 (0.01 runs 100× faster)")
+            throw InputError(path: "timeScale", reason: "must be greater than 0 (0.01 runs 100× faster)")
         }
         try client.validate(path: "client")
-        if let cancellation {
-            try cancellation.validate(path: "cancellation")
-        } else {
-            try load.validate(path: "load")
-            if probes.contains(.cancellation) {
-                throw PlanError(path: "probes", reason: "the cancellation probe needs a cancellation section")
-            }
+        switch experiment {
+        case .cancellation(let settings): try settings.validate(path: "cancellation")
+        case .load: try load.validate(path: "load")
         }
         try server.validate(path: "server")
         try plan.validate(path: "plan")
         for (index, assertion) in assertions.enumerated() {
-            try assertion.validate(path: "assertions[\(index)]", probes: probes)
+            try assertion.validate(path: "assertions[\(index)]", in: self)
         }
         for (index, assertion) in (quick?.assertions ?? []).enumerated() {
-            try assertion.validate(path: "quick.assertions[\(index)]", probes: probes)
+            try assertion.validate(path: "quick.assertions[\(index)]", in: self)
         }
     }
 }
@@ -91,18 +102,18 @@ extension ClientSettings: Decodable {
         explicitKeys = try container.decodeIfPresent(ExplicitKeys.self, forKey: AnyKey("explicitKeys"))
     }
 
-    func validate(path: String) throws(PlanError) {
+    func validate(path: String) throws(InputError) {
         if maxRetries < 0 || maxRetries > 100 {
-            throw PlanError(path: path + ".maxRetries", reason: "must be 0-100")
+            throw InputError(path: path + ".maxRetries", reason: "must be 0-100")
         }
         for (name, span) in [("baseDelay", baseDelay), ("maxDelay", maxDelay), ("maxRetryAfter", maxRetryAfter)]
         where span.seconds < 0 {
-            throw PlanError(path: "\(path).\(name)", reason: "must not be negative")
+            throw InputError(path: "\(path).\(name)", reason: "must not be negative")
         }
-        if timeout.seconds <= 0 { throw PlanError(path: path + ".timeout", reason: "must be positive") }
-        if maxConnections < 1 { throw PlanError(path: path + ".maxConnections", reason: "must be 1 or more") }
+        if timeout.seconds <= 0 { throw InputError(path: path + ".timeout", reason: "must be positive") }
+        if maxConnections < 1 { throw InputError(path: path + ".maxConnections", reason: "must be 1 or more") }
         if let explicitKeys, explicitKeys.pool < 1 {
-            throw PlanError(path: path + ".explicitKeys.pool", reason: "must be 1 or more")
+            throw InputError(path: path + ".explicitKeys.pool", reason: "must be 1 or more")
         }
     }
 }
@@ -130,29 +141,31 @@ extension LoadSettings: Decodable {
         stages = try container.decodeIfPresent([Stage].self, forKey: AnyKey("stages")) ?? []
     }
 
-    func validate(path: String) throws(PlanError) {
+    func validate(path: String) throws(InputError) {
         switch kind {
         case .closed:
             guard concurrency >= 1 && concurrency <= 100_000 else {
-                throw PlanError(path: path + ".concurrency", reason: "must be 1-100000")
+                throw InputError(path: path + ".concurrency", reason: "must be 1-100000")
             }
             guard sends != nil || duration != nil else {
-                throw PlanError(path: path, reason: "a closed load needs sends or duration (or both)")
+                throw InputError(path: path, reason: "a closed load needs sends or duration (or both)")
             }
         case .open:
             guard stages.isEmpty ? duration != nil : true else {
-                throw PlanError(path: path + ".duration", reason: "an open load needs a duration (or stages)")
+                throw InputError(path: path + ".duration", reason: "an open load needs a duration (or stages)")
             }
-            guard rate > 0, rate.isFinite else { throw PlanError(path: path + ".rate", reason: "must be positive") }
-            guard maxInFlight >= 1 else { throw PlanError(path: path + ".maxInFlight", reason: "must be 1 or more") }
+            guard rate > 0, rate.isFinite else { throw InputError(path: path + ".rate", reason: "must be positive") }
+            guard maxInFlight >= 1 else { throw InputError(path: path + ".maxInFlight", reason: "must be 1 or more") }
             for (index, stage) in stages.enumerated() {
                 guard stage.rate > 0, stage.duration.seconds > 0 else {
-                    throw PlanError(path: "\(path).stages[\(index)]", reason: "rate and duration must be positive")
+                    throw InputError(path: "\(path).stages[\(index)]", reason: "rate and duration must be positive")
                 }
             }
         }
-        if let sends, sends < 1 { throw PlanError(path: path + ".sends", reason: "must be 1 or more") }
-        if let duration, duration.seconds <= 0 { throw PlanError(path: path + ".duration", reason: "must be positive") }
+        if let sends, sends < 1 { throw InputError(path: path + ".sends", reason: "must be 1 or more") }
+        if let duration, duration.seconds <= 0 {
+            throw InputError(path: path + ".duration", reason: "must be positive")
+        }
     }
 }
 

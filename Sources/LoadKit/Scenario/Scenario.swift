@@ -4,17 +4,11 @@ import Frontmail
 
 /// One scenario file (`scenarios/*.json`, documented in docs/scenarios.md).
 public struct Scenario: Sendable, Hashable {
-    public enum Transport: String, Sendable, Hashable, Codable {
-        /// URLSession over loopback sockets to the fake server.
-        case socket
-        /// FakeFrontmail's in-process transport (no sockets).
-        case inProcess
-    }
-
     public var name: String
     public var description: String
     public var seed: UInt64
-    public var transport: Transport
+    /// The front end the client reaches the fake through (the file's `transport`).
+    public var transport: FrontEnd
     /// Multiplies every duration of the client, the plan and Retry-After values (0.01 = 100× faster);
     /// results are reported in policy units (divided by it again).
     public var timeScale: Double
@@ -27,7 +21,7 @@ public struct Scenario: Sendable, Hashable {
     public var assertions: [Assertion]
     /// What `--quick` changes; by default the load shrinks tenfold.
     public var quick: QuickSettings?
-    /// Runs the cancellation probe instead of a load (see docs/scenarios.md).
+    /// Makes the scenario a cancellation experiment instead of a load (see docs/scenarios.md).
     public var cancellation: CancellationSettings?
     /// The file it came from.
     public var file: String = ""
@@ -107,14 +101,24 @@ public struct QuickSettings: Sendable, Hashable {
     public var assertions: [Assertion]?
 }
 
-/// The probes a scenario can run.
+/// What a scenario measures: a load judged by probes, or the cancellation experiment.
+public enum Experiment: Sendable, Hashable {
+    /// Sends driven by `load`, judged afterwards by the scenario's probes.
+    case load
+    /// Cancel → `aborted` latency per phase, idle and under load (a `cancellation` section).
+    case cancellation(CancellationSettings)
+}
+
+extension Scenario {
+    public var experiment: Experiment { cancellation.map(Experiment.cancellation) ?? .load }
+}
+
+/// The probes that judge a load, each from the client's history and the server's ledger.
 public enum ProbeKind: String, Sendable, Hashable, Codable, CaseIterable {
     /// Backoff delays: KS test against U(0,1), Retry-After exactness, realized gaps.
     case jitter
     /// The Jepsen-style history check against the server's ledger.
     case idempotency
-    /// Cancel → `aborted` latency per phase, idle and under load (scenarios with `cancellation`).
-    case cancellation
     /// Success rate, error codes, attempts per send, latency, throughput, amplification.
     case outcome
 }

@@ -18,23 +18,9 @@ public enum CancellationLatency {
         case rawURLSession = "raw_urlsession"
     }
 
-    /// When the cancel lands.
-    public enum Phase: String, Sendable, Hashable, Codable, CaseIterable {
-        /// As the Task starts, before the first attempt.
-        case beforeFirstAttempt
-        /// While the server holds the request (it never answers).
-        case inFlight
-        /// During a backoff wait (503 with a 30 s Retry-After, in policy time).
-        case backoff
-        /// While the body is being read (headers sent, the body trickles).
-        case slowBody
-        /// At a uniformly random moment of a send that meets a mix of faults.
-        case random
-    }
-
     public struct Result: Sendable {
         public var client: Client
-        public var phase: Phase
+        public var phase: CancellationPhase
         public var backgroundLoad: Int
         /// Cancel → thrown, in nanoseconds.
         public var latency = Histogram()
@@ -55,11 +41,11 @@ public enum CancellationLatency {
 
     static let measuredPrefix = "cancel-probe-"
 
-    static func prefix(_ phase: Phase) -> String { "\(measuredPrefix)\(phase.rawValue)-" }
+    static func prefix(_ phase: CancellationPhase) -> String { "\(measuredPrefix)\(phase.rawValue)-" }
 
     /// The plan: each phase's measured sends (explicit keys with the phase's prefix) meet its fault;
     /// every other send (the background load) hangs until cancelled.
-    static func plan(_ phases: [Phase], timeScale: Double) -> FaultPlan {
+    static func plan(_ phases: [CancellationPhase], timeScale: Double) -> FaultPlan {
         var rules: [FaultRule] = []
         for phase in phases {
             let measured = FaultMatch(
@@ -93,20 +79,32 @@ public enum CancellationLatency {
     /// Runs `samples` cancellations per phase with `backgroundLoad` hanging sends in flight; the
     /// server, the session and the background load are shared by the phases.
     public static func measure(
-        client kind: Client, phases: [Phase], samples: Int, backgroundLoad: Int,
-        transport: Scenario.Transport = .socket,
+        client kind: Client, phases: [CancellationPhase], samples: Int, backgroundLoad: Int,
+        transport: FrontEnd = .socket,
         timeScale: Double = 0.01
     ) async throws -> [Result] {
         let core = FakeFrontmailCore(plan: plan(phases, timeScale: timeScale), seed: 1)
-        let fixture = try Fixture(
-            core: core, transport: kind == .rawURLSession ? .socket : transport, load: backgroundLoad)
-        defer { fixture.close() }
+        return try await withFakeFrontmail(
+            frontEnd: kind == .rawURLSession ? .socket : transport, core: core,
+            session: .init(maxConnections: max(64, backgroundLoad + 64), requestTimeout: 600)
+        ) { harness in
+            try await measure(
+                client: kind, phases: phases, samples: samples, backgroundLoad: backgroundLoad, harness: harness,
+                timeScale: timeScale)
+        }
+    }
+
+    private static func measure(
+        client kind: Client, phases: [CancellationPhase], samples: Int, backgroundLoad: Int,
+        harness: FakeFrontmailHarness, timeScale: Double
+    ) async throws -> [Result] {
+        let core = harness.core
         let observer = ProbeObserver()
-        let client = try Frontmail(
-            publicKey: "pk_cancel", apiURL: fixture.baseURL,
+        let client = try harness.client(
+            publicKey: "pk_cancel",
             retry: RetryPolicy(
                 maxRetries: 3, baseDelay: 0.3 * timeScale, maxDelay: 10 * timeScale, maxRetryAfter: 60 * timeScale),
-            timeout: 600, transport: fixture.transport, environment: SendEnvironment(observer: observer))
+            timeout: 600, environment: SendEnvironment(observer: observer))
         let send: @Sendable (String) async -> String = { key in
             switch kind {
             case .sdk:
@@ -120,7 +118,7 @@ public enum CancellationLatency {
                     return "other"
                 }
             case .rawURLSession:
-                return await rawSend(fixture: fixture, key: key)
+                return await rawSend(harness: harness, key: key)
             }
         }
 
@@ -175,7 +173,7 @@ public enum CancellationLatency {
             }
             background.cancelAll()
         }
-        if let urlTransport = fixture.transport as? URLSessionTransport, kind == .sdk {
+        if let urlTransport = harness.transport as? URLSessionTransport, kind == .sdk {
             try await waitUntil(timeout: 10) { urlTransport.liveRequests == 0 }
             for index in results.indices { results[index].liveAfter = urlTransport.liveRequests }
         }
@@ -224,9 +222,9 @@ public enum CancellationLatency {
         return (builder.rows, metrics)
     }
 
-    static func rawSend(fixture: Fixture, key: String) async -> String {
-        guard let session = fixture.session else { return "no_session" }
-        var request = URLRequest(url: fixture.baseURL.appendingPathComponent("v1/send"))
+    static func rawSend(harness: FakeFrontmailHarness, key: String) async -> String {
+        guard let session = harness.session else { return "no_session" }
+        var request = URLRequest(url: harness.baseURL.appendingPathComponent("v1/send"))
         request.httpMethod = "POST"
         request.httpBody = Data(#"{"template_id":"tpl_bench","template_params":{},"user_id":"pk_cancel"}"#.utf8)
         request.setValue("pk_cancel", forHTTPHeaderField: "X-Frontmail-Public-Key")

@@ -8,10 +8,9 @@ import Foundation
 /// sleep is removed at once (memory stays flat) and its Task resumes from the cancellation handler;
 /// one `DispatchSourceTimer` is re-armed only when the earliest deadline changes, so a busy client
 /// pays a heap insert and removal per attempt, not a timer of its own.
-/// One shared timer for every sleep of the SDK.
 // @unchecked Sendable: all mutable state is guarded by `lock`; the Dispatch source is thread-safe.
-final class TimerWheel: @unchecked Sendable {
-    static let shared = TimerWheel()
+final class SleepScheduler: @unchecked Sendable {
+    static let shared = SleepScheduler()
 
     private struct Entry {
         var deadline: UInt64
@@ -160,7 +159,7 @@ package func cancellableSleep(seconds: Double) async throws {
         return
     }
     let nanoseconds = seconds * 1e9
-    try await TimerWheel.shared.sleep(nanoseconds: nanoseconds >= Double(UInt64.max) ? .max : UInt64(nanoseconds))
+    try await SleepScheduler.shared.sleep(nanoseconds: nanoseconds >= Double(UInt64.max) ? .max : UInt64(nanoseconds))
 }
 
 /// Suspends until the calling Task is cancelled, then throws `CancellationError`. No timer.

@@ -7,40 +7,6 @@ import Synchronization
     import FoundationNetworking
 #endif
 
-/// A fake server plus a transport to it.
-struct Fixture {
-    let server: FakeFrontmailServer?
-    let session: URLSession?
-    let transport: any FrontmailTransport
-    let baseURL: URL
-
-    init(core: FakeFrontmailCore, transport kind: Scenario.Transport, load: Int) throws {
-        switch kind {
-        case .inProcess:
-            server = nil
-            session = nil
-            transport = InProcessTransport(core: core)
-            baseURL = URL(string: "http://cancellation.fake.invalid")!
-        case .socket:
-            let started = try FakeFrontmailServer(core: core)
-            let configuration = URLSessionConfiguration.ephemeral
-            configuration.urlCache = nil
-            configuration.httpMaximumConnectionsPerHost = max(64, load + 64)
-            configuration.timeoutIntervalForRequest = 600
-            let urlSession = URLSession(configuration: configuration)
-            server = started
-            session = urlSession
-            transport = URLSessionTransport(session: urlSession)
-            baseURL = started.url
-        }
-    }
-
-    func close() {
-        session?.invalidateAndCancel()
-        server?.shutdown()
-    }
-}
-
 /// Counts the backoffs the SDK scheduled and notes when each measured send's attempts started.
 final class ProbeObserver: SendObserver {
     private let backoffs = Atomic<Int>(0)

@@ -1,7 +1,8 @@
 import Foundation
 
-/// A plan, config or scenario value that is wrong: names the field and the reason.
-public struct PlanError: Error, Sendable, Hashable, CustomStringConvertible {
+/// A value in an input file (fault plan, emulator config, scenario) that is wrong: names the field
+/// and the reason. `InputFileError` adds the file.
+public struct InputError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Dotted path of the field, like `rules[2].action.status`.
     public var path: String
     public var reason: String
@@ -26,27 +27,27 @@ public struct PlanError: Error, Sendable, Hashable, CustomStringConvertible {
         return text
     }
 
-    /// Turns any decoding failure into a `PlanError` with its field path.
-    public static func from(_ error: any Error, prefix: String = "") -> PlanError {
+    /// Turns any decoding failure into a `InputError` with its field path.
+    public static func from(_ error: any Error, prefix: String = "") -> InputError {
         func joined(_ path: String) -> String {
             if prefix.isEmpty { return path }
             if path.isEmpty { return prefix }
             return path.hasPrefix("[") ? prefix + path : prefix + "." + path
         }
         switch error {
-        case let error as PlanError:
-            return PlanError(path: joined(error.path), reason: error.reason)
+        case let error as InputError:
+            return InputError(path: joined(error.path), reason: error.reason)
         case DecodingError.keyNotFound(let key, let context):
-            return PlanError(path: joined(path(context.codingPath + [key])), reason: "is required")
+            return InputError(path: joined(path(context.codingPath + [key])), reason: "is required")
         case DecodingError.typeMismatch(let type, let context):
-            return PlanError(path: joined(path(context.codingPath)), reason: "expected \(describe(type))")
+            return InputError(path: joined(path(context.codingPath)), reason: "expected \(describe(type))")
         case DecodingError.valueNotFound(let type, let context):
-            return PlanError(path: joined(path(context.codingPath)), reason: "expected \(describe(type)), found null")
+            return InputError(path: joined(path(context.codingPath)), reason: "expected \(describe(type)), found null")
         case DecodingError.dataCorrupted(let context):
             let underlying = context.underlyingError.map { " (\($0.localizedDescription))" } ?? ""
-            return PlanError(path: joined(path(context.codingPath)), reason: context.debugDescription + underlying)
+            return InputError(path: joined(path(context.codingPath)), reason: context.debugDescription + underlying)
         default:
-            return PlanError(path: prefix, reason: "\(error)")
+            return InputError(path: prefix, reason: "\(error)")
         }
     }
 
@@ -61,6 +62,28 @@ public struct PlanError: Error, Sendable, Hashable, CustomStringConvertible {
             if name.hasPrefix("Array") { return "an array" }
             if name.hasPrefix("Dictionary") { return "an object" }
             return "a value of type \(name)"
+        }
+    }
+}
+
+/// `FILE: field.path: reason`, the form every bad input file is reported in.
+public struct InputFileError: Error, CustomStringConvertible, Sendable {
+    public var file: String
+    public var error: InputError
+
+    public init(file: String, error: InputError) {
+        self.file = file
+        self.error = error
+    }
+
+    public var description: String { "\(file): \(error.path.isEmpty ? "" : error.path + ": ")\(error.reason)" }
+
+    public static func read(_ path: String) throws(InputFileError) -> Data {
+        do {
+            return try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw InputFileError(
+                file: path, error: InputError(path: "", reason: "cannot be read (\(error.localizedDescription))"))
         }
     }
 }
@@ -86,8 +109,8 @@ extension Decoder {
         let container = try self.container(keyedBy: AnyKey.self)
         for key in container.allKeys where !known.contains(key.stringValue) {
             let accepted = known.sorted().joined(separator: ", ")
-            throw PlanError(
-                path: PlanError.path(codingPath + [key]), reason: "unknown field (accepted here: \(accepted))")
+            throw InputError(
+                path: InputError.path(codingPath + [key]), reason: "unknown field (accepted here: \(accepted))")
         }
     }
 }

@@ -1,0 +1,42 @@
+import FakeFrontmail
+import Foundation
+
+/// The cancellation experiment of a scenario (its `cancellation` section, instead of a load):
+/// every phase, idle and under load, the SDK and (over sockets) the raw URLSession baseline, as
+/// summary rows and metrics `cancellation.<phase>.<idle|load>.<p50|p90|p99|max|aborted_ratio|…>`.
+enum CancellationExperiment {
+    static func run(
+        _ scenario: Scenario, settings: CancellationSettings, progress: (String) -> Void
+    ) async throws -> Measurement {
+        let started = Date()
+        var clients: [CancellationLatency.Client] = [.sdk]
+        if settings.baseline && scenario.transport == .socket { clients.append(.rawURLSession) }
+        var results: [CancellationLatency.Result] = []
+        for client in clients {
+            let phases = client == .sdk ? settings.phases : settings.phases.filter { $0 == .inFlight }
+            guard !phases.isEmpty else { continue }
+            for load in [0, settings.backgroundLoad] {
+                progress("cancellation: \(client.rawValue), \(phases.count) phases, \(load) other sends in flight")
+                results += try await CancellationLatency.measure(
+                    client: client, phases: phases, samples: settings.samples, backgroundLoad: load,
+                    transport: scenario.transport, timeScale: scenario.timeScale)
+            }
+        }
+        var measurement = Measurement()
+        (measurement.rows, measurement.metrics) = CancellationLatency.report(results, scenario: scenario.name)
+        if settings.soak > 0 {
+            progress("cancellation: memory soak, \(settings.soak) cancellations")
+            let growth = try await CancellationLatency.soak(count: settings.soak)
+            var soak = SummaryBuilder(scenario: scenario.name)
+            soak.add("cancellation", "soak", "resident_growth", growth, "KiB")
+            soak.add("cancellation", "soak", "cancellations", Double(settings.soak), "sends")
+            measurement.rows += soak.rows
+            measurement.metrics["cancellation.soak.resident_growth"] = growth
+            measurement.metrics["cancellation.soak.growth_per_1k"] = growth / Double(settings.soak) * 1000
+        }
+        measurement.interrupted = Task.isCancelled
+        measurement.elapsed = Date().timeIntervalSince(started)
+        measurement.addRunRows(scenario: scenario.name, timeScale: nil)
+        return measurement
+    }
+}

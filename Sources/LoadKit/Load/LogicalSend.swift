@@ -1,0 +1,51 @@
+import Foundation
+import Frontmail
+
+/// One logical send of a load: its payload and key from the scenario, the SDK call, and its
+/// start and outcome in the history (the SDK's own events are matched to it by a task-local id).
+struct LogicalSend: Sendable {
+    let client: Frontmail
+    let history: History
+    let factory: PayloadFactory
+    let explicitKeys: ClientSettings.ExplicitKeys?
+    let scenario: Scenario
+
+    init(scenario: Scenario, client: Frontmail, history: History) {
+        self.client = client
+        self.history = history
+        self.factory = PayloadFactory(scenario.payload)
+        self.explicitKeys = scenario.client.explicitKeys
+        self.scenario = scenario
+    }
+
+    /// The idempotency key and body variant of send `sendID` (nil key: the SDK makes one).
+    static func key(_ sendID: Int, _ explicitKeys: ClientSettings.ExplicitKeys?) -> (key: String?, variant: Int) {
+        guard let explicitKeys else { return (nil, 0) }
+        return ("bench-key-\(sendID % explicitKeys.pool)", explicitKeys.sameBody ? 0 : sendID / explicitKeys.pool)
+    }
+
+    func callAsFunction(_ sendID: Int) async {
+        var options = SendOptions(attachments: factory.attachments)
+        let (key, variant) = Self.key(sendID, explicitKeys)
+        options.idempotencyKey = key
+        let params = factory.params(sendID: scenario.benchID(sendID), variant: variant)
+        history.started(sendID)
+        let outcome: History.Outcome = await History.$currentSendID.withValue(sendID) {
+            do {
+                let result: SendResult
+                switch params {
+                case .values(let values):
+                    result = try await client.send(templateID: "tpl_bench", params: values, options: options)
+                case .encodable(let order):
+                    result = try await client.send(templateID: "tpl_bench", params: order, options: options)
+                }
+                return .ok(messageID: result.messageID)
+            } catch let error as FrontmailError {
+                return .failed(code: error.code, status: error.status)
+            } catch {
+                return .failed(code: .networkError, status: nil)
+            }
+        }
+        history.finished(sendID, outcome)
+    }
+}

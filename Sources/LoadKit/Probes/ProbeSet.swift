@@ -1,0 +1,41 @@
+import FakeFrontmail
+
+/// Runs a scenario's probes over what happened: the client's history and the server's ledger.
+enum ProbeSet {
+    struct Output {
+        var rows: [SummaryRow] = []
+        var metrics: [String: Double] = [:]
+        /// Files for the results folder, by name.
+        var files: [String: String] = [:]
+        /// Server-side effects per send (from the idempotency probe), for history.csv.
+        var effects: [Int: Int] = [:]
+    }
+
+    static func run(_ scenario: Scenario, history: History, ledger: LedgerIndex, elapsed: Double) -> Output {
+        var output = Output()
+        if scenario.probes.contains(.outcome) {
+            let probe = OutcomeProbe(scenario: scenario, history: history, ledger: ledger, elapsed: elapsed)
+            output.add(probe.rows, probe.metrics)
+            output.files["latency_histogram.csv"] = probe.latencyCSV()
+        }
+        if scenario.probes.contains(.idempotency) {
+            let probe = IdempotencyProbe(scenario: scenario, history: history, ledger: ledger)
+            output.add(probe.rows, probe.metrics)
+            output.effects = probe.effects
+        }
+        if scenario.probes.contains(.jitter) {
+            let probe = JitterProbe(scenario: scenario, history: history, ledger: ledger)
+            output.add(probe.rows, probe.metrics)
+            output.files["jitter_samples.csv"] = probe.samplesCSV()
+            output.files["jitter_histogram.csv"] = probe.histogramCSV()
+        }
+        return output
+    }
+}
+
+extension ProbeSet.Output {
+    fileprivate mutating func add(_ rows: [SummaryRow], _ metrics: [String: Double]) {
+        self.rows += rows
+        self.metrics.merge(metrics) { $1 }
+    }
+}

@@ -1,0 +1,87 @@
+import FakeFrontmail
+import Foundation
+
+/// Files a run's results (docs/csv.md): `ROOT/<run>-<scenario>/` per scenario, and
+/// `ROOT/<run>-run.csv` with every scenario's summary rows.
+struct ResultsWriter {
+    let root: URL
+    let runID: String
+
+    func folder(of scenario: String) -> URL { root.appendingPathComponent("\(runID)-\(scenario)") }
+
+    var runCSV: URL { root.appendingPathComponent("\(runID)-run.csv") }
+
+    /// summary.csv, assertions.csv, the probes' files, history.csv and ledger.csv (when measured).
+    func writeScenario(_ scenario: String, _ measurement: Measurement, checks: [ScenarioResult.Check]) throws -> URL {
+        let folder = folder(of: scenario)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var files = measurement.files
+        files["summary.csv"] = SummaryCSV.render(measurement.rows, runID: runID)
+        files["assertions.csv"] = ResultFiles.assertionsCSV(checks)
+        if let history = measurement.history {
+            files["history.csv"] = ResultFiles.historyCSV(history.records, effects: measurement.effects)
+        }
+        for (name, text) in files {
+            try text.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
+        try measurement.ledger?.writeCSV(to: folder.appendingPathComponent("ledger.csv"))
+        return folder
+    }
+
+    /// The combined summary of the run; returns its path.
+    func writeRun(_ rows: [SummaryRow]) throws -> URL {
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try SummaryCSV.render(rows, runID: runID).write(to: runCSV, atomically: true, encoding: .utf8)
+        return runCSV
+    }
+
+    /// The summary rows a scenario's folder holds (empty when it has none yet).
+    func summaryRows(of scenario: String) -> [SummaryRow] {
+        let file = folder(of: scenario).appendingPathComponent("summary.csv")
+        guard let text = try? String(contentsOf: file, encoding: .utf8), let parsed = try? SummaryCSV.parse(text)
+        else { return [] }
+        return parsed.rows
+    }
+}
+
+/// The per-scenario CSV files besides the summary (columns documented in docs/csv.md).
+enum ResultFiles {
+    static let historyHeader =
+        "send_id,intended_s,started_s,ended_s,verdict,code,status,message_id,attempts,key_changed,effects"
+
+    static func historyCSV(_ records: [History.Record], effects: [Int: Int]) -> String {
+        var text = historyHeader + "\n"
+        for record in records {
+            var code = ""
+            var status = ""
+            var message = ""
+            switch record.outcome {
+            case .ok(let id): message = id
+            case .failed(let failure, let httpStatus):
+                code = failure.rawValue
+                status = httpStatus.map(String.init) ?? ""
+            case .pending, .dropped: break
+            }
+            text +=
+                CSV.line([
+                    String(record.sendID), SummaryCSV.format(record.intended), SummaryCSV.format(record.started),
+                    SummaryCSV.format(record.ended), record.verdict.rawValue, code, status, message,
+                    String(record.attempts), record.keyChanged ? "1" : "0",
+                    effects[record.sendID].map(String.init) ?? "",
+                ]) + "\n"
+        }
+        return text
+    }
+
+    static func assertionsCSV(_ checks: [ScenarioResult.Check]) -> String {
+        var text = "assertion,passed,actual,expected\n"
+        for check in checks {
+            text +=
+                CSV.line([
+                    check.assertion.text, check.passed ? "1" : "0", SummaryCSV.format(check.actual),
+                    SummaryCSV.format(check.expected),
+                ]) + "\n"
+        }
+        return text
+    }
+}

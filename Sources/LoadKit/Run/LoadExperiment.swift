@@ -1,0 +1,57 @@
+import FakeFrontmail
+import Foundation
+import Frontmail
+
+/// A load: a fresh fake behind the scenario's front end, the SDK client, a load driver issuing
+/// logical sends, then the scenario's probes over the history and the ledger.
+struct LoadExperiment {
+    let scenario: Scenario
+    let progress: Bool
+    var randomOverride: (@Sendable () -> Double)?
+    var transportWrapper: (@Sendable (any FrontmailTransport) -> any FrontmailTransport)?
+
+    init(scenario: Scenario, progress: Bool) {
+        self.scenario = scenario
+        self.progress = progress
+    }
+
+    func run() async throws -> Measurement {
+        let scenario = scenario
+        let core = FakeFrontmailCore(config: scenario.server, plan: scenario.scaledPlan, seed: scenario.seed)
+        let scale = scenario.timeScale
+        let session = FakeFrontmailHarness.SessionOptions(
+            maxConnections: scenario.client.maxConnections,
+            requestTimeout: max(60, scenario.client.timeout.seconds * scale * 4))
+        return try await withFakeFrontmail(frontEnd: scenario.transport, core: core, session: session) { harness in
+            let history = History(now: { core.now() }, expected: min(scenario.load.sends ?? 1024, 1_000_000))
+            var environment = SendEnvironment(observer: history)
+            if let randomOverride { environment.random = randomOverride }
+            let client = try harness.client(
+                retry: scenario.client.scaledPolicy(scale), timeout: scenario.client.timeout.seconds * scale,
+                environment: environment, wrap: { transportWrapper?($0) ?? $0 })
+            let send = LogicalSend(scenario: scenario, client: client, history: history)
+
+            let started = core.now()
+            let reporter = progress ? ProgressReporter(scenario: scenario, history: history, start: started) : nil
+            await withTaskGroup(of: Void.self) { group in
+                if let reporter { group.addTask { await reporter.run() } }
+                await LoadDriver.run(scenario.load, history: history, send: send.callAsFunction)
+                group.cancelAll()
+            }
+            reporter?.finish()
+            var measurement = Measurement()
+            measurement.history = history
+            measurement.ledger = core.ledger
+            measurement.interrupted = Task.isCancelled
+            measurement.elapsed = core.now() - started
+            let probes = ProbeSet.run(
+                scenario, history: history, ledger: LedgerIndex(core.ledger), elapsed: measurement.elapsed)
+            measurement.rows = probes.rows
+            measurement.metrics = probes.metrics
+            measurement.files = probes.files
+            measurement.effects = probes.effects
+            measurement.addRunRows(scenario: scenario.name, timeScale: scale)
+            return measurement
+        }
+    }
+}
