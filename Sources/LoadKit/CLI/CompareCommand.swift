@@ -19,16 +19,11 @@ public enum CompareCommand {
 
     public static func run(_ arguments: [String]) -> ExitCode {
         let parsed: Arguments
-        do {
-            parsed = try Arguments(
-                arguments, spec: Arguments.Spec(options: ["tolerance"], flags: ["help", "strict-only"]))
-        } catch {
-            printError("compare: \(error)\n\n\(usage)")
-            return .usage
-        }
-        if parsed.flag("help") {
-            print(usage)
-            return .success
+        switch CommandArguments(
+            "compare", arguments, spec: Arguments.Spec(options: ["tolerance"], flags: ["strict-only"]), usage: usage)
+        {
+        case .parsed(let arguments): parsed = arguments
+        case .exit(let code): return code
         }
         guard parsed.positionals.count == 2 else {
             printError("compare: give a baseline and a current CSV\n\n\(usage)")

@@ -23,3 +23,33 @@ public enum ExitCode: Int32, Sendable {
 func printError(_ message: String) {
     FileHandle.standardError.write(Data((message + "\n").utf8))
 }
+
+/// How a subcommand's arguments begin: parsed, or an exit already decided (`--help` printed its
+/// usage: exit 0; a bad argument was reported with the usage: exit 64).
+enum CommandArguments {
+    case parsed(Arguments)
+    case exit(ExitCode)
+
+    init(_ command: String, _ arguments: [String], spec: Arguments.Spec, usage: String) {
+        let parsed: Arguments
+        do {
+            parsed = try Arguments(arguments, spec: spec.adding(flag: "help"))
+        } catch {
+            printError("\(command): \(error)\n\n\(usage)")
+            self = .exit(.usage)
+            return
+        }
+        if parsed.flag("help") {
+            print(usage)
+            self = .exit(.success)
+        } else {
+            self = .parsed(parsed)
+        }
+    }
+}
+
+extension Arguments.Spec {
+    func adding(flag: String) -> Arguments.Spec {
+        Arguments.Spec(options: options, flags: flags.union([flag]))
+    }
+}

@@ -7,15 +7,9 @@ public enum ListCommand {
 
     public static func run(_ arguments: [String]) -> ExitCode {
         let parsed: Arguments
-        do {
-            parsed = try Arguments(arguments, spec: Arguments.Spec(flags: ["help"]))
-        } catch {
-            printError("list: \(error)\n\(usage)")
-            return .usage
-        }
-        if parsed.flag("help") {
-            print(usage)
-            return .success
+        switch CommandArguments("list", arguments, spec: Arguments.Spec(), usage: usage) {
+        case .parsed(let arguments): parsed = arguments
+        case .exit(let code): return code
         }
         do {
             let scenarios = try ScenarioLoader.load(parsed.positionals.isEmpty ? ["scenarios"] : parsed.positionals)

@@ -26,21 +26,20 @@ public enum RunCommand {
         """
 
     static let spec = Arguments.Spec(
-        options: ["out", "seed", "only", "run-id"], flags: ["quick", "help", "no-progress", "same-process"])
+        options: ["out", "seed", "only", "run-id"], flags: ["quick", "no-progress", "same-process"])
 
     public static func run(_ arguments: [String]) async -> ExitCode {
         let parsed: Arguments
+        switch CommandArguments("run", arguments, spec: spec, usage: usage) {
+        case .parsed(let arguments): parsed = arguments
+        case .exit(let code): return code
+        }
         let seed: UInt64?
         do {
-            parsed = try Arguments(arguments, spec: spec)
             seed = try parsed.unsigned("seed")
         } catch {
             printError("run: \(error)\n\n\(usage)")
             return .usage
-        }
-        if parsed.flag("help") {
-            print(usage)
-            return .success
         }
         guard !parsed.positionals.isEmpty else {
             printError("run: name at least one scenario file or folder\n\n\(usage)")

@@ -20,19 +20,13 @@ public enum ServeCommand {
         """
 
     static let spec = Arguments.Spec(
-        options: ["port", "host", "plan", "config", "seed", "ledger", "loops"], flags: ["help"])
+        options: ["port", "host", "plan", "config", "seed", "ledger", "loops"])
 
     public static func run(_ arguments: [String]) -> ExitCode {
         let parsed: Arguments
-        do {
-            parsed = try Arguments(arguments, spec: spec)
-        } catch {
-            printError("serve: \(error)\n\n\(usage)")
-            return .usage
-        }
-        if parsed.flag("help") {
-            print(usage)
-            return .success
+        switch CommandArguments("serve", arguments, spec: spec, usage: usage) {
+        case .parsed(let arguments): parsed = arguments
+        case .exit(let code): return code
         }
         let port: Int
         let seed: UInt64

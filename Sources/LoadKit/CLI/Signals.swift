@@ -21,7 +21,8 @@ func waitForTerminationSignal() -> String {
     return received.withLock { $0 }
 }
 
-/// Calls `action` with the signal's name on SIGINT or SIGTERM (which no longer end the process).
+/// Calls `action` with the signal's name on SIGINT or SIGTERM (which no longer end the process
+/// until `stop()`).
 // @unchecked Sendable: `sources` is set once in `init`; DispatchSource is thread-safe but not marked Sendable.
 final class InterruptHandler: @unchecked Sendable {
     private let sources: [any DispatchSourceSignal]
@@ -38,7 +39,10 @@ final class InterruptHandler: @unchecked Sendable {
         self.sources = sources
     }
 
+    /// Stops listening and gives both signals their default action back.
     func stop() {
         for source in sources { source.cancel() }
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
     }
 }

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+
+@testable import LoadKit
+
+/// The subcommands' argument handling and exit codes (documented in the README).
+@Suite("commands: help, bad arguments, bad files")
+struct CommandTests {
+    @Test("--help exits 0 and an unknown option 64, for every subcommand")
+    func helpAndUsage() async {
+        #expect(await FrontmailBench.main(["run", "--help"]) == .success)
+        #expect(await FrontmailBench.main(["list", "--help"]) == .success)
+        #expect(await FrontmailBench.main(["compare", "--help"]) == .success)
+        #expect(await FrontmailBench.main(["serve", "--help"]) == .success)
+        for command in ["run", "list", "compare", "serve"] {
+            #expect(await FrontmailBench.main([command, "--no-such-option"]) == .usage, "\(command)")
+        }
+        #expect(await FrontmailBench.main(["nonsense"]) == .usage)
+        #expect(await FrontmailBench.main([]) == .usage)
+    }
+
+    @Test("run and list: a bad scenario file exits 65, a missing one or an unknown --only 64")
+    func badInputs() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cmd-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bad = folder.appendingPathComponent("bad.json")
+        try #"{"name": "bad", "load": {"type": "closed", "concurrency": 0, "sends": 1}}"#.write(
+            to: bad, atomically: true, encoding: .utf8)
+        #expect(await RunCommand.run([bad.path]) == .dataError)
+        #expect(ListCommand.run([bad.path]) == .dataError)
+        #expect(await RunCommand.run([folder.appendingPathComponent("none.json").path]) == .usage)
+        #expect(await RunCommand.run([]) == .usage)
+        #expect(await RunCommand.run([bad.path, "--seed", "-1"]) == .usage)
+        let good = folder.appendingPathComponent("good.json")
+        try #"{"name": "good", "load": {"type": "closed", "concurrency": 1, "sends": 1}}"#.write(
+            to: good, atomically: true, encoding: .utf8)
+        #expect(await RunCommand.run([good.path, "--only", "other"]) == .usage)
+        #expect(ListCommand.run([good.path]) == .success)
+    }
+
+    @Test("run: one scenario in process writes its results and exits 0")
+    func runOne() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cmd-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("one.json")
+        try
+            #"{"name": "one", "load": {"type": "closed", "concurrency": 2, "sends": 10}, "assertions": ["send.ok == 10"]}"#
+            .write(to: file, atomically: true, encoding: .utf8)
+        let out = folder.appendingPathComponent("out")
+        #expect(await RunCommand.run([file.path, "--out", out.path, "--run-id", "X", "--no-progress"]) == .success)
+        #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("X-run.csv").path))
+        #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("X-one/ledger.csv").path))
+    }
+}

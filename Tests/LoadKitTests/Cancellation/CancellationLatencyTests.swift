@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+
+@testable import FakeFrontmail
+@testable import LoadKit
+
+/// The cancellation experiment's parts: its fault plan, its report, and one short in-process run.
+@Suite("cancellation experiment: plan, report, measurement")
+struct CancellationLatencyTests {
+    @Test("each phase's measured sends meet their fault; every other send hangs")
+    func plan() throws {
+        let plan = CancellationLatency.plan([.inFlight, .backoff], timeScale: 0.01)
+        try plan.validate(path: "plan")
+        let engine = FaultEngine(plan: plan, seed: 1)
+        func action(_ key: String) -> FaultAction.Kind? {
+            engine.decide(
+                FaultEngine.Facts(
+                    endpoint: .send, attempt: 1, identity: 1, elapsed: 0, headers: ["Idempotency-Key": key]))?.action
+                .kind
+        }
+        #expect(action("cancel-probe-inFlight-3") == .hang)
+        #expect(action("cancel-probe-backoff-3") == .respond)
+        #expect(action("background-1") == .hang)
+    }
+
+    @Test("the report names every metric by phase and load, and counts aborted among unfinished sends")
+    func report() {
+        var idle = CancellationLatency.Result(client: .sdk, phase: .inFlight, backgroundLoad: 0)
+        for ms in [0.1, 0.2, 0.3, 0.4] { idle.latency.record(ms / 1000, scale: 1e9) }
+        idle.codes = ["aborted": 3, "ok": 1]
+        idle.liveAfter = 2
+        var raw = CancellationLatency.Result(client: .rawURLSession, phase: .inFlight, backgroundLoad: 64)
+        raw.latency.record(0.01, scale: 1e9)
+        raw.codes = ["cancelled": 1]
+        let (rows, metrics) = CancellationLatency.report([idle, raw], scenario: "c")
+        #expect(metrics["cancellation.inFlight.idle.aborted_ratio"] == 1)
+        #expect(metrics["cancellation.inFlight.idle.finished_before_cancel"] == 1)
+        #expect(abs(metrics["cancellation.inFlight.idle.max"]! - 0.4) < 0.001)
+        #expect(metrics["cancellation.raw_urlsession.inFlight.load.aborted_ratio"] == 1)
+        #expect(metrics["cancellation.raw_urlsession.inFlight.load.background_load"] == 64)
+        #expect(metrics["cancellation.live_requests_after"] == 2)
+        #expect(rows.allSatisfy { $0.scenario == "c" && $0.probe == "cancellation" })
+    }
+
+    @Test("in process: every cancelled send is aborted and no attempt starts after the cancel")
+    func measure() async throws {
+        let results = try await CancellationLatency.measure(
+            client: .sdk, phases: [.beforeFirstAttempt, .inFlight, .backoff], samples: 5, backgroundLoad: 16,
+            transport: .inProcess)
+        #expect(results.map(\.phase) == [.beforeFirstAttempt, .inFlight, .backoff])
+        for result in results {
+            #expect(result.latency.count == 5)
+            #expect(result.codes == ["aborted": 5], "\(result.phase)")
+            #expect(result.attemptsAfterCancel == 0)
+        }
+    }
+}

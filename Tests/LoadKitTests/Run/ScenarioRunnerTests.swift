@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+
+@testable import LoadKit
+
+/// The runner end to end on small in-process scenarios: one judging loop for every experiment.
+@Suite("scenario runner: experiments, judging, results")
+struct ScenarioRunnerTests {
+    @Test("assertions are judged in order against the metrics; the verdict line names the failures")
+    func judging() throws {
+        let assertions = try ["send.ok >= 2", "send.errors.timeout == 0", "send.success_rate > 0.9"].map {
+            try Assertion(parsing: $0)
+        }
+        let checks = ScenarioResult.Check.judge(assertions, ["send.ok": 2, "send.success_rate": 0.5])
+        #expect(checks.map(\.passed) == [true, true, false])
+        let result = ScenarioResult(
+            scenario: try makeScenario(#"{"name": "j", "load": {"type": "closed", "concurrency": 1, "sends": 1}}"#),
+            rows: [], metrics: [:], checks: checks, folder: nil, interrupted: false, elapsed: 0)
+        #expect(!result.passed)
+        #expect(result.verdictLine == "FAIL j: send.success_rate > 0.9 (actual 0.5)")
+        var interrupted = result
+        interrupted.checks = Array(checks.prefix(2))
+        #expect(interrupted.passed)
+        interrupted.interrupted = true
+        #expect(!interrupted.passed && interrupted.verdictLine == "INTERRUPTED j")
+    }
+
+    @Test("a load runs through the in-process fake and files every result")
+    func load() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("runner-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let scenario = try makeScenario(
+            """
+            {"name": "small", "timeScale": 0.001, "client": {"timeout": "1000s"},
+             "load": {"type": "closed", "concurrency": 4, "sends": 40},
+             "plan": {"rules": [{"match": {"endpoint": "send", "attempt": 1, "everyNth": 2}, "action": {"type": "respond", "status": 503}}]},
+             "assertions": ["send.ok == 40", "idempotency.duplicates == 0", "load.server_requests == 60"]}
+            """)
+        let result = try await ScenarioRunner(outputFolder: root, runID: "T", progress: false).run(scenario)
+        #expect(result.passed, "\(result.verdictLine)")
+        #expect(result.metrics["jitter.samples"] == 20)
+        let names = try FileManager.default.contentsOfDirectory(atPath: result.folder!.path).sorted()
+        #expect(
+            names == [
+                "assertions.csv", "history.csv", "jitter_histogram.csv", "jitter_samples.csv", "latency_histogram.csv",
+                "ledger.csv", "summary.csv",
+            ])
+        #expect(result.rows.last?.key == "run.time_scale.value")
+    }
+
+    @Test("a cancellation experiment runs instead of a load and is judged the same way")
+    func cancellation() async throws {
+        let scenario = try makeScenario(
+            """
+            {"name": "cancel", "timeScale": 0.01,
+             "cancellation": {"phases": ["inFlight", "backoff"], "samples": 5, "backgroundLoad": 8, "baseline": false},
+             "assertions": ["cancellation.inFlight.load.aborted_ratio == 1", "cancellation.backoff.idle.attempts_after_cancel == 0",
+                            "cancellation.live_requests_after == 0"]}
+            """)
+        let result = try await ScenarioRunner(outputFolder: nil, runID: "T", progress: false).run(scenario)
+        #expect(result.passed, "\(result.verdictLine)")
+        #expect(result.rows.last?.key == "run.elapsed.value")
+        #expect(result.rows.contains { $0.key == "cancellation.inFlight.load.p99" })
+    }
+}
