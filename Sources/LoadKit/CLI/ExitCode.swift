@@ -1,3 +1,4 @@
+import FakeFrontmail
 import Foundation
 
 /// The tool's exit codes (documented in the README; sysexits where one fits).
@@ -17,11 +18,6 @@ public enum ExitCode: Int32, Sendable {
     case software = 70
     /// Stopped by SIGINT or SIGTERM (partial results were written).
     case interrupted = 130
-}
-
-/// One line on stderr: diagnostics, progress and errors (stdout carries verdicts and paths only).
-func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
 }
 
 /// How a subcommand's arguments begin: parsed, or an exit already decided (`--help` printed its
@@ -51,5 +47,24 @@ enum CommandArguments {
 extension Arguments.Spec {
     func adding(flag: String) -> Arguments.Spec {
         Arguments.Spec(options: options, flags: flags.union([flag]))
+    }
+}
+
+/// A command's scenario files, loaded and validated, or the exit already decided: a bad file was
+/// reported as `FILE: field.path: reason` (65), a missing one as a usage error (64).
+enum CommandScenarios {
+    case loaded([Scenario])
+    case exit(ExitCode)
+
+    init(_ command: String, _ paths: [String]) {
+        do {
+            self = .loaded(try ScenarioLoader.load(paths))
+        } catch let error as InputFileError {
+            printError(error.description)
+            self = .exit(.dataError)
+        } catch {
+            printError("\(command): \(error)")
+            self = .exit(.usage)
+        }
     }
 }

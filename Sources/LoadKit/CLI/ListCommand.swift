@@ -1,4 +1,3 @@
-import FakeFrontmail
 import Foundation
 
 /// `frontmail-bench list`: the scenarios with their descriptions.
@@ -11,20 +10,16 @@ public enum ListCommand {
         case .parsed(let arguments): parsed = arguments
         case .exit(let code): return code
         }
-        do {
-            let scenarios = try ScenarioLoader.load(parsed.positionals.isEmpty ? ["scenarios"] : parsed.positionals)
-            let width = scenarios.map(\.name.count).max() ?? 0
-            for scenario in scenarios {
-                let padding = String(repeating: " ", count: width - scenario.name.count)
-                print("\(scenario.name)\(padding)  [\(scenario.transport.rawValue)] \(scenario.description)")
-            }
-            return .success
-        } catch let error as InputFileError {
-            printError(error.description)
-            return .dataError
-        } catch {
-            printError("list: \(error)")
-            return .usage
+        let scenarios: [Scenario]
+        switch CommandScenarios("list", parsed.positionals.isEmpty ? ["scenarios"] : parsed.positionals) {
+        case .loaded(let loaded): scenarios = loaded
+        case .exit(let code): return code
         }
+        let width = scenarios.map(\.name.count).max() ?? 0
+        for scenario in scenarios {
+            let padding = String(repeating: " ", count: width - scenario.name.count)
+            print("\(scenario.name)\(padding)  [\(scenario.transport.rawValue)] \(scenario.description)")
+        }
+        return .success
     }
 }

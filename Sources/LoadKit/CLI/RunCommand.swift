@@ -46,14 +46,9 @@ public enum RunCommand {
             return .usage
         }
         var scenarios: [Scenario]
-        do {
-            scenarios = try ScenarioLoader.load(parsed.positionals)
-        } catch let error as InputFileError {
-            printError(error.description)
-            return .dataError
-        } catch {
-            printError("run: \(error)")
-            return .usage
+        switch CommandScenarios("run", parsed.positionals) {
+        case .loaded(let loaded): scenarios = loaded
+        case .exit(let code): return code
         }
         let only = parsed.all("only")
         if !only.isEmpty {

@@ -12,7 +12,7 @@ struct ResultsWriter {
     var runCSV: URL { root.appendingPathComponent("\(runID)-run.csv") }
 
     /// summary.csv, assertions.csv, the probes' files, history.csv and ledger.csv (when measured).
-    func writeScenario(_ scenario: String, _ measurement: Measurement, checks: [ScenarioResult.Check]) throws -> URL {
+    func writeScenario(_ scenario: String, _ measurement: Measurement, checks: [AssertionCheck]) throws -> URL {
         let folder = folder(of: scenario)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var files = measurement.files
@@ -73,7 +73,7 @@ enum ResultFiles {
         return text
     }
 
-    static func assertionsCSV(_ checks: [ScenarioResult.Check]) -> String {
+    static func assertionsCSV(_ checks: [AssertionCheck]) -> String {
         var text = "assertion,passed,actual,expected\n"
         for check in checks {
             text +=

@@ -54,3 +54,8 @@ final class ProgressReporter: Sendable {
         FileHandle.standardError.write(Data(("\r" + padded).utf8))
     }
 }
+
+/// One line on stderr: diagnostics, progress and errors (stdout carries verdicts and paths only).
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}

@@ -33,7 +33,7 @@ public struct ScenarioRunner: Sendable {
                 if showProgress { printError("  \(line)") }
             }
         }
-        let checks = ScenarioResult.Check.judge(scenario.assertions, measurement.metrics)
+        let checks = AssertionCheck.judge(scenario.assertions, measurement.metrics)
         var result = ScenarioResult(
             scenario: scenario, rows: measurement.rows, metrics: measurement.metrics, checks: checks, folder: nil,
             interrupted: measurement.interrupted, elapsed: measurement.elapsed)

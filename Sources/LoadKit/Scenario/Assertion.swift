@@ -87,6 +87,23 @@ public struct Assertion: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+/// One assertion judged against a run's metrics.
+public struct AssertionCheck: Sendable {
+    public var assertion: Assertion
+    public var passed: Bool
+    public var actual: Double
+    public var expected: Double
+
+    /// Every assertion evaluated against the metrics, in order.
+    static func judge(_ assertions: [Assertion], _ metrics: [String: Double]) -> [AssertionCheck] {
+        assertions.map { assertion in
+            let outcome = assertion.evaluate(metrics)
+            return AssertionCheck(
+                assertion: assertion, passed: outcome.passed, actual: outcome.actual, expected: outcome.expected)
+        }
+    }
+}
+
 extension Assertion.Operand {
     var metricName: String? {
         if case .metric(let name) = self { return name }

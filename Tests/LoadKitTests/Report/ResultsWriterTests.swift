@@ -35,7 +35,7 @@ struct ResultsWriterTests {
         measurement.history = built.history
         measurement.effects = [0: 1, 1: 0]
         measurement.ledger = ledger.ledger
-        let check = ScenarioResult.Check.judge([try Assertion(parsing: "send.ok >= 2")], ["send.ok": 1])
+        let check = AssertionCheck.judge([try Assertion(parsing: "send.ok >= 2")], ["send.ok": 1])
         let writer = ResultsWriter(root: root, runID: "R")
         let folder = try writer.writeScenario("s", measurement, checks: check)
         #expect(folder.lastPathComponent == "R-s")

@@ -11,7 +11,7 @@ struct ScenarioRunnerTests {
         let assertions = try ["send.ok >= 2", "send.errors.timeout == 0", "send.success_rate > 0.9"].map {
             try Assertion(parsing: $0)
         }
-        let checks = ScenarioResult.Check.judge(assertions, ["send.ok": 2, "send.success_rate": 0.5])
+        let checks = AssertionCheck.judge(assertions, ["send.ok": 2, "send.success_rate": 0.5])
         #expect(checks.map(\.passed) == [true, true, false])
         let result = ScenarioResult(
             scenario: try makeScenario(#"{"name": "j", "load": {"type": "closed", "concurrency": 1, "sends": 1}}"#),

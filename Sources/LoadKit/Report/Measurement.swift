@@ -1,0 +1,26 @@
+import FakeFrontmail
+
+/// What one experiment measured, before it is judged: summary rows, the metrics assertions read,
+/// and the raw material of the results folder.
+struct Measurement {
+    var rows: [SummaryRow] = []
+    var metrics: [String: Double] = [:]
+    /// Extra files of the results folder (probe histograms and samples), by name.
+    var files: [String: String] = [:]
+    /// The client's history (written as history.csv), with the server's effects per send.
+    var history: History?
+    var effects: [Int: Int] = [:]
+    /// The server's ledger (written as ledger.csv).
+    var ledger: AttemptLedger?
+    var interrupted = false
+    /// Seconds the experiment ran.
+    var elapsed = 0.0
+
+    /// The `run` rows every scenario ends with.
+    mutating func addRunRows(scenario: String, timeScale: Double?) {
+        var run = SummaryBuilder(scenario: scenario)
+        run.add("run", "elapsed", "value", elapsed, "s")
+        if let timeScale { run.add("run", "time_scale", "value", timeScale, "x") }
+        rows += run.rows
+    }
+}
