@@ -30,7 +30,7 @@ struct HTTPRequestParserTests {
     @Test("chunked bodies with extensions and trailers")
     func chunked() {
         let text =
-            "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nTrailer: x\r\n\r\n"
+            "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nTrailer: x\r\n\r\n"
         guard case .complete(let request, let consumed) = parse(text) else {
             Issue.record("not complete")
             return
@@ -39,9 +39,23 @@ struct HTTPRequestParserTests {
         #expect(consumed == text.utf8.count)
     }
 
+    @Test("a chunk size may be followed by whitespace before its extension; HTTP/1.0 needs no Host")
+    func lenientWhereTheRFCIs() {
+        let spaced = "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5 ;ext=1\r\nhello\r\n0\r\n\r\n"
+        guard case .complete(let request, _) = parse(spaced) else {
+            Issue.record("not complete")
+            return
+        }
+        #expect(request.body == Array("hello".utf8))
+        guard case .complete = parse("\r\n\r\nGET / HTTP/1.0\r\n\r\n") else {
+            Issue.record("HTTP/1.0 without Host refused")
+            return
+        }
+    }
+
     @Test("incomplete input asks for more, at every split point")
     func incremental() {
-        let text = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"
+        let text = "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"
         let bytes = Array(text.utf8)
         for cut in 0..<bytes.count {
             let result = Array(bytes[0..<cut]).withUnsafeBufferPointer { parser.parse($0) }
@@ -54,7 +68,7 @@ struct HTTPRequestParserTests {
 
     @Test("Connection: close and HTTP/1.0 end keep-alive")
     func connectionHandling() {
-        guard case .complete(let closing, _) = parse("GET / HTTP/1.1\r\nConnection: close\r\n\r\n"),
+        guard case .complete(let closing, _) = parse("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
             case .complete(let old, _) = parse("GET / HTTP/1.0\r\n\r\n"),
             case .complete(let oldKeep, _) = parse("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
         else {
@@ -69,13 +83,22 @@ struct HTTPRequestParserTests {
     @Test(
         "malformed requests are 400",
         arguments: [
-            "GARBAGE\r\n\r\n", "GET\r\n\r\n", "GET / HTTP/2.0\r\n\r\n", "GET nopath HTTP/1.1\r\n\r\n",
-            "GET / HTTP/1.1\r\nBad Header\r\n\r\n", "GET / HTTP/1.1\r\nContent-Length: -1\r\n\r\n",
-            "GET / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
-            "GET / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n",
-            "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n",
-            "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
-            "GET / HTTP/1.1\r\n: empty-name\r\n\r\n", "G\u{1}T / HTTP/1.1\r\n\r\n",
+            "GARBAGE\r\n\r\n", "GET\r\n\r\n", "GET / HTTP/2.0\r\n\r\n", "GET nopath HTTP/1.1\r\nHost: x\r\n\r\n",
+            "GET / HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n", "GET / HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
+            "GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
+            "GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n",
+            "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n",
+            "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+            "GET / HTTP/1.1\r\nHost: x\r\n: empty-name\r\n\r\n", "G\u{1}T / HTTP/1.1\r\nHost: x\r\n\r\n",
+            // RFC 9112 §3.2: HTTP/1.1 needs exactly one Host.
+            "GET / HTTP/1.1\r\n\r\n", "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
+            // Chunk sizes are hex digits, then optional whitespace and an extension, nothing else.
+            "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0x5\r\nhello\r\n0\r\n\r\n",
+            "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5zzz\r\nhello\r\n0\r\n\r\n",
+            "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5;a\u{0}b\r\nhello\r\n0\r\n\r\n",
+            // Empty lines before a request count against the head limit (16 KB).
+            String(repeating: "\r\n", count: 9000) + "GET / HTTP/1.1\r\nHost: x\r\n\r\n",
+            String(repeating: "\r\n", count: 9000),
         ])
     func malformed(text: String) {
         guard case .invalid(let status, _) = parse(text) else {
@@ -91,17 +114,17 @@ struct HTTPRequestParserTests {
         limits.maxHeaderBytes = 100
         limits.maxBodyBytes = 10
         let strict = HTTPRequestParser(limits: limits)
-        let big = "GET / HTTP/1.1\r\nX: " + String(repeating: "a", count: 200)
+        let big = "GET / HTTP/1.1\r\nHost: x\r\nX: " + String(repeating: "a", count: 200)
         guard case .invalid(431, _) = Array(big.utf8).withUnsafeBufferPointer({ strict.parse($0) }) else {
             Issue.record("no 431")
             return
         }
-        let body = "POST / HTTP/1.1\r\nContent-Length: 11\r\n\r\n"
+        let body = "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\n\r\n"
         guard case .invalid(413, _) = Array(body.utf8).withUnsafeBufferPointer({ strict.parse($0) }) else {
             Issue.record("no 413")
             return
         }
-        let chunked = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n"
+        let chunked = "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n"
         guard case .invalid(413, _) = Array(chunked.utf8).withUnsafeBufferPointer({ strict.parse($0) }) else {
             Issue.record("no 413 for chunked")
             return

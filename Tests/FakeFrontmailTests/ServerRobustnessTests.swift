@@ -74,8 +74,8 @@ struct ServerRobustnessTests {
             defer { client.close() }
             let body = #"{"template_id":"tpl_order","template_params":{},"user_id":"pk_a"}"#
             let request =
-                "POST /v1/send HTTP/1.1\r\nX-Frontmail-Public-Key: pk_a\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
-            client.send(request + request + "GET /v1/public-config HTTP/1.1\r\n\r\n")
+                "POST /v1/send HTTP/1.1\r\nHost: x\r\nX-Frontmail-Public-Key: pk_a\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+            client.send(request + request + "GET /v1/public-config HTTP/1.1\r\nHost: x\r\n\r\n")
             let text = client.read(responses: 3)
             #expect(text.components(separatedBy: "HTTP/1.1 202").count == 3)
             #expect(text.contains("HTTP/1.1 200"))
@@ -104,11 +104,11 @@ struct ServerRobustnessTests {
         try await withFakeFrontmail(options: options) { server in
             let headers = try RawClient(port: server.port)
             defer { headers.close() }
-            headers.send("GET / HTTP/1.1\r\nX-Big: " + String(repeating: "a", count: 20_000) + "\r\n\r\n")
+            headers.send("GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + String(repeating: "a", count: 20_000) + "\r\n\r\n")
             #expect(headers.read(responses: 5).hasPrefix("HTTP/1.1 431"))
             let body = try RawClient(port: server.port)
             defer { body.close() }
-            body.send("POST /v1/send HTTP/1.1\r\nContent-Length: 5000\r\n\r\n")
+            body.send("POST /v1/send HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n")
             #expect(body.read(responses: 5).hasPrefix("HTTP/1.1 413"))
         }
     }
@@ -121,7 +121,7 @@ struct ServerRobustnessTests {
                 let client = try RawClient(port: server.port)
                 let length = Int(random.next() % 3000)
                 var bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
-                if round % 3 == 0 { bytes = Array("POST /v1/send HTTP/1.1\r\nContent-Length: 9\r\n\r\n".utf8) + bytes }
+                if round % 3 == 0 { bytes = Array("POST /v1/send HTTP/1.1\r\nHost: x\r\nContent-Length: 9\r\n\r\n".utf8) + bytes }
                 if round % 5 == 0 { bytes = Array(Self.send.utf8.prefix(Int(random.next() % 120))) }
                 client.send(bytes)
                 client.close()
@@ -129,7 +129,7 @@ struct ServerRobustnessTests {
             // Still serving, and every connection was cleaned up.
             let client = try RawClient(port: server.port)
             defer { client.close() }
-            client.send("GET /v1/public-config HTTP/1.1\r\n\r\n")
+            client.send("GET /v1/public-config HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(client.read().hasPrefix("HTTP/1.1 200"))
             for _ in 0..<200 where server.stats.connectionsActive > 1 { try await Task.sleep(nanoseconds: 10_000_000) }
             #expect(server.stats.connectionsActive <= 1)
@@ -158,7 +158,7 @@ struct ServerRobustnessTests {
             for expectation in ["reset", "close", "truncate"] {
                 let client = try RawClient(port: server.port)
                 defer { client.close() }
-                client.send(Self.send.replacingOccurrences(of: "Host: x", with: "Idempotency-Key: same"))
+                client.send(Self.send.replacingOccurrences(of: "Host: x", with: "Host: x\r\nIdempotency-Key: same"))
                 let text = client.read()
                 switch expectation {
                 case "truncate":

@@ -20,6 +20,24 @@ public enum RetryAfterSpec: Sendable, Hashable {
         }
     }
 
+    /// Every value reaches the wire: numbers stay within a century, text is a valid field value.
+    func validate(path: String) throws(InputError) {
+        switch self {
+        case .seconds(let value):
+            guard value.isFinite, abs(value) <= HeaderText.maxSeconds else {
+                throw InputError(path: path, reason: "must be a number of seconds within ±3155760000 (a century)")
+            }
+        case .raw(let text):
+            guard HeaderText.isFieldValue(text) else {
+                throw InputError(path: path, reason: "must be printable text up to 8192 bytes (no CR, LF or controls)")
+            }
+        case .httpDateIn(let span):
+            guard abs(span.seconds) <= HeaderText.maxSeconds else {
+                throw InputError(path: path + ".httpDateIn", reason: "must be within ±3155760000 s (a century)")
+            }
+        }
+    }
+
     func scaled(by factor: Double) -> RetryAfterSpec {
         switch self {
         case .seconds(let value): return .seconds(value * factor)
@@ -168,5 +186,31 @@ public struct CapacityModel: Sendable, Hashable, Codable {
         copy.serviceTime = serviceTime.scaled(by: factor)
         copy.shedRetryAfter = shedRetryAfter?.scaled(by: factor)
         return copy
+    }
+}
+
+/// What a plan may put into a response header.
+enum HeaderText {
+    /// A century: the furthest a Retry-After may point (HTTP dates stay four-digit years).
+    static let maxSeconds = 3_155_760_000.0
+    /// Framing headers the server writes itself.
+    static let setByServer: Set<String> = ["content-length", "connection", "transfer-encoding"]
+
+    static func isToken(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 256
+            && name.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    return true
+                default:
+                    return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+                }
+            }
+    }
+
+    /// Visible characters, spaces and tabs only: no CR or LF can split the response.
+    static func isFieldValue(_ value: String) -> Bool {
+        value.utf8.count <= 8192 && value.utf8.allSatisfy { ($0 >= 32 && $0 != 127) || $0 == 9 }
     }
 }

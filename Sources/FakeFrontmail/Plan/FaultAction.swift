@@ -99,19 +99,28 @@ public struct FaultAction: Sendable, Hashable {
             guard let bytesPerSecond else {
                 throw InputError(path: path + ".bytesPerSecond", reason: "is required for slowBody")
             }
-            guard bytesPerSecond > 0, bytesPerSecond.isFinite else {
-                throw InputError(path: path + ".bytesPerSecond", reason: "must be positive")
+            guard bytesPerSecond > 0, bytesPerSecond <= 1e9 else {
+                throw InputError(path: path + ".bytesPerSecond", reason: "must be more than 0 and at most 1e9")
             }
         case .truncate:
-            if let keepBytes, keepBytes < 0 {
-                throw InputError(path: path + ".keepBytes", reason: "must not be negative")
+            if let keepBytes, keepBytes < 0 || keepBytes > 1 << 30 {
+                throw InputError(path: path + ".keepBytes", reason: "must be 0-1073741824")
             }
         case .hang, .reset, .close, .commitThenDrop, .refuse:
             break
         }
-        if case .httpDateIn? = retryAfter {
-        } else if case .seconds(let value)? = retryAfter, !value.isFinite {
-            throw InputError(path: path + ".retryAfter", reason: "must be finite")
+        try retryAfter?.validate(path: path + ".retryAfter")
+        for (name, value) in (headers ?? [:]).sorted(by: { $0.key < $1.key }) {
+            let field = "\(path).headers.\(name)"
+            guard HeaderText.isToken(name) else {
+                throw InputError(path: field, reason: "is not a header name (letters, digits and !#$%&'*+-.^_`|~)")
+            }
+            guard !HeaderText.setByServer.contains(name.lowercased()) else {
+                throw InputError(path: field, reason: "is set by the server itself")
+            }
+            guard HeaderText.isFieldValue(value) else {
+                throw InputError(path: field, reason: "must be printable text up to 8192 bytes (no CR, LF or controls)")
+            }
         }
     }
 

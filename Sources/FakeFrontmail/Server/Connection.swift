@@ -18,7 +18,17 @@ final class Connection {
     let token: UInt64
     let id: UInt32
     var phase: Phase = .reading
-    var input: [UInt8] = []
+    var input = InputBuffer()
+    /// `processInput` is running for this connection (a finished write must not re-enter it).
+    var processing = false
+    /// Reading is paused until the requests already buffered are answered.
+    var readPaused = false
+    /// When the connection last received a byte, or started waiting for a request (loop clock).
+    var lastActivity: Double
+    /// When the first byte of the request being read arrived (nil: none yet).
+    var requestStarted: Double?
+    /// Bytes of `input` counted in the server's input budget.
+    var accounted = 0
     var output: [UInt8] = []
     var outputOffset = 0
     var wantsWrite = false
@@ -32,11 +42,11 @@ final class Connection {
     var trickleChunk = 1
     var trickleInterval = 0.01
 
-    init(fd: Int32, token: UInt64, id: UInt32) {
+    init(fd: Int32, token: UInt64, id: UInt32, now: Double) {
         self.fd = fd
         self.token = token
         self.id = id
-        input.reserveCapacity(4096)
+        self.lastActivity = now
     }
 
     static func serialize(head response: ServerResponse, contentLength: Int, keepAlive: Bool) -> [UInt8] {
@@ -104,5 +114,37 @@ final class Connection {
 extension String {
     func caseInsensitiveEqualsASCII(_ other: String) -> Bool {
         FrontmailHTTPHeaders.namesEqual(self, other)
+    }
+}
+
+/// Bytes read from a connection and not parsed yet: requests are consumed from the front without
+/// moving the rest, so a burst of pipelined requests costs one pass, not one copy per request.
+struct InputBuffer {
+    private var bytes: [UInt8] = []
+    private var start = 0
+
+    var count: Int { bytes.count - start }
+    var isEmpty: Bool { start == bytes.count }
+
+    mutating func append(_ chunk: ArraySlice<UInt8>) {
+        if start > 0 {
+            bytes.removeFirst(start)
+            start = 0
+        }
+        bytes.append(contentsOf: chunk)
+    }
+
+    mutating func consume(_ count: Int) {
+        start += count
+        if start >= bytes.count { removeAll() }
+    }
+
+    mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: bytes.capacity <= 64 * 1024)
+        start = 0
+    }
+
+    func withUnsafeBufferPointer<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[start...])) }
     }
 }

@@ -31,6 +31,8 @@ extension EventLoop {
     func close(_ connection: Connection, reset: Bool = false) {
         guard connection.phase != .closed else { return }
         connection.phase = .closed
+        connection.input.removeAll()
+        account(connection)
         poller.remove(connection.fd)
         connections[connection.fd] = nil
         if reset {
@@ -54,7 +56,7 @@ extension EventLoop {
         } else if !refusing, listener < 0 {
             if let (fd, _) = try? Socket.listen(host: host, port: port, reusePort: true) {
                 listener = fd
-                poller.add(fd, token: Self.listenerToken)
+                if !listenerPaused { poller.add(fd, token: Self.listenerToken) }
             }
         }
     }
@@ -66,6 +68,7 @@ extension EventLoop {
             _ = Glibc.close(listener)
             listener = -1
         }
+        if spareDescriptor >= 0 { _ = Glibc.close(spareDescriptor) }
         _ = Glibc.close(wakeRead)
         _ = Glibc.close(wakeWrite)
     }

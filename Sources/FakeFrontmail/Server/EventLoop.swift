@@ -15,23 +15,41 @@ final class ServerCounters: Sendable {
     let active = Atomic<Int>(0)
     let served = Atomic<Int>(0)
     let malformed = Atomic<Int>(0)
+    /// Connections accepted and closed at once because the process was out of file descriptors.
+    let refused = Atomic<Int>(0)
+    /// Connections closed by the header or idle timeout.
+    let timedOut = Atomic<Int>(0)
+    /// Requests refused because the server's input budget was spent.
+    let overBudget = Atomic<Int>(0)
+    /// Bytes read and not yet parsed, across every connection (the input budget's measure).
+    let bufferedInput = Atomic<Int>(0)
 }
 
 /// One thread's event loop: its own listener (SO_REUSEPORT), poller, timers and connections.
+///
+/// Work per wake-up is bounded: at most `requestsPerTurn` pipelined requests of one connection are
+/// handled before the loop turns, and a connection whose buffered requests wait for an answer stops
+/// being read until they are answered.
 ///
 /// `@unchecked Sendable`: after `start()` every mutable field is touched only by the loop's own
 /// thread; other threads only call `stop()`, which writes to a pipe.
 final class EventLoop: @unchecked Sendable {
     let core: FakeFrontmailCore
     let parser: HTTPRequestParser
+    let options: FakeFrontmailServer.Options
     let counters: ServerCounters
     let host: String
     let port: Int
     var listener: Int32
+    /// A descriptor held in reserve: closed to accept (and at once close) a connection when the
+    /// process runs out of descriptors, so the listener's backlog drains instead of spinning.
+    var spareDescriptor: Int32
+    var listenerPaused = false
     let poller: Poller
     var timers = TimerHeap()
     var connections: [Int32: Connection] = [:]
     var nextToken: UInt64 = 1
+    var sweepScheduled = false
     let wakeRead: Int32
     let wakeWrite: Int32
     let stopped = Mutex(false)
@@ -40,19 +58,31 @@ final class EventLoop: @unchecked Sendable {
 
     static let listenerToken: UInt64 = 0
     static let wakeToken: UInt64 = .max
+    /// Pipelined requests of one connection handled before the loop serves the others.
+    static let requestsPerTurn = 64
+    /// Buffered input beyond which a connection with requests in progress stops being read.
+    static let pauseReadingBytes = 256 * 1024
+
     enum TimerKind: UInt8 {
         case wake = 1
         case trickle, refuseEdge
+        /// Continue a connection's pipelined requests on the next turn.
+        case resume
+        /// Close connections past the header or idle timeout.
+        case sweep
+        /// Listen again after running out of descriptors.
+        case listenAgain
     }
 
     init(
-        core: FakeFrontmailCore, listener: Int32, host: String, port: Int, limits: HTTPRequestParser.Limits,
+        core: FakeFrontmailCore, listener: Int32, host: String, port: Int, options: FakeFrontmailServer.Options,
         counters: ServerCounters
     )
         throws(SocketError)
     {
         self.core = core
-        self.parser = HTTPRequestParser(limits: limits)
+        self.parser = HTTPRequestParser(limits: options.limits)
+        self.options = options
         self.counters = counters
         self.listener = listener
         self.host = host
@@ -62,6 +92,7 @@ final class EventLoop: @unchecked Sendable {
         guard pipe(&pipeFDs) == 0 else { throw SocketError(operation: "pipe", code: errno) }
         wakeRead = pipeFDs[0]
         wakeWrite = pipeFDs[1]
+        spareDescriptor = open("/dev/null", O_RDONLY | O_CLOEXEC)
         _ = cfm_set_nonblocking(wakeRead)
         poller.add(listener, token: Self.listenerToken)
         poller.add(wakeRead, token: Self.wakeToken)
@@ -116,201 +147,77 @@ final class EventLoop: @unchecked Sendable {
         default:
             let fd = Int32(truncatingIfNeeded: event.token & 0xFFFF_FFFF)
             guard let connection = connections[fd], connection.token == event.token else { return }
-            if event.readable || event.hangup { readable(connection) }
+            if event.readable || event.hangup { readable(connection, hangup: event.hangup) }
             if event.writable, connection.phase != .closed { flush(connection) }
         }
     }
 
     func acceptAll() {
-        while listener >= 0 {
-            let fd = cfm_accept_nonblocking(listener)
-            guard fd >= 0 else { return }
+        while listener >= 0, !listenerPaused {
+            let fd = acceptConnection()
+            guard fd >= 0 else {
+                if errno == EMFILE || errno == ENFILE { outOfDescriptors() }
+                return
+            }
             Socket.setNoDelay(fd)
             let token = (nextToken << 32) | UInt64(UInt32(bitPattern: fd))
             nextToken += 1
-            let connection = Connection(fd: fd, token: token, id: core.nextConnectionID())
+            let connection = Connection(fd: fd, token: token, id: core.nextConnectionID(), now: core.now())
             connections[fd] = connection
             poller.add(fd, token: token)
             counters.opened.add(1, ordering: .relaxed)
             counters.active.add(1, ordering: .relaxed)
+            scheduleSweep()
         }
     }
 
-    func readable(_ connection: Connection) {
-        var peerClosed = false
-        while true {
-            let count = scratch.withUnsafeMutableBytes { recv(connection.fd, $0.baseAddress, $0.count, 0) }
-            if count > 0 {
-                if connection.phase == .hanging { continue }
-                connection.input.append(contentsOf: scratch[0..<count])
-                if count < scratch.count { break }
-            } else if count == 0 {
-                peerClosed = true
-                break
-            } else {
-                if errno == EINTR { continue }
-                if errno != EAGAIN && errno != EWOULDBLOCK { peerClosed = true }
-                break
-            }
-        }
-        if peerClosed {
-            peerGone(connection)
-        } else if connection.phase == .reading {
-            processInput(connection)
-        }
+    func acceptConnection() -> Int32 {
+        options.accept?(listener) ?? cfm_accept_nonblocking(listener)
     }
 
-    func processInput(_ connection: Connection) {
-        while connection.phase == .reading, !connection.input.isEmpty {
-            let result = connection.input.withUnsafeBufferPointer { parser.parse($0) }
-            switch result {
-            case .needMore:
-                return
-            case .invalid(let status, let reason):
-                counters.malformed.add(1, ordering: .relaxed)
-                let code = status == 413 ? "payload_too_large" : "bad_request"
-                let response = ServerResponse.error(status, code, "Malformed request: \(reason).")
-                connection.keepAlive = false
-                connection.closeAfterWrite = true
-                connection.input.removeAll()
-                startWriting(connection, response, body: response.body, contentLength: response.body.count)
-                return
-            case .complete(let request, let consumed):
-                connection.input.removeFirst(consumed)
-                connection.keepAlive = request.keepAlive
-                if core.isRefusing {
-                    close(connection)
-                    return
-                }
-                let serverRequest = ServerRequest(
-                    method: request.method, target: request.target, headers: request.headers, body: request.body)
-                let ticket = core.arrive(serverRequest, connection: connection.id)
-                connection.ticket = ticket
-                if ticket.wait > 0 {
-                    connection.phase = .waiting
-                    timers.schedule(
-                        at: core.now() + ticket.wait, token: connection.token, kind: TimerKind.wake.rawValue)
-                } else {
-                    dispatch(connection)
-                }
+    /// `accept` failed for lack of descriptors: refuse the waiting connection with the spare one
+    /// (it is accepted and closed, so the level-triggered listener does not spin), or pause the
+    /// listener for a moment when there is no spare.
+    func outOfDescriptors() {
+        if spareDescriptor >= 0 {
+            _ = Glibc.close(spareDescriptor)
+            let fd = acceptConnection()
+            if fd >= 0 {
+                counters.refused.add(1, ordering: .relaxed)
+                _ = Glibc.close(fd)
             }
+            spareDescriptor = open("/dev/null", O_RDONLY | O_CLOEXEC)
+            if spareDescriptor >= 0 { return }
         }
-    }
-
-    func dispatch(_ connection: Connection) {
-        guard let ticket = connection.ticket, let disposition = core.complete(ticket) else { return }
-        switch disposition {
-        case .respond(let response, let bytesPerSecond):
-            guard let bytesPerSecond else {
-                startWriting(connection, response, body: response.body, contentLength: response.body.count)
-                return
-            }
-            connection.status = response.status
-            connection.output = Connection.serialize(
-                head: response, contentLength: response.body.count, keepAlive: connection.keepAlive)
-            connection.outputOffset = 0
-            connection.trickleBody = response.body
-            connection.trickleOffset = 0
-            connection.trickleInterval = max(0.01, 1 / bytesPerSecond)
-            connection.trickleChunk = max(1, Int((bytesPerSecond * connection.trickleInterval).rounded()))
-            connection.phase = .trickling
-            flush(connection)
-            if connection.phase == .trickling {
-                timers.schedule(
-                    at: core.now() + connection.trickleInterval, token: connection.token,
-                    kind: TimerKind.trickle.rawValue)
-            }
-        case .truncate(let response, let keepBytes):
-            connection.closeAfterWrite = true
-            startWriting(
-                connection, response, body: Array(response.body.prefix(keepBytes)), contentLength: response.body.count)
-        case .hang:
-            connection.phase = .hanging
-            connection.input.removeAll()
-        case .reset:
-            core.finished(ticket, status: 0)
-            connection.ticket = nil
-            close(connection, reset: true)
-        case .close:
-            core.finished(ticket, status: 0)
-            connection.ticket = nil
-            close(connection)
-        }
-    }
-
-    func startWriting(_ connection: Connection, _ response: ServerResponse, body: [UInt8], contentLength: Int) {
-        connection.status = response.status
-        connection.output = Connection.serialize(
-            head: response, contentLength: contentLength, keepAlive: connection.keepAlive)
-        connection.output.append(contentsOf: body)
-        connection.outputOffset = 0
-        connection.phase = .writing
-        flush(connection)
-    }
-
-    func flush(_ connection: Connection) {
-        while connection.outputOffset < connection.output.count {
-            let sent = connection.output.withUnsafeBytes { bytes in
-                send(
-                    connection.fd, bytes.baseAddress! + connection.outputOffset, bytes.count - connection.outputOffset,
-                    Int32(MSG_NOSIGNAL))
-            }
-            if sent > 0 {
-                connection.outputOffset += sent
-            } else if sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                if !connection.wantsWrite {
-                    connection.wantsWrite = true
-                    poller.update(connection.fd, token: connection.token, writable: true)
-                }
-                return
-            } else if sent < 0 && errno == EINTR {
-                continue
-            } else {
-                peerGone(connection)
-                return
-            }
-        }
-        connection.output.removeAll(keepingCapacity: true)
-        connection.outputOffset = 0
-        if connection.wantsWrite {
-            connection.wantsWrite = false
-            poller.update(connection.fd, token: connection.token, writable: false)
-        }
-        guard connection.phase == .writing else { return }
-        if let ticket = connection.ticket {
-            core.finished(ticket, status: connection.status)
-            connection.ticket = nil
-        }
-        counters.served.add(1, ordering: .relaxed)
-        if connection.closeAfterWrite || !connection.keepAlive {
-            close(connection)
-        } else {
-            connection.phase = .reading
-            processInput(connection)
-        }
+        listenerPaused = true
+        poller.remove(listener)
+        timers.schedule(at: core.now() + 0.05, token: 0, kind: TimerKind.listenAgain.rawValue)
     }
 
     func fire(_ timer: TimerHeap.Entry) {
-        if timer.kind == TimerKind.refuseEdge.rawValue {
+        switch TimerKind(rawValue: timer.kind) {
+        case .refuseEdge?:
             updateListener()
             return
+        case .sweep?:
+            sweepScheduled = false
+            sweepTimeouts()
+            return
+        case .listenAgain?:
+            if spareDescriptor < 0 { spareDescriptor = open("/dev/null", O_RDONLY | O_CLOEXEC) }
+            listenerPaused = false
+            if listener >= 0 { poller.add(listener, token: Self.listenerToken) }
+            return
+        default:
+            break
         }
         let fd = Int32(truncatingIfNeeded: timer.token & 0xFFFF_FFFF)
         guard let connection = connections[fd], connection.token == timer.token else { return }
-        if timer.kind == TimerKind.wake.rawValue, connection.phase == .waiting {
-            dispatch(connection)
-        } else if timer.kind == TimerKind.trickle.rawValue, connection.phase == .trickling {
-            let end = min(connection.trickleBody.count, connection.trickleOffset + connection.trickleChunk)
-            connection.output.append(contentsOf: connection.trickleBody[connection.trickleOffset..<end])
-            connection.trickleOffset = end
-            if end == connection.trickleBody.count {
-                connection.phase = .writing
-            } else {
-                timers.schedule(
-                    at: core.now() + connection.trickleInterval, token: connection.token,
-                    kind: TimerKind.trickle.rawValue)
-            }
-            flush(connection)
+        switch TimerKind(rawValue: timer.kind) {
+        case .wake? where connection.phase == .waiting: dispatch(connection)
+        case .trickle? where connection.phase == .trickling: trickle(connection)
+        case .resume? where connection.phase == .reading: processInput(connection)
+        default: break
         }
     }
 }

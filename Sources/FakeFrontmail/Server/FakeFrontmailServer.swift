@@ -1,6 +1,12 @@
 import Foundation
 import Frontmail
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The fake Frontmail API on a socket: HTTP/1.1 with keep-alive on 127.0.0.1 (port 0 by default),
 /// one or more event-loop threads. Stop it with `shutdown()`, or use `withFakeFrontmail`.
 public final class FakeFrontmailServer: Sendable {
@@ -11,6 +17,18 @@ public final class FakeFrontmailServer: Sendable {
         /// Event-loop threads, each with its own listener on the same port (SO_REUSEPORT).
         public var loops = 1
         public var limits = HTTPRequestParser.Limits()
+        /// A request's head must be complete this long after its first byte (408 and close).
+        public var headerTimeout: Double = 10
+        /// A connection waiting for a request is closed after this long without a byte.
+        public var idleTimeout: Double = 60
+        /// Bytes read and not yet parsed across every connection; beyond it, a connection holding a
+        /// large partial request is answered 503 and closed.
+        public var inputBudget = 256 * 1024 * 1024
+        /// Bind a port another process already serves (SO_REUSEPORT: the kernel splits the
+        /// connections, and with them the ledgers). Off: such a port is an error.
+        public var sharePort = false
+        /// Test seam: replaces `accept` (to simulate running out of descriptors).
+        var accept: (@Sendable (Int32) -> Int32)?
 
         public init(host: String = "127.0.0.1", port: Int = 0, loops: Int = 1) {
             self.host = host
@@ -24,6 +42,14 @@ public final class FakeFrontmailServer: Sendable {
         public var connectionsActive: Int
         public var requestsServed: Int
         public var malformedRequests: Int
+        /// Connections refused because the process was out of file descriptors.
+        public var connectionsRefused: Int
+        /// Connections closed by the header or idle timeout.
+        public var connectionsTimedOut: Int
+        /// Requests refused because the input budget was spent.
+        public var requestsOverBudget: Int
+        /// Bytes read and not yet parsed, now.
+        public var bufferedInputBytes: Int
     }
 
     public let core: FakeFrontmailCore
@@ -36,6 +62,11 @@ public final class FakeFrontmailServer: Sendable {
         self.core = core
         self.host = options.host
         var loops: [EventLoop] = []
+        if options.port != 0 && !options.sharePort {
+            // Our own loops share the port through SO_REUSEPORT; another process must not join them.
+            let (probe, _) = try Socket.listen(host: options.host, port: options.port, reusePort: false)
+            _ = Glibc.close(probe)
+        }
         let (first, port) = try Socket.listen(host: options.host, port: options.port, reusePort: true)
         self.port = port
         var listeners = [first]
@@ -45,7 +76,7 @@ public final class FakeFrontmailServer: Sendable {
         for listener in listeners {
             loops.append(
                 try EventLoop(
-                    core: core, listener: listener, host: options.host, port: port, limits: options.limits,
+                    core: core, listener: listener, host: options.host, port: port, options: options,
                     counters: counters))
         }
         self.loops = loops
@@ -62,7 +93,11 @@ public final class FakeFrontmailServer: Sendable {
             connectionsOpened: counters.opened.load(ordering: .relaxed),
             connectionsActive: counters.active.load(ordering: .relaxed),
             requestsServed: counters.served.load(ordering: .relaxed),
-            malformedRequests: counters.malformed.load(ordering: .relaxed))
+            malformedRequests: counters.malformed.load(ordering: .relaxed),
+            connectionsRefused: counters.refused.load(ordering: .relaxed),
+            connectionsTimedOut: counters.timedOut.load(ordering: .relaxed),
+            requestsOverBudget: counters.overBudget.load(ordering: .relaxed),
+            bufferedInputBytes: counters.bufferedInput.load(ordering: .relaxed))
     }
 
     /// Closes every connection and listener and waits for the loops to end. Safe to call twice.

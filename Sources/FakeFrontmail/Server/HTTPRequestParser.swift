@@ -37,11 +37,17 @@ public struct HTTPRequestParser: Sendable {
     public func parse(_ buffer: UnsafeBufferPointer<UInt8>) -> Result {
         let count = buffer.count
         guard count > 0 else { return .needMore }
-        // Tolerate empty lines before a request (RFC 9112 §2.2).
+        // Tolerate empty lines before a request (RFC 9112 §2.2); they count against the head limit,
+        // so a flood of them is refused instead of being held and rescanned.
         var start = 0
-        while start + 1 < count, buffer[start] == 13, buffer[start + 1] == 10 { start += 2 }
-        guard let headEnd = Self.find(terminator: buffer, from: start, limit: limits.maxHeaderBytes) else {
-            return count - start > limits.maxHeaderBytes
+        while start + 1 < count, buffer[start] == 13, buffer[start + 1] == 10 {
+            start += 2
+            guard start <= limits.maxHeaderBytes else {
+                return .invalid(status: 400, reason: "too many empty lines before the request")
+            }
+        }
+        guard let headEnd = Self.find(terminator: buffer, from: start, limit: limits.maxHeaderBytes - start) else {
+            return count > limits.maxHeaderBytes
                 ? .invalid(status: 431, reason: "request header fields too large") : .needMore
         }
         var lines = Self.lines(buffer, from: start, to: headEnd)
@@ -54,6 +60,7 @@ public struct HTTPRequestParser: Sendable {
             return .invalid(status: 431, reason: "too many header fields")
         }
         var headers = FrontmailHTTPHeaders()
+        var hasHost = false
         var contentLength: Int?
         var chunked = false
         var connection: String?
@@ -77,11 +84,16 @@ public struct HTTPRequestParser: Sendable {
                 chunked = true
             case "connection":
                 connection = value.lowercased()
+            case "host":
+                guard !hasHost else { return .invalid(status: 400, reason: "more than one Host header") }
+                hasHost = true
             default:
                 break
             }
             headers.add(name: name, value: value)
         }
+        // RFC 9112 §3.2: an HTTP/1.1 request without Host is answered 400.
+        if minor >= 1 && !hasHost { return .invalid(status: 400, reason: "missing Host header") }
         if chunked && contentLength != nil {
             return .invalid(status: 400, reason: "both Content-Length and Transfer-Encoding")
         }
@@ -195,7 +207,16 @@ public struct HTTPRequestParser: Sendable {
             }
             guard index < buffer.count else { return .needMore }
             guard digits > 0 else { return .invalid(400, "malformed chunk size") }
+            // Only optional whitespace, then `;` and an extension, may follow the hex digits.
+            while index < buffer.count, buffer[index] == 32 || buffer[index] == 9 { index += 1 }
+            guard index < buffer.count else { return .needMore }
+            guard buffer[index] == 13 || buffer[index] == UInt8(ascii: ";") else {
+                return .invalid(400, "malformed chunk size")
+            }
             while index < buffer.count, buffer[index] != 13 {
+                guard buffer[index] >= 32 || buffer[index] == 9, buffer[index] != 127 else {
+                    return .invalid(400, "malformed chunk extension")
+                }
                 guard index - start < 64 * 1024 else { return .invalid(400, "chunk extension too long") }
                 index += 1
             }

@@ -27,16 +27,20 @@ final class Poller {
 
         deinit { close(epoll) }
 
-        private func control(_ operation: Int32, _ fd: Int32, token: UInt64, writable: Bool) {
+        private func control(_ operation: Int32, _ fd: Int32, token: UInt64, writable: Bool, readable: Bool) {
             var event = epoll_event()
-            event.events = EPOLLIN.rawValue | EPOLLRDHUP.rawValue | (writable ? EPOLLOUT.rawValue : 0)
+            event.events =
+                (readable ? EPOLLIN.rawValue : 0) | EPOLLRDHUP.rawValue | (writable ? EPOLLOUT.rawValue : 0)
             event.data.u64 = token
             _ = epoll_ctl(epoll, operation, fd, &event)
         }
 
-        func add(_ fd: Int32, token: UInt64) { control(EPOLL_CTL_ADD, fd, token: token, writable: false) }
-        func update(_ fd: Int32, token: UInt64, writable: Bool) {
-            control(EPOLL_CTL_MOD, fd, token: token, writable: writable)
+        func add(_ fd: Int32, token: UInt64) {
+            control(EPOLL_CTL_ADD, fd, token: token, writable: false, readable: true)
+        }
+        /// Which readiness to report for `fd`; a hang-up is always reported.
+        func update(_ fd: Int32, token: UInt64, writable: Bool, readable: Bool = true) {
+            control(EPOLL_CTL_MOD, fd, token: token, writable: writable, readable: readable)
         }
         func remove(_ fd: Int32) { _ = epoll_ctl(epoll, EPOLL_CTL_DEL, fd, nil) }
 
@@ -57,17 +61,22 @@ final class Poller {
             }
         }
     #else
-        private var watched: [Int32: (token: UInt64, writable: Bool)] = [:]
+        private var watched: [Int32: (token: UInt64, writable: Bool, readable: Bool)] = [:]
 
         init() throws(SocketError) {}
 
-        func add(_ fd: Int32, token: UInt64) { watched[fd] = (token, false) }
-        func update(_ fd: Int32, token: UInt64, writable: Bool) { watched[fd] = (token, writable) }
+        func add(_ fd: Int32, token: UInt64) { watched[fd] = (token, false, true) }
+        func update(_ fd: Int32, token: UInt64, writable: Bool, readable: Bool = true) {
+            watched[fd] = (token, writable, readable)
+        }
         func remove(_ fd: Int32) { watched[fd] = nil }
 
         func wait(timeoutMilliseconds: Int32) -> [Event] {
             var fds = watched.map {
-                pollfd(fd: $0.key, events: Int16(POLLIN) | ($0.value.writable ? Int16(POLLOUT) : 0), revents: 0)
+                pollfd(
+                    fd: $0.key,
+                    events: ($0.value.readable ? Int16(POLLIN) : 0) | ($0.value.writable ? Int16(POLLOUT) : 0),
+                    revents: 0)
             }
             let count = poll(&fds, nfds_t(fds.count), timeoutMilliseconds)
             guard count > 0 else { return [] }

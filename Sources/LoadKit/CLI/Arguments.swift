@@ -83,6 +83,16 @@ public struct Arguments: Sendable {
         return number
     }
 
+    /// A finite number of seconds (or any quantity) within `range`.
+    public func number(_ name: String, in range: ClosedRange<Double>) throws(UsageError) -> Double? {
+        guard let text = value(name) else { return nil }
+        guard let number = Double(text), number.isFinite, range.contains(number) else {
+            throw UsageError(
+                message: "--\(name) needs a number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+        }
+        return number
+    }
+
     public func unsigned(_ name: String) throws(UsageError) -> UInt64? {
         guard let text = value(name) else { return nil }
         guard let number = UInt64(text) else {

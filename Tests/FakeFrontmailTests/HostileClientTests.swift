@@ -1,0 +1,138 @@
+import CFakeFrontmailSystem
+import Foundation
+import Frontmail
+import Synchronization
+import Testing
+
+@testable import FakeFrontmail
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Clients that try to take the server down; after each, the server still answers and holds no
+/// buffered input.
+@Suite("socket server: hostile clients")
+struct HostileClientTests {
+    static let publicConfig = "GET /v1/public-config HTTP/1.1\r\nHost: x\r\n\r\n"
+
+    /// The server still answers a fresh connection and holds no buffered input.
+    static func stillServes(_ server: FakeFrontmailServer) throws {
+        let client = try RawClient(port: server.port)
+        defer { client.close() }
+        client.send(publicConfig)
+        #expect(client.read().hasPrefix("HTTP/1.1 200"))
+        #expect(server.stats.bufferedInputBytes == 0)
+    }
+
+    @Test("thousands of pipelined requests in one write are answered in order, without recursion")
+    func deepPipelining() async throws {
+        let core = FakeFrontmailCore()
+        let server = try FakeFrontmailServer(core: core)
+        defer { server.shutdown() }
+        let client = try RawClient(port: server.port)
+        defer { client.close() }
+        let count = 5000
+        let one = Array(ServerRobustnessTests.send.utf8)
+        var burst: [UInt8] = []
+        for _ in 0..<count { burst += one }
+        // Written from another thread while this one reads: the server stops reading when too much
+        // waits unanswered, so a client that only writes would wait on itself.
+        let bytes = burst
+        let writer = Thread { client.send(bytes) }
+        writer.start()
+        let text = client.read(responses: count)
+        #expect(text.components(separatedBy: "HTTP/1.1 202").count - 1 == count)
+        #expect(core.ledger.count == count)
+        try Self.stillServes(server)
+    }
+
+    @Test("a head that never completes gets 408; a connection that sends nothing is closed")
+    func slowloris() async throws {
+        var options = FakeFrontmailServer.Options()
+        options.headerTimeout = 0.2
+        options.idleTimeout = 0.4
+        let server = try FakeFrontmailServer(core: FakeFrontmailCore(), options: options)
+        defer { server.shutdown() }
+        let partial = try RawClient(port: server.port)
+        defer { partial.close() }
+        partial.send("POST /v1/send HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+        let silent = try RawClient(port: server.port)
+        defer { silent.close() }
+        #expect(partial.read().hasPrefix("HTTP/1.1 408"))
+        #expect(silent.read().isEmpty)
+        #expect(server.stats.connectionsTimedOut == 2)
+        try Self.stillServes(server)
+    }
+
+    @Test("a flood of empty lines is refused once it passes the head limit")
+    func emptyLineFlood() throws {
+        let server = try FakeFrontmailServer(core: FakeFrontmailCore())
+        defer { server.shutdown() }
+        let client = try RawClient(port: server.port)
+        defer { client.close() }
+        client.send(String(repeating: "\r\n", count: 40_000))
+        #expect(client.read().hasPrefix("HTTP/1.1 400"))
+        try Self.stillServes(server)
+    }
+
+    @Test("past the input budget a large partial body is refused with 503; the others are served")
+    func inputBudget() throws {
+        var options = FakeFrontmailServer.Options()
+        options.inputBudget = 100_000
+        let server = try FakeFrontmailServer(core: FakeFrontmailCore(), options: options)
+        defer { server.shutdown() }
+        let hog = try RawClient(port: server.port)
+        defer { hog.close() }
+        hog.send("POST /v1/send HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n")
+        hog.send([UInt8](repeating: 0x41, count: 200_000))
+        let answer = hog.read()
+        #expect(answer.hasPrefix("HTTP/1.1 503"))
+        #expect(answer.contains("Retry-After: 1"))
+        #expect(server.stats.requestsOverBudget == 1)
+        try Self.stillServes(server)
+    }
+
+    @Test("out of descriptors: the waiting connection is refused, the listener does not spin, the next one is served")
+    func outOfDescriptors() throws {
+        let failures = Atomic(1)
+        let accepts = Atomic(0)
+        var options = FakeFrontmailServer.Options()
+        options.accept = { listener in
+            accepts.add(1, ordering: .relaxed)
+            if failures.load(ordering: .relaxed) > 0 {
+                failures.subtract(1, ordering: .relaxed)
+                errno = EMFILE
+                return -1
+            }
+            return cfm_accept_nonblocking(listener)
+        }
+        let server = try FakeFrontmailServer(core: FakeFrontmailCore(), options: options)
+        defer { server.shutdown() }
+        let refused = try RawClient(port: server.port)
+        defer { refused.close() }
+        #expect(refused.read().isEmpty)
+        #expect(server.stats.connectionsRefused == 1)
+        try Self.stillServes(server)
+        // One failed accept, the refusal, the served connection and the EAGAIN after each:
+        // a spinning listener would have called it thousands of times.
+        #expect(accepts.load(ordering: .relaxed) < 20)
+    }
+
+    @Test("a second server on a port in use is refused unless it asks to share the port")
+    func portInUse() throws {
+        let first = try FakeFrontmailServer(core: FakeFrontmailCore())
+        defer { first.shutdown() }
+        let taken = FakeFrontmailServer.Options(port: first.port)
+        #expect {
+            _ = try FakeFrontmailServer(core: FakeFrontmailCore(), options: taken)
+        } throws: { error in
+            (error as? SocketError)?.code == EADDRINUSE
+        }
+        var sharing = taken
+        sharing.sharePort = true
+        let second = try FakeFrontmailServer(core: FakeFrontmailCore(), options: sharing)
+        second.shutdown()
+        try Self.stillServes(first)
+    }
+}
