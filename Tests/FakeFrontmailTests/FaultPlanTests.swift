@@ -62,11 +62,11 @@ struct FaultPlanTests {
             (#"{"rules": [{"action": {"type": "refuse"}}]}"#, "rules[0].match", "time window"),
             (
                 #"{"rules": [{"action": {"type": "slowBody", "bytesPerSecond": 0}}]}"#,
-                "rules[0].action.bytesPerSecond", "positive"
+                "rules[0].action.bytesPerSecond", "more than 0 and at most 1e9"
             ),
-            (#"{"capacity": {"workers": 0, "serviceTime": "1ms"}}"#, "capacity.workers", "1 or more"),
+            (#"{"capacity": {"workers": 0, "serviceTime": "1ms"}}"#, "capacity.workers", "1-100000"),
             (#"{"rules": [], "extra": 1}"#, "extra", "unknown field"),
-            (#"{"rules": [{"action": {"type": "hang"}, "limit": 0}]}"#, "rules[0].limit", "1 or more"),
+            (#"{"rules": [{"action": {"type": "hang"}, "limit": 0}]}"#, "rules[0].limit", "1-1000000000"),
             (
                 #"{"rules": [{"match": {"attempt": 0}, "action": {"type": "hang"}}]}"#, "rules[0].match.attempt",
                 "from 1"

@@ -84,7 +84,8 @@ struct HTTPRequestParserTests {
         "malformed requests are 400",
         arguments: [
             "GARBAGE\r\n\r\n", "GET\r\n\r\n", "GET / HTTP/2.0\r\n\r\n", "GET nopath HTTP/1.1\r\nHost: x\r\n\r\n",
-            "GET / HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n", "GET / HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
+            "GET / HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n",
+            "GET / HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
             "GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
             "GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n",
             "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n",

@@ -121,7 +121,9 @@ struct ServerRobustnessTests {
                 let client = try RawClient(port: server.port)
                 let length = Int(random.next() % 3000)
                 var bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
-                if round % 3 == 0 { bytes = Array("POST /v1/send HTTP/1.1\r\nHost: x\r\nContent-Length: 9\r\n\r\n".utf8) + bytes }
+                if round % 3 == 0 {
+                    bytes = Array("POST /v1/send HTTP/1.1\r\nHost: x\r\nContent-Length: 9\r\n\r\n".utf8) + bytes
+                }
                 if round % 5 == 0 { bytes = Array(Self.send.utf8.prefix(Int(random.next() % 120))) }
                 client.send(bytes)
                 client.close()

@@ -3,7 +3,7 @@ import Foundation
 /// How the emulated Frontmail API behaves when nothing is wrong. Every field has a default, so
 /// `EmulatorConfig()` is a working API with a few templates.
 public struct EmulatorConfig: Sendable, Hashable, Codable {
-    public enum CreditsMode: String, Sendable, Hashable, Codable {
+    public enum CreditsMode: String, Sendable, Hashable, Codable, CaseIterable, InputChoice {
         /// Sends are accepted for delivery.
         case queued
         /// Sends are accepted as `held` (waiting for credits).
@@ -80,7 +80,7 @@ public struct EmulatorConfig: Sendable, Hashable, Codable {
         badTurnstileTokens =
             try container.decodeIfPresent([String].self, forKey: .badTurnstileTokens) ?? defaults.badTurnstileTokens
         maxAttachmentBytes =
-            try container.decodeIfPresent(Int.self, forKey: .maxAttachmentBytes) ?? defaults.maxAttachmentBytes
+            try container.integer(Int.self, .maxAttachmentBytes) ?? defaults.maxAttachmentBytes
         uploads = try container.decodeIfPresent([String].self, forKey: .uploads) ?? defaults.uploads
         mobileSiteKey =
             container.contains(.mobileSiteKey)
@@ -104,7 +104,12 @@ public struct EmulatorConfig: Sendable, Hashable, Codable {
                 throw InputError(path: here + ".defaultLocale", reason: "'\(locale)' is not one of locales")
             }
         }
-        if maxAttachmentBytes < 0 { throw InputError(path: sub("maxAttachmentBytes"), reason: "must not be negative") }
+        try InputError.check(maxAttachmentBytes, in: 0...1_073_741_824, sub("maxAttachmentBytes"))
+        for (name, span) in [
+            ("sending", lifecycle.sending), ("sent", lifecycle.sent), ("delivered", lifecycle.delivered),
+        ] {
+            try InputError.check(span, sub("lifecycle") + "." + name)
+        }
     }
 }
 

@@ -6,7 +6,7 @@ import Frontmail
 #endif
 
 /// How a client reaches the fake: the one switch between the two front ends of the same core.
-public enum FrontEnd: String, Sendable, Hashable, Codable, CaseIterable {
+public enum FrontEnd: String, Sendable, Hashable, Codable, CaseIterable, InputChoice {
     /// URLSession over loopback sockets to `FakeFrontmailServer` (the real network stack).
     case socket
     /// `InProcessTransport`: the core is called directly, no sockets (10k+ sends in flight).

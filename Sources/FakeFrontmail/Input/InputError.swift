@@ -1,4 +1,5 @@
 import Foundation
+import Frontmail
 
 /// A value in an input file (fault plan, emulator config, scenario) that is wrong: names the field
 /// and the reason. `InputFileError` adds the file.
@@ -112,5 +113,98 @@ extension Decoder {
             throw InputError(
                 path: InputError.path(codingPath + [key]), reason: "unknown field (accepted here: \(accepted))")
         }
+    }
+}
+
+extension InputError {
+    /// The longest duration an input file may state: a day (a fault, a window, a delay, a timeout).
+    public static let longestSpan = 86_400.0
+
+    /// Throws `path: must be LOW-HIGH` unless `value` is in `range`.
+    public static func check<Value: Comparable>(
+        _ value: Value, in range: ClosedRange<Value>, _ path: String, unit: String = ""
+    ) throws(InputError) {
+        guard range.contains(value) else {
+            throw InputError(path: path, reason: "must be \(range.lowerBound)-\(range.upperBound)\(unit)")
+        }
+    }
+
+    /// Throws unless `span` is finite and within `0...longestSpan` seconds (or more than 0 with
+    /// `positive`).
+    public static func check(_ span: TimeSpan, _ path: String, positive: Bool = false) throws(InputError) {
+        guard span.seconds.isFinite, positive ? span.seconds > 0 : span.seconds >= 0, span.seconds <= longestSpan
+        else {
+            throw InputError(
+                path: path, reason: "must be \(positive ? "more than 0" : "0") to \(Int(longestSpan)) s (a day)")
+        }
+    }
+}
+
+extension InputError {
+    /// Reads an input file's JSON: a syntax error names its line and column (Foundation's decoder
+    /// says only that the data is invalid), every other error its field.
+    public static func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws(InputError) -> Value {
+        do throws(JSONReader.ParseError) {
+            _ = try JSONReader.parse(data)
+        } catch {
+            let (line, column) = position(of: error.offset, in: data)
+            throw InputError(path: "", reason: "invalid JSON at line \(line), column \(column): \(error.reason)")
+        }
+        do {
+            return try JSONDecoder().decode(Value.self, from: data)
+        } catch {
+            throw InputError.from(error)
+        }
+    }
+
+    /// 1-based line and column (in characters) of a byte offset.
+    static func position(of offset: Int, in data: Data) -> (line: Int, column: Int) {
+        let prefix = data.prefix(max(0, offset))
+        let line = prefix.reduce(1) { $1 == 10 ? $0 + 1 : $0 }
+        let lineStart = prefix.lastIndex(of: 10).map { $0 + 1 } ?? prefix.startIndex
+        return (line, String(decoding: prefix[lineStart...], as: UTF8.self).count + 1)
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// A whole number in range. Foundation reports a fraction (`2.5`) or a number out of the type's
+    /// range (`-1` for an unsigned field) as "not valid JSON" without a field: this names both.
+    public func integer<Value: FixedWidthInteger & Decodable>(_ type: Value.Type, _ key: Key) throws -> Value? {
+        guard contains(key) else { return nil }
+        if let value = try? decodeIfPresent(Value.self, forKey: key) { return value }
+        let path = InputError.path(codingPath + [key])
+        if let number = try? decode(Double.self, forKey: key) {
+            guard number == number.rounded(), number.isFinite else {
+                throw InputError(path: path, reason: "must be a whole number, not \(number)")
+            }
+            throw InputError(path: path, reason: "must be \(Value.min)-\(Value.max)")
+        }
+        return try decodeIfPresent(Value.self, forKey: key)
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// `integer`, for a field that must be there.
+    public func requiredInteger<Value: FixedWidthInteger & Decodable>(_ type: Value.Type, _ key: Key) throws -> Value {
+        guard let value = try integer(type, key) else {
+            throw InputError(path: InputError.path(codingPath + [key]), reason: "is required")
+        }
+        return value
+    }
+}
+
+/// An enum an input file names by its raw value; any other value is an error that lists the
+/// accepted ones (`transport: 'carrierPigeon' is not one of socket, inProcess`).
+public protocol InputChoice: RawRepresentable, CaseIterable, Decodable where RawValue == String {}
+
+extension InputChoice {
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let value = Self(rawValue: text) else {
+            let accepted = Self.allCases.map(\.rawValue).joined(separator: ", ")
+            throw InputError(
+                path: InputError.path(decoder.codingPath), reason: "'\(text)' is not one of \(accepted)")
+        }
+        self = value
     }
 }

@@ -44,15 +44,18 @@ public enum Distribution: Sendable, Hashable {
     func validate(path: String) throws(InputError) {
         switch self {
         case .fixed(let value):
-            if value.seconds < 0 { throw InputError(path: path, reason: "must not be negative") }
+            try InputError.check(value, path)
         case .uniform(let low, let high):
-            if low.seconds < 0 { throw InputError(path: path + ".min", reason: "must not be negative") }
+            try InputError.check(low, path + ".min")
+            try InputError.check(high, path + ".max")
             if high < low { throw InputError(path: path + ".max", reason: "must be at least min (\(low))") }
-        case .exponential(let mean, _):
-            if mean.seconds <= 0 { throw InputError(path: path + ".mean", reason: "must be positive") }
-        case .logNormal(let median, let sigma, _):
-            if median.seconds <= 0 { throw InputError(path: path + ".median", reason: "must be positive") }
-            if !(sigma >= 0 && sigma.isFinite) { throw InputError(path: path + ".sigma", reason: "must be 0 or more") }
+        case .exponential(let mean, let cap):
+            try InputError.check(mean, path + ".mean", positive: true)
+            if let cap { try InputError.check(cap, path + ".cap") }
+        case .logNormal(let median, let sigma, let cap):
+            try InputError.check(median, path + ".median", positive: true)
+            try InputError.check(sigma, in: 0...10, path + ".sigma")
+            if let cap { try InputError.check(cap, path + ".cap") }
         }
     }
 }

@@ -143,7 +143,7 @@ extension BodySpec: Codable {
 /// N workers with a service time; above capacity requests queue (latency grows) or are shed with
 /// 503 + Retry-After.
 public struct CapacityModel: Sendable, Hashable, Codable {
-    public enum Mode: String, Sendable, Hashable, Codable { case queue, shed }
+    public enum Mode: String, Sendable, Hashable, Codable, CaseIterable, InputChoice { case queue, shed }
 
     public var workers: Int
     public var serviceTime: Distribution
@@ -168,17 +168,18 @@ public struct CapacityModel: Sendable, Hashable, Codable {
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(["workers", "serviceTime", "mode", "maxQueue", "shedRetryAfter"])
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        workers = try container.decode(Int.self, forKey: .workers)
+        workers = try container.requiredInteger(Int.self, .workers)
         serviceTime = try container.decode(Distribution.self, forKey: .serviceTime)
         mode = try container.decodeIfPresent(Mode.self, forKey: .mode) ?? .queue
-        maxQueue = try container.decodeIfPresent(Int.self, forKey: .maxQueue)
+        maxQueue = try container.integer(Int.self, .maxQueue)
         shedRetryAfter = try container.decodeIfPresent(RetryAfterSpec.self, forKey: .shedRetryAfter)
     }
 
     func validate(path: String) throws(InputError) {
-        if workers < 1 { throw InputError(path: path + ".workers", reason: "must be 1 or more") }
-        if let maxQueue, maxQueue < 0 { throw InputError(path: path + ".maxQueue", reason: "must not be negative") }
+        try InputError.check(workers, in: 1...100_000, path + ".workers")
+        if let maxQueue { try InputError.check(maxQueue, in: 0...10_000_000, path + ".maxQueue") }
         try serviceTime.validate(path: path + ".serviceTime")
+        try shedRetryAfter?.validate(path: path + ".shedRetryAfter")
     }
 
     func scaled(by factor: Double) -> CapacityModel {

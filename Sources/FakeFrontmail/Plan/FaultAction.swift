@@ -150,14 +150,14 @@ extension FaultAction: Codable {
         self.kind = kind
         try decoder.rejectUnknownKeys(Self.fieldsByKind[kind, default: []].union(["type"]))
         delay = try container.decodeIfPresent(Distribution.self, forKey: .delay)
-        status = try container.decodeIfPresent(Int.self, forKey: .status)
+        status = try container.integer(Int.self, .status)
         code = try container.decodeIfPresent(String.self, forKey: .code)
         message = try container.decodeIfPresent(String.self, forKey: .message)
         retryAfter = try container.decodeIfPresent(RetryAfterSpec.self, forKey: .retryAfter)
         body = try container.decodeIfPresent(BodySpec.self, forKey: .body)
         headers = try container.decodeIfPresent([String: String].self, forKey: .headers)
         bytesPerSecond = try container.decodeIfPresent(Double.self, forKey: .bytesPerSecond)
-        keepBytes = try container.decodeIfPresent(Int.self, forKey: .keepBytes)
+        keepBytes = try container.integer(Int.self, .keepBytes)
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -37,12 +37,7 @@ public struct FaultPlan: Sendable, Hashable, Codable {
 
     /// Decodes and validates a plan from JSON; errors name the field.
     public static func decode(_ data: Data) throws(InputError) -> FaultPlan {
-        let plan: FaultPlan
-        do {
-            plan = try JSONDecoder().decode(FaultPlan.self, from: data)
-        } catch {
-            throw InputError.from(error)
-        }
+        let plan = try InputError.decode(FaultPlan.self, from: data)
         try plan.validate()
         return plan
     }
@@ -54,7 +49,7 @@ public struct FaultPlan: Sendable, Hashable, Codable {
 }
 
 /// Which API endpoint a request is for.
-public enum Endpoint: String, Sendable, Hashable, Codable, CaseIterable {
+public enum Endpoint: String, Sendable, Hashable, Codable, CaseIterable, InputChoice {
     case send
     case status
     case publicConfig
@@ -85,11 +80,11 @@ public struct FaultRule: Sendable, Hashable, Codable {
         name = try container.decodeIfPresent(String.self, forKey: .name)
         match = try container.decodeIfPresent(FaultMatch.self, forKey: .match) ?? FaultMatch()
         action = try container.decode(FaultAction.self, forKey: .action)
-        limit = try container.decodeIfPresent(Int.self, forKey: .limit)
+        limit = try container.integer(Int.self, .limit)
     }
 
     func validate(path: String) throws(InputError) {
-        if let limit, limit < 1 { throw InputError(path: path + ".limit", reason: "must be 1 or more") }
+        if let limit { try InputError.check(limit, in: 1...1_000_000_000, path + ".limit") }
         try match.validate(path: path + ".match")
         try action.validate(path: path + ".action")
         if action.kind == .refuse {
@@ -148,7 +143,7 @@ public struct FaultMatch: Sendable, Hashable, Codable {
         from = try container.decodeIfPresent(TimeSpan.self, forKey: .from)
         to = try container.decodeIfPresent(TimeSpan.self, forKey: .to)
         probability = try container.decodeIfPresent(Double.self, forKey: .probability)
-        everyNth = try container.decodeIfPresent(Int.self, forKey: .everyNth)
+        everyNth = try container.integer(Int.self, .everyNth)
         header = try container.decodeIfPresent(HeaderMatch.self, forKey: .header)
     }
 
@@ -156,12 +151,20 @@ public struct FaultMatch: Sendable, Hashable, Codable {
         if let probability, !(0...1).contains(probability) {
             throw InputError(path: path + ".probability", reason: "must be between 0 and 1")
         }
-        if let everyNth, everyNth < 1 { throw InputError(path: path + ".everyNth", reason: "must be 1 or more") }
-        if let from, from.seconds < 0 { throw InputError(path: path + ".from", reason: "must not be negative") }
+        if let everyNth { try InputError.check(everyNth, in: 1...1_000_000_000, path + ".everyNth") }
+        if let from { try InputError.check(from, path + ".from") }
+        if let to { try InputError.check(to, path + ".to", positive: true) }
         if let from, let to, to <= from { throw InputError(path: path + ".to", reason: "must be after from (\(from))") }
         if let attempt { try attempt.validate(path: path + ".attempt") }
-        if let header, header.name.isEmpty {
-            throw InputError(path: path + ".header.name", reason: "must not be empty")
+        if let header {
+            guard HeaderText.isToken(header.name) else {
+                throw InputError(path: path + ".header.name", reason: "must be a header name")
+            }
+            for (field, text) in [("value", header.value), ("prefix", header.prefix)] {
+                if let text, !HeaderText.isFieldValue(text) {
+                    throw InputError(path: path + ".header.\(field)", reason: "must be printable text up to 8192 bytes")
+                }
+            }
         }
     }
 
@@ -194,8 +197,8 @@ public struct AttemptRange: Sendable, Hashable, Codable {
         }
         try decoder.rejectUnknownKeys(["min", "max"])
         let container = try decoder.container(keyedBy: AnyKey.self)
-        min = try container.decodeIfPresent(Int.self, forKey: AnyKey("min")) ?? 1
-        max = try container.decodeIfPresent(Int.self, forKey: AnyKey("max"))
+        min = try container.integer(Int.self, AnyKey("min")) ?? 1
+        max = try container.integer(Int.self, AnyKey("max"))
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -211,6 +214,8 @@ public struct AttemptRange: Sendable, Hashable, Codable {
 
     func validate(path: String) throws(InputError) {
         if min < 1 { throw InputError(path: path, reason: "attempts are counted from 1") }
+        try InputError.check(min, in: 1...1_000_000, path + ".min")
+        if let max { try InputError.check(max, in: 1...1_000_000, path + ".max") }
         if let max, max < min { throw InputError(path: path + ".max", reason: "must be at least min (\(min))") }
     }
 }

@@ -59,6 +59,13 @@ public struct Arguments: Sendable {
                 } else {
                     guard index < arguments.count else { throw UsageError(message: "--\(name) needs a value") }
                     value = arguments[index]
+                    // `--out --quick`: the value is missing, not a folder named --quick.
+                    if value.hasPrefix("--"), value.count > 2 {
+                        throw UsageError(
+                            message:
+                                "--\(name) needs a value (found the option \(value); write --\(name)=\(value) if that is the value)"
+                        )
+                    }
                     index += 1
                 }
                 values[name, default: []].append(value)

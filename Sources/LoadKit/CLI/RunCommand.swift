@@ -69,7 +69,17 @@ public enum RunCommand {
         }
 
         let out = URL(fileURLWithPath: parsed.value("out") ?? "results")
-        let runID = parsed.value("run-id") ?? RunID.make()
+        let runID: String
+        if let given = parsed.value("run-id") {
+            runID = given  // a child of an isolated run: the parent claimed it
+        } else {
+            do {
+                runID = try ResultsWriter.claim(root: out, runID: RunID.make()).runID
+            } catch {
+                printError("run: --out \(out.path) cannot be written (\(error.localizedDescription))")
+                return .usage
+            }
+        }
         let showProgress = !parsed.flag("no-progress") && isatty(2) == 1
         // Several scenarios: each in its own process, so one scenario's URLSession state (or a
         // crash) cannot affect the next.
@@ -113,72 +123,6 @@ public enum RunCommand {
         print("results: \(combined.path)")
         if work.isCancelled || results.contains(where: \.interrupted) { return .interrupted }
         return results.allSatisfy(\.passed) ? .success : .failure
-    }
-
-    /// Runs each scenario in a child `frontmail-bench run FILE --only NAME`, then combines the results.
-    static func runIsolated(
-        _ scenarios: [Scenario], parsed: Arguments, executable: String, out: URL, runID: String
-    ) async -> ExitCode {
-        let child = Task { () -> [(Scenario, Int32, String?)] in
-            var outcomes: [(Scenario, Int32, String?)] = []
-            for (index, scenario) in scenarios.enumerated() {
-                if Task.isCancelled { break }
-                printError("[\(index + 1)/\(scenarios.count)] \(scenario.name): \(scenario.description)")
-                var arguments = ["run", scenario.file, "--only", scenario.name, "--out", out.path, "--run-id", runID]
-                if parsed.flag("quick") { arguments.append("--quick") }
-                if let seed = parsed.value("seed") { arguments += ["--seed", seed] }
-                if parsed.flag("no-progress") { arguments.append("--no-progress") }
-                let (status, output) = await runChild(executable, arguments)
-                let verdict = output.split(separator: "\n").map(String.init).last {
-                    $0.hasPrefix("PASS ") || $0.hasPrefix("FAIL ") || $0.hasPrefix("INTERRUPTED ")
-                }
-                if verdict == nil { printError("  ERROR \(scenario.name): exited \(status) without a verdict") }
-                outcomes.append((scenario, status, verdict))
-            }
-            return outcomes
-        }
-        let interruption = InterruptHandler { _ in
-            printError("\ninterrupted: stopping after the current scenario's partial results are written…")
-            child.cancel()
-        }
-        defer { interruption.stop() }
-        let outcomes = await child.value
-        let writer = ResultsWriter(root: out, runID: runID)
-        guard let combined = writeRun(outcomes.flatMap { writer.summaryRows(of: $0.0.name) }, writer) else {
-            return .software
-        }
-        for (scenario, status, verdict) in outcomes {
-            print(verdict ?? "FAIL \(scenario.name): the run ended without a verdict (exit \(status))")
-        }
-        print("results: \(combined.path)")
-        if child.isCancelled || outcomes.contains(where: { $0.1 == ExitCode.interrupted.rawValue }) {
-            return .interrupted
-        }
-        if outcomes.count < scenarios.count { return .interrupted }
-        return outcomes.allSatisfy({ $0.1 == 0 }) ? .success : .failure
-    }
-
-    /// Runs a child process; its stderr goes to ours, its stdout is returned.
-    static func runChild(_ executable: String, _ arguments: [String]) async -> (Int32, String) {
-        await withCheckedContinuation { continuation in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = FileHandle.standardError
-            do {
-                try process.run()
-            } catch {
-                continuation.resume(returning: (-1, ""))
-                return
-            }
-            DispatchQueue.global().async {
-                let data = pipe.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(returning: (process.terminationStatus, String(decoding: data, as: UTF8.self)))
-            }
-        }
     }
 
     /// Writes the run's combined summary; nil (after saying why) when it cannot.

@@ -145,12 +145,12 @@ public enum ServeCommand {
 
     static func loadConfig(_ path: String) throws -> EmulatorConfig {
         let data = try InputFileError.read(path)
-        do {
-            let config = try JSONDecoder().decode(EmulatorConfig.self, from: data)
+        do throws(InputError) {
+            let config = try InputError.decode(EmulatorConfig.self, from: data)
             try config.validate()
             return config
         } catch {
-            throw InputFileError(file: path, error: InputError.from(error))
+            throw InputFileError(file: path, error: error)
         }
     }
 }

@@ -15,7 +15,7 @@ enum CancellationExperiment {
         for client in clients {
             let phases = client == .sdk ? settings.phases : settings.phases.filter { $0 == .inFlight }
             guard !phases.isEmpty else { continue }
-            for load in [0, settings.backgroundLoad] {
+            for load in Set([0, settings.backgroundLoad]).sorted() {
                 progress("cancellation: \(client.rawValue), \(phases.count) phases, \(load) other sends in flight")
                 results += try await CancellationLatency.measure(
                     client: client, phases: phases, samples: settings.samples, backgroundLoad: load,

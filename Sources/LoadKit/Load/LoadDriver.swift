@@ -20,7 +20,7 @@ enum LoadDriver {
         let limiter = InFlightLimiter(limit: load.concurrency)
         let start = history.now()
         let end = load.duration.map { start + $0.seconds } ?? .infinity
-        let total = load.sends ?? .max
+        let total = load.sends ?? LoadSettings.maxSends
         await withDiscardingTaskGroup { group in
             var next = 0
             while next < total, history.now() < end, !Task.isCancelled {
@@ -49,7 +49,7 @@ enum LoadDriver {
         let stages =
             load.stages.isEmpty
             ? [LoadSettings.Stage(rate: load.rate, duration: load.duration ?? TimeSpan(seconds: 1))] : load.stages
-        let total = load.sends ?? .max
+        let total = load.sends ?? LoadSettings.maxSends
         await withDiscardingTaskGroup { group in
             var next = 0
             var stageStart = history.now()
@@ -62,7 +62,8 @@ enum LoadDriver {
                     let wait = intended - history.now()
                     if wait > 0 {
                         do {
-                            try await Task.sleep(nanoseconds: UInt64(wait * 1e9))
+                            // Checked conversion: a scenario's rate is validated, but never trap here.
+                            try await Task.sleep(nanoseconds: UInt64(min(wait, InputError.longestSpan) * 1e9))
                         } catch {
                             break stages
                         }

@@ -39,29 +39,9 @@ public struct Comparison: Sendable {
     public var regressions: [Line] { lines.filter { $0.verdict == .regression || $0.verdict == .missing } }
     public var improvements: [Line] { lines.filter { $0.verdict == .improvement } }
 
-    /// Metrics whose tolerance is 0 whatever `--tolerance` says (per-metric tolerances still apply).
-    public static let strictMetrics: Set<String> = [
-        "duplicates", "lost", "unexpected", "fail_with_effect", "message_id_mismatches", "key_changes", "body_changes",
-        "key_collisions", "defects", "attempts_after_cancel", "live_requests_after", "over_limit_retried",
-        "retry_after_mismatches", "early_retries",
-    ]
-    public static let strictStatistics: Set<String> = ["allocs_per_op", "alloc_bytes_per_op"]
-
+    /// The declared way a metric should move (`MetricPolicies`); undeclared rows are not judged.
     public static func polarity(_ row: SummaryRow) -> Polarity {
-        if strictMetrics.contains(row.metric) || strictStatistics.contains(row.statistic) { return .lowerIsBetter }
-        if row.statistic.hasPrefix("ratio_vs_") { return .higherIsBetter }
-        if ["ops_per_s", "mb_per_s"].contains(row.statistic) { return .higherIsBetter }
-        if ["throughput", "success_rate"].contains(row.metric) { return .higherIsBetter }
-        if ["p50_us", "p99_us"].contains(row.statistic) { return .lowerIsBetter }
-        let histogramStatistics: Set<String> = ["mean", "p50", "p90", "p99", "p99.9", "max"]
-        if ["latency", "cancel_to_error", "cancel_to_server_close", "overshoot", "attempts_per_send"].contains(
-            row.metric)
-            && histogramStatistics.contains(row.statistic)
-        {
-            return .lowerIsBetter
-        }
-        if row.metric == "amplification" { return .lowerIsBetter }
-        return .informational
+        MetricPolicies.policy(row)?.polarity ?? .informational
     }
 
     /// `pattern` (dot-separated) matches when its components appear consecutively in the row's key.
@@ -80,8 +60,9 @@ public struct Comparison: Sendable {
         return worse / better
     }
 
+    /// Tolerance 0 whatever `--tolerance` says (per-metric tolerances still apply).
     static func isStrict(_ row: SummaryRow) -> Bool {
-        strictMetrics.contains(row.metric) || strictStatistics.contains(row.statistic)
+        MetricPolicies.policy(row)?.strict ?? false
     }
 
     /// With `strictOnly`, only correctness metrics and allocation counts are judged.
@@ -96,8 +77,7 @@ public struct Comparison: Sendable {
             let polarity = Self.polarity(row)
             guard polarity != .informational, !strictOnly || Self.isStrict(row) else { continue }
             let components = [row.scenario, row.probe, row.metric, row.statistic]
-            var allowed =
-                Self.strictMetrics.contains(row.metric) || Self.strictStatistics.contains(row.statistic) ? 0 : tolerance
+            var allowed = Self.isStrict(row) ? 0 : tolerance
             if let specific = perMetric.last(where: { Self.matches($0.pattern, components) }) {
                 allowed = specific.tolerance
             }
@@ -112,7 +92,14 @@ public struct Comparison: Sendable {
             let verdict: Verdict
             var change = 0.0
             if row.value.isNaN || now.value.isNaN {
-                verdict = row.value.isNaN && now.value.isNaN ? .unchanged : .notAvailable
+                if row.value.isNaN {
+                    verdict = now.value.isNaN ? .unchanged : .notAvailable
+                } else {
+                    // It was measured and now is not: a run that stopped measuring a correctness
+                    // metric regressed; for the rest it is a warning.
+                    let policy = MetricPolicies.policy(row)
+                    verdict = policy?.strict == true && policy?.needsExtra == false ? .regression : .notAvailable
+                }
             } else {
                 if row.value == now.value {
                     change = 0
@@ -140,11 +127,13 @@ public struct Comparison: Sendable {
         where !baselineKeys.contains(key(row)) && Self.polarity(row) != .informational
             && (!strictOnly || Self.isStrict(row))
         {
+            // A defect count that appears with a value (an interrupted run, a new failure) regresses.
+            let defect = Self.isStrict(row) && Self.polarity(row) == .lowerIsBetter && row.value > 0
             lines.append(
                 Line(
                     key: key(row), baseline: nil, current: row.value, unit: row.unit, change: .nan,
                     tolerance: tolerance,
-                    polarity: Self.polarity(row), verdict: .new))
+                    polarity: Self.polarity(row), verdict: defect ? .regression : .new))
         }
     }
 
@@ -171,8 +160,15 @@ public struct Comparison: Sendable {
         let unchanged = lines.count - judged.count
         text +=
             "\(regressions.count) regressions, \(improvements.count) improvements beyond tolerance, \(unchanged) unchanged"
-        let unavailable = lines.filter { $0.verdict == .notAvailable }.count
-        if unavailable > 0 { text += ", \(unavailable) not available in one run" }
+        let unavailable = lines.filter { $0.verdict == .notAvailable }
+        if !unavailable.isEmpty {
+            text += ", \(unavailable.count) not available in one run"
+            let lost = unavailable.filter { $0.baseline.map { !$0.isNaN } ?? false }
+            if !lost.isEmpty {
+                text += "\nwarning: \(lost.count) metrics were measured in the baseline and are n/a now: "
+                text += lost.prefix(5).map(\.key).joined(separator: ", ") + (lost.count > 5 ? ", …" : "")
+            }
+        }
         return text + "\n"
     }
 }

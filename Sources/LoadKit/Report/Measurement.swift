@@ -21,6 +21,8 @@ struct Measurement {
         var run = SummaryBuilder(scenario: scenario)
         run.add("run", "elapsed", "value", elapsed, "s")
         if let timeScale { run.add("run", "time_scale", "value", timeScale, "x") }
+        // Partial results say so, and `compare` refuses to take them for a complete run.
+        if interrupted { run.add("run", "interrupted", "value", 1, "runs") }
         rows += run.rows
     }
 }

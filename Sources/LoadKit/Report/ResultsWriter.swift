@@ -1,11 +1,34 @@
 import FakeFrontmail
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Files a run's results (docs/csv.md): `ROOT/<run>-<scenario>/` per scenario, and
 /// `ROOT/<run>-run.csv` with every scenario's summary rows.
 struct ResultsWriter {
     let root: URL
     let runID: String
+
+    /// Creates `root` and claims `<run>-run.csv` for a new run, exclusively: a run started in the
+    /// same second as another one writing to the same folder gets `<run>-2`, and a folder that
+    /// cannot be written is found before anything runs.
+    static func claim(root: URL, runID base: String) throws -> ResultsWriter {
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        for attempt in 1...1000 {
+            let writer = ResultsWriter(root: root, runID: attempt == 1 ? base : "\(base)-\(attempt)")
+            let fd = open(writer.runCSV.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            if fd >= 0 {
+                _ = close(fd)
+                return writer
+            }
+            guard errno == EEXIST else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        }
+        throw POSIXError(.EEXIST)
+    }
 
     func folder(of scenario: String) -> URL { root.appendingPathComponent("\(runID)-\(scenario)") }
 

@@ -88,12 +88,21 @@ public enum SummaryCSV {
             }
             index.append(column)
         }
+        guard let schemaColumn = columns.firstIndex(of: "schema_version") else {
+            throw CSVError(line: 1, reason: "no 'schema_version' column (expected \(Self.header))")
+        }
         let runColumn = columns.firstIndex(of: "run_id")
         var runID = ""
         var rows: [SummaryRow] = []
         for (offset, fields) in lines.enumerated() where !(fields.count == 1 && fields[0].isEmpty) {
             guard fields.count == columns.count else {
                 throw CSVError(line: offset + 2, reason: "has \(fields.count) fields, the header has \(columns.count)")
+            }
+            guard fields[schemaColumn] == String(schemaVersion) else {
+                throw CSVError(
+                    line: offset + 2,
+                    reason:
+                        "schema_version \(fields[schemaColumn]) is not \(schemaVersion), the version this tool reads")
             }
             guard let value = parseValue(fields[index[4]]) else {
                 throw CSVError(line: offset + 2, reason: "value '\(fields[index[4]])' is not a number")

@@ -62,6 +62,9 @@ public struct Assertion: Sendable, Hashable, CustomStringConvertible {
                         "unknown metric '\(name)' (see docs/scenarios.md for the names, e.g. \(MetricCatalog.examples))"
                 )
             }
+            if let reason = MetricCatalog.unknownPart(of: name, in: scenario) {
+                throw InputError(path: path, reason: "'\(name)': \(reason)")
+            }
             switch (source, scenario.experiment) {
             case (.cancellation, .cancellation): break
             case (.cancellation, .load):
@@ -119,55 +122,5 @@ extension Assertion: Decodable {
         } catch {
             throw InputError(path: InputError.path(decoder.codingPath), reason: error.reason)
         }
-    }
-}
-
-/// The names assertions can use: fixed names per probe, plus per-code error counts.
-public enum MetricCatalog {
-    public static let names: [ProbeKind: Set<String>] = [
-        .idempotency: [
-            "idempotency.sends", "idempotency.effects", "idempotency.duplicates", "idempotency.lost",
-            "idempotency.unexpected", "idempotency.fail_with_effect", "idempotency.info_with_effect",
-            "idempotency.message_id_mismatches", "idempotency.key_changes", "idempotency.body_changes",
-            "idempotency.key_collisions", "idempotency.defects",
-        ],
-        .jitter: [
-            "jitter.samples", "jitter.ks_d", "jitter.ks_critical", "jitter.ks_critical_01", "jitter.ks_critical_001",
-            "jitter.ks_p",
-            "jitter.mean",
-            "jitter.variance", "jitter.retry_after_waits", "jitter.retry_after_mismatches", "jitter.over_limit_retried",
-            "jitter.early_retries", "jitter.overshoot.p50", "jitter.overshoot.p99", "jitter.overshoot.max",
-        ],
-        .outcome: [
-            "send.sends", "send.ok", "send.failed", "send.success_rate", "send.dropped", "send.throughput",
-            "send.latency.p50", "send.latency.p90", "send.latency.p99", "send.latency.p99.9", "send.latency.max",
-            "attempts_per_send.mean", "attempts_per_send.max", "attempts_per_send.p99", "load.amplification",
-            "load.server_requests",
-        ],
-    ]
-
-    static let examples = "idempotency.duplicates, jitter.ks_d, send.success_rate, attempts_per_send.max"
-
-    /// What produces a metric.
-    public enum Source: Sendable, Hashable {
-        case probe(ProbeKind)
-        /// The cancellation experiment (`cancellation.*`).
-        case cancellation
-    }
-
-    /// Who produces `name`; nil for a name nothing produces.
-    public static func source(of name: String) -> Source? {
-        if name.hasPrefix("send.errors.") || name.hasPrefix("attempts.errors.") { return .probe(.outcome) }
-        if name.hasPrefix("cancellation.") { return .cancellation }
-        for base in ["jitter.ks_d", "jitter.ks_critical_001", "jitter.ks_critical", "jitter.ks_p", "jitter.samples"]
-        where name.hasPrefix(base + ".attempt") && Int(name.dropFirst(base.count + 8)) != nil {
-            return .probe(.jitter)
-        }
-        return names.first { $0.value.contains(name) }.map { .probe($0.key) }
-    }
-
-    /// Counts that did not occur are 0; anything else missing is NaN (and fails).
-    static func defaultValue(_ name: String) -> Double {
-        name.hasPrefix("send.errors.") || name.hasPrefix("attempts.errors.") ? 0 : .nan
     }
 }

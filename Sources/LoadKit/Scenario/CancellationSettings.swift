@@ -1,7 +1,7 @@
 import FakeFrontmail
 
 /// When the cancel lands.
-public enum CancellationPhase: String, Sendable, Hashable, Codable, CaseIterable {
+public enum CancellationPhase: String, Sendable, Hashable, Codable, CaseIterable, InputChoice {
     /// As the Task starts, before the first attempt.
     case beforeFirstAttempt
     /// While the server holds the request (it never answers).
@@ -34,10 +34,10 @@ extension CancellationSettings: Decodable {
         let container = try decoder.container(keyedBy: AnyKey.self)
         self.init()
         phases = try container.decodeIfPresent([CancellationPhase].self, forKey: AnyKey("phases")) ?? phases
-        samples = try container.decodeIfPresent(Int.self, forKey: AnyKey("samples")) ?? samples
-        backgroundLoad = try container.decodeIfPresent(Int.self, forKey: AnyKey("backgroundLoad")) ?? backgroundLoad
+        samples = try container.integer(Int.self, AnyKey("samples")) ?? samples
+        backgroundLoad = try container.integer(Int.self, AnyKey("backgroundLoad")) ?? backgroundLoad
         baseline = try container.decodeIfPresent(Bool.self, forKey: AnyKey("baseline")) ?? baseline
-        soak = try container.decodeIfPresent(Int.self, forKey: AnyKey("soak")) ?? soak
+        soak = try container.integer(Int.self, AnyKey("soak")) ?? soak
     }
 
     func validate(path: String) throws(InputError) {

@@ -51,7 +51,7 @@ extension PayloadProfile: Decodable {
             throw InputError(
                 path: InputError.path(decoder.codingPath + [AnyKey("type")]), reason: "only attachment takes options")
         }
-        let bytes = try container.decodeIfPresent(Int.self, forKey: AnyKey("bytes")) ?? 1_000_000
+        let bytes = try container.integer(Int.self, AnyKey("bytes")) ?? 1_000_000
         guard bytes >= 0 && bytes <= 9_000_000 else {
             throw InputError(path: InputError.path(decoder.codingPath + [AnyKey("bytes")]), reason: "must be 0-9000000")
         }

@@ -15,7 +15,7 @@ extension Scenario: Decodable {
         func key(_ name: String) -> AnyKey { AnyKey(name) }
         name = try container.decode(String.self, forKey: key("name"))
         description = try container.decodeIfPresent(String.self, forKey: key("description")) ?? ""
-        seed = try container.decodeIfPresent(UInt64.self, forKey: key("seed")) ?? 1
+        seed = try container.integer(UInt64.self, key("seed")) ?? 1
         transport = try container.decodeIfPresent(FrontEnd.self, forKey: key("transport")) ?? .inProcess
         timeScale = try container.decodeIfPresent(Double.self, forKey: key("timeScale")) ?? 1
         client = try container.decodeIfPresent(ClientSettings.self, forKey: key("client")) ?? ClientSettings()
@@ -50,9 +50,9 @@ extension Scenario: Decodable {
         let data = try InputFileError.read(file)
         var scenario: Scenario
         do {
-            scenario = try JSONDecoder().decode(Scenario.self, from: data)
+            scenario = try InputError.decode(Scenario.self, from: data)
         } catch {
-            throw InputFileError(file: file, error: InputError.from(error))
+            throw InputFileError(file: file, error: error)
         }
         scenario.file = file
         do {
@@ -67,14 +67,23 @@ extension Scenario: Decodable {
         guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
             throw InputError(path: "name", reason: "must be letters, digits, - or _ (it names the results folder)")
         }
-        guard timeScale > 0, timeScale <= 1000, timeScale.isFinite else {
-            throw InputError(path: "timeScale", reason: "must be greater than 0 (0.01 runs 100× faster)")
+        guard timeScale >= 0.0001, timeScale <= 100 else {
+            throw InputError(path: "timeScale", reason: "must be 0.0001-100 (0.01 runs 100× faster)")
         }
         try client.validate(path: "client")
         switch experiment {
         case .cancellation(let settings): try settings.validate(path: "cancellation")
         case .load: try load.validate(path: "load")
         }
+        // What --quick runs is validated by the same rules (CI runs it).
+        if let quick {
+            try quick.validate(for: experiment)
+            switch quickened().experiment {
+            case .cancellation(let settings): try settings.validate(path: "quick")
+            case .load: try quickened().load.validate(path: "quick")
+            }
+        }
+        try checkPlannedWork()
         try server.validate(path: "server")
         try plan.validate(path: "plan")
         for (index, assertion) in assertions.enumerated() {
@@ -93,28 +102,23 @@ extension ClientSettings: Decodable {
         ])
         let container = try decoder.container(keyedBy: AnyKey.self)
         self.init()
-        maxRetries = try container.decodeIfPresent(Int.self, forKey: AnyKey("maxRetries")) ?? maxRetries
+        maxRetries = try container.integer(Int.self, AnyKey("maxRetries")) ?? maxRetries
         baseDelay = try container.decodeIfPresent(TimeSpan.self, forKey: AnyKey("baseDelay")) ?? baseDelay
         maxDelay = try container.decodeIfPresent(TimeSpan.self, forKey: AnyKey("maxDelay")) ?? maxDelay
         maxRetryAfter = try container.decodeIfPresent(TimeSpan.self, forKey: AnyKey("maxRetryAfter")) ?? maxRetryAfter
         timeout = try container.decodeIfPresent(TimeSpan.self, forKey: AnyKey("timeout")) ?? timeout
-        maxConnections = try container.decodeIfPresent(Int.self, forKey: AnyKey("maxConnections")) ?? maxConnections
+        maxConnections = try container.integer(Int.self, AnyKey("maxConnections")) ?? maxConnections
         explicitKeys = try container.decodeIfPresent(ExplicitKeys.self, forKey: AnyKey("explicitKeys"))
     }
 
     func validate(path: String) throws(InputError) {
-        if maxRetries < 0 || maxRetries > 100 {
-            throw InputError(path: path + ".maxRetries", reason: "must be 0-100")
+        try InputError.check(maxRetries, in: 0...100, path + ".maxRetries")
+        for (name, span) in [("baseDelay", baseDelay), ("maxDelay", maxDelay), ("maxRetryAfter", maxRetryAfter)] {
+            try InputError.check(span, "\(path).\(name)")
         }
-        for (name, span) in [("baseDelay", baseDelay), ("maxDelay", maxDelay), ("maxRetryAfter", maxRetryAfter)]
-        where span.seconds < 0 {
-            throw InputError(path: "\(path).\(name)", reason: "must not be negative")
-        }
-        if timeout.seconds <= 0 { throw InputError(path: path + ".timeout", reason: "must be positive") }
-        if maxConnections < 1 { throw InputError(path: path + ".maxConnections", reason: "must be 1 or more") }
-        if let explicitKeys, explicitKeys.pool < 1 {
-            throw InputError(path: path + ".explicitKeys.pool", reason: "must be 1 or more")
-        }
+        try InputError.check(timeout, path + ".timeout", positive: true)
+        try InputError.check(maxConnections, in: 1...100_000, path + ".maxConnections")
+        if let explicitKeys { try InputError.check(explicitKeys.pool, in: 1...10_000_000, path + ".explicitKeys.pool") }
     }
 }
 
@@ -122,7 +126,7 @@ extension ClientSettings.ExplicitKeys: Decodable {
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(["pool", "sameBody"])
         let container = try decoder.container(keyedBy: AnyKey.self)
-        pool = try container.decode(Int.self, forKey: AnyKey("pool"))
+        pool = try container.requiredInteger(Int.self, AnyKey("pool"))
         sameBody = try container.decodeIfPresent(Bool.self, forKey: AnyKey("sameBody")) ?? true
     }
 }
@@ -133,20 +137,23 @@ extension LoadSettings: Decodable {
         let container = try decoder.container(keyedBy: AnyKey.self)
         self.init()
         kind = try container.decodeIfPresent(Kind.self, forKey: AnyKey("type")) ?? .closed
-        concurrency = try container.decodeIfPresent(Int.self, forKey: AnyKey("concurrency")) ?? concurrency
-        sends = try container.decodeIfPresent(Int.self, forKey: AnyKey("sends"))
+        concurrency = try container.integer(Int.self, AnyKey("concurrency")) ?? concurrency
+        sends = try container.integer(Int.self, AnyKey("sends"))
         duration = try container.decodeIfPresent(TimeSpan.self, forKey: AnyKey("duration"))
         rate = try container.decodeIfPresent(Double.self, forKey: AnyKey("rate")) ?? rate
-        maxInFlight = try container.decodeIfPresent(Int.self, forKey: AnyKey("maxInFlight")) ?? maxInFlight
+        maxInFlight = try container.integer(Int.self, AnyKey("maxInFlight")) ?? maxInFlight
         stages = try container.decodeIfPresent([Stage].self, forKey: AnyKey("stages")) ?? []
     }
+
+    /// The most sends one run may plan (the history keeps a record of each).
+    public static let maxSends = 10_000_000
+    /// Open-loop rates, sends per second.
+    static let rates: ClosedRange<Double> = 0.01...1_000_000
 
     func validate(path: String) throws(InputError) {
         switch kind {
         case .closed:
-            guard concurrency >= 1 && concurrency <= 100_000 else {
-                throw InputError(path: path + ".concurrency", reason: "must be 1-100000")
-            }
+            try InputError.check(concurrency, in: 1...100_000, path + ".concurrency")
             guard sends != nil || duration != nil else {
                 throw InputError(path: path, reason: "a closed load needs sends or duration (or both)")
             }
@@ -154,18 +161,27 @@ extension LoadSettings: Decodable {
             guard stages.isEmpty ? duration != nil : true else {
                 throw InputError(path: path + ".duration", reason: "an open load needs a duration (or stages)")
             }
-            guard rate > 0, rate.isFinite else { throw InputError(path: path + ".rate", reason: "must be positive") }
-            guard maxInFlight >= 1 else { throw InputError(path: path + ".maxInFlight", reason: "must be 1 or more") }
+            try InputError.check(rate, in: Self.rates, path + ".rate", unit: " sends/s")
+            try InputError.check(maxInFlight, in: 1...100_000, path + ".maxInFlight")
+            try InputError.check(stages.count, in: 0...1000, path + ".stages", unit: " stages")
             for (index, stage) in stages.enumerated() {
-                guard stage.rate > 0, stage.duration.seconds > 0 else {
-                    throw InputError(path: "\(path).stages[\(index)]", reason: "rate and duration must be positive")
-                }
+                try InputError.check(stage.rate, in: Self.rates, "\(path).stages[\(index)].rate", unit: " sends/s")
+                try InputError.check(stage.duration, "\(path).stages[\(index)].duration", positive: true)
+            }
+            let planned =
+                stages.isEmpty
+                ? rate * (duration?.seconds ?? 0)
+                : stages.reduce(0) { $0 + $1.rate * $1.duration.seconds }
+            guard min(planned, Double(sends ?? Self.maxSends)) <= Double(Self.maxSends) else {
+                throw InputError(
+                    path: path,
+                    reason:
+                        "plans \(Int(planned)) sends; at most \(Self.maxSends) per run (lower the rate or duration, or set sends)"
+                )
             }
         }
-        if let sends, sends < 1 { throw InputError(path: path + ".sends", reason: "must be 1 or more") }
-        if let duration, duration.seconds <= 0 {
-            throw InputError(path: path + ".duration", reason: "must be positive")
-        }
+        if let sends { try InputError.check(sends, in: 1...Self.maxSends, path + ".sends") }
+        if let duration { try InputError.check(duration, path + ".duration", positive: true) }
     }
 }
 
@@ -178,19 +194,37 @@ extension LoadSettings.Stage: Decodable {
     }
 }
 
+extension QuickSettings {
+    /// Fields that do not apply to the scenario's experiment are errors, not silently ignored.
+    func validate(for experiment: Experiment) throws(InputError) {
+        let loadFields = [
+            ("sends", sends != nil), ("duration", duration != nil), ("concurrency", concurrency != nil),
+            ("rate", rate != nil),
+        ]
+        let cancellationFields = [
+            ("samples", samples != nil), ("backgroundLoad", backgroundLoad != nil), ("soak", soak != nil),
+        ]
+        let (wrong, kind) =
+            experiment == .load ? (cancellationFields, "a cancellation experiment") : (loadFields, "a load")
+        if let field = wrong.first(where: \.1) {
+            throw InputError(path: "quick.\(field.0)", reason: "applies to \(kind) only")
+        }
+    }
+}
+
 extension QuickSettings: Decodable {
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys([
             "sends", "duration", "concurrency", "rate", "samples", "backgroundLoad", "soak", "assertions",
         ])
         let container = try decoder.container(keyedBy: AnyKey.self)
-        sends = try container.decodeIfPresent(Int.self, forKey: AnyKey("sends"))
+        sends = try container.integer(Int.self, AnyKey("sends"))
         duration = try container.decodeIfPresent(TimeSpan.self, forKey: AnyKey("duration"))
-        concurrency = try container.decodeIfPresent(Int.self, forKey: AnyKey("concurrency"))
+        concurrency = try container.integer(Int.self, AnyKey("concurrency"))
         rate = try container.decodeIfPresent(Double.self, forKey: AnyKey("rate"))
-        samples = try container.decodeIfPresent(Int.self, forKey: AnyKey("samples"))
-        backgroundLoad = try container.decodeIfPresent(Int.self, forKey: AnyKey("backgroundLoad"))
-        soak = try container.decodeIfPresent(Int.self, forKey: AnyKey("soak"))
+        samples = try container.integer(Int.self, AnyKey("samples"))
+        backgroundLoad = try container.integer(Int.self, AnyKey("backgroundLoad"))
+        soak = try container.integer(Int.self, AnyKey("soak"))
         assertions = try container.decodeIfPresent([Assertion].self, forKey: AnyKey("assertions"))
     }
 }
@@ -218,6 +252,23 @@ extension Scenario {
             }
         }
         return copy
+    }
+
+    /// The longest one send can take in real time: every attempt to its timeout and every wait at
+    /// its longest (the larger of maxDelay and maxRetryAfter), scaled.
+    public var worstSendSeconds: Double {
+        let waits = max(client.maxDelay.seconds, client.maxRetryAfter.seconds)
+        return (Double(client.maxRetries + 1) * client.timeout.seconds + Double(client.maxRetries) * waits) * timeScale
+    }
+
+    /// A run must end: one send may take at most an hour of real time, whatever the faults.
+    func checkPlannedWork() throws(InputError) {
+        guard case .load = experiment, worstSendSeconds > 3600 else { return }
+        throw InputError(
+            path: "client",
+            reason:
+                "one send could take \(Int(worstSendSeconds)) s of real time ((maxRetries+1) × timeout + maxRetries × max(maxDelay, maxRetryAfter), × timeScale); at most 3600"
+        )
     }
 
     /// The plan with every duration multiplied by `timeScale`.

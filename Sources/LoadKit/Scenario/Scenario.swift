@@ -62,7 +62,7 @@ public struct ClientSettings: Sendable, Hashable {
 }
 
 public struct LoadSettings: Sendable, Hashable {
-    public enum Kind: String, Sendable, Hashable, Codable {
+    public enum Kind: String, Sendable, Hashable, Codable, CaseIterable, InputChoice {
         /// `concurrency` senders, each starting its next send when the last one ends.
         case closed
         /// Sends start on a fixed schedule (`rate` per second) whatever happens to earlier ones.

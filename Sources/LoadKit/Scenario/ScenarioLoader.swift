@@ -5,7 +5,11 @@ import Foundation
 public enum ScenarioLoader {
     public struct NotFound: Error, CustomStringConvertible {
         public var path: String
-        public var description: String { "\(path): no such file or folder" }
+        /// The folder exists but holds no scenario file.
+        public var emptyFolder = false
+        public var description: String {
+            emptyFolder ? "\(path): the folder holds no scenario files (*.json)" : "\(path): no such file or folder"
+        }
     }
 
     public static func load(_ paths: [String]) throws -> [Scenario] {
@@ -18,6 +22,8 @@ public enum ScenarioLoader {
             if isDirectory.boolValue {
                 let names = try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasSuffix(".json") }
                     .sorted()
+                // A folder with nothing to run must not pass as a run that passed.
+                guard !names.isEmpty else { throw NotFound(path: path, emptyFolder: true) }
                 files += names.map { (path as NSString).appendingPathComponent($0) }
             } else {
                 files.append(path)

@@ -53,7 +53,8 @@ public struct Histogram: Sendable, Hashable {
     /// Records a non-negative double after scaling (`seconds` with scale 1e9 records nanoseconds).
     public mutating func record(_ value: Double, scale: Double) {
         guard value.isFinite else { return }
-        record(UInt64(Swift.max(0, (value * scale).rounded())))
+        // Clamped before the conversion: a value past the range is counted as clamped, never a trap.
+        record(UInt64(Swift.min(Double(Self.highestTrackable), Swift.max(0, (value * scale).rounded()))))
     }
 
     public mutating func merge(_ other: Histogram) {

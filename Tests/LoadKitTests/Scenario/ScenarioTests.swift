@@ -83,7 +83,7 @@ struct ScenarioTests {
             (#"{"name": "x", "load": {"type": "closed", "concurrency": 1}}"#, "load: a closed load needs sends"),
             (#"{"name": "x", "load": {"type": "open", "rate": 10}}"#, "load.duration: an open load needs a duration"),
             (#"{"name": "a b", \#(load)}"#, "name: must be letters"),
-            (#"{"name": "x", \#(load), "timeScale": 0}"#, "timeScale: must be greater than 0"),
+            (#"{"name": "x", \#(load), "timeScale": 0}"#, "timeScale: must be 0.0001-100"),
             (#"{"name": "x", \#(load), "client": {"maxRetries": 101}}"#, "client.maxRetries: must be 0-100"),
             (#"{"name": "x", \#(load), "lod": {}}"#, "lod: unknown field"),
         ])

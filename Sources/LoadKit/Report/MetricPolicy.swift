@@ -1,0 +1,126 @@
+/// How the regression gate judges one metric: which way is better, and whether any change at all
+/// is a regression (correctness metrics and allocation counts).
+public struct MetricPolicy: Sendable, Hashable {
+    public var polarity: Polarity
+    public var strict: Bool
+    /// Measured only with an optional extra (allocation counts need jemalloc): `n/a` is a warning,
+    /// not a regression, even for a strict metric.
+    public var needsExtra = false
+
+    public static let info = MetricPolicy(polarity: .informational, strict: false)
+    public static let lower = MetricPolicy(polarity: .lowerIsBetter, strict: false)
+    public static let higher = MetricPolicy(polarity: .higherIsBetter, strict: false)
+    /// Must not grow at all (a count of defects).
+    public static let mustNotGrow = MetricPolicy(polarity: .lowerIsBetter, strict: true)
+    /// Must not shrink at all (a ratio of correct outcomes).
+    public static let mustNotShrink = MetricPolicy(polarity: .higherIsBetter, strict: true)
+    /// Allocation counts: strict, but `n/a` where jemalloc is not installed.
+    public static let allocations = MetricPolicy(polarity: .lowerIsBetter, strict: true, needsExtra: true)
+}
+
+/// The one catalog of every metric the suite writes (`probe.metric.statistic` of the summary CSV):
+/// `compare` judges by it, and a test fails when a run writes a row it does not declare.
+public enum MetricPolicies {
+    enum Name: Sendable {
+        case any
+        case one(Set<String>)
+        case prefix(String)
+
+        func matches(_ text: String) -> Bool {
+            switch self {
+            case .any: return true
+            case .one(let names): return names.contains(text)
+            case .prefix(let prefix): return text.hasPrefix(prefix)
+            }
+        }
+    }
+
+    struct Rule: Sendable {
+        var probe: Name
+        var metric: Name
+        var statistic: Name
+        var policy: MetricPolicy
+    }
+
+    static let histogramStatistics: Set<String> = ["mean", "p50", "p90", "p99", "p99.9", "max"]
+
+    /// First match wins: the scenario probes first, then the benchmarks (whose probe is a group name).
+    static let rules: [Rule] = [
+        // send and attempts (the outcome probe)
+        Rule(
+            probe: .one(["send"]), metric: .one(["success_rate", "throughput"]), statistic: .one(["value"]),
+            policy: .higher),
+        Rule(probe: .one(["send"]), metric: .one(["dropped"]), statistic: .one(["value"]), policy: .lower),
+        Rule(
+            probe: .one(["send"]), metric: .one(["sends", "ok", "failed"]), statistic: .one(["value"]), policy: .info),
+        Rule(probe: .one(["send", "attempts"]), metric: .one(["errors"]), statistic: .any, policy: .info),
+        Rule(
+            probe: .one(["send"]), metric: .one(["latency", "attempts_per_send"]), statistic: .one(histogramStatistics),
+            policy: .lower),
+        Rule(
+            probe: .one(["send"]), metric: .one(["latency", "attempts_per_send"]), statistic: .one(["count"]),
+            policy: .info),
+        Rule(probe: .one(["load"]), metric: .one(["amplification"]), statistic: .one(["value"]), policy: .lower),
+        Rule(probe: .one(["load"]), metric: .one(["server_requests"]), statistic: .one(["value"]), policy: .info),
+        // idempotency: every defect count is strict
+        Rule(
+            probe: .one(["idempotency"]),
+            metric: .one([
+                "duplicates", "lost", "unexpected", "fail_with_effect", "message_id_mismatches", "key_changes",
+                "body_changes", "key_collisions", "defects",
+            ]), statistic: .one(["value"]), policy: .mustNotGrow),
+        Rule(
+            probe: .one(["idempotency"]), metric: .one(["sends", "effects", "info_with_effect", "outcome"]),
+            statistic: .any, policy: .info),
+        // jitter: the client's defects are strict; statistics of a random sample are informational
+        Rule(
+            probe: .one(["jitter"]), metric: .one(["early_retries", "over_limit_retried", "retry_after_mismatches"]),
+            statistic: .one(["value"]), policy: .mustNotGrow),
+        Rule(
+            probe: .one(["jitter"]), metric: .one(["overshoot"]), statistic: .one(histogramStatistics), policy: .lower),
+        Rule(
+            probe: .one(["jitter"]),
+            metric: .one([
+                "overshoot", "samples", "ks_d", "ks_critical", "ks_critical_01", "ks_critical_001", "ks_p", "mean",
+                "variance", "retry_after_waits",
+            ]), statistic: .any, policy: .info),
+        // cancellation: the raw URLSession baseline is context, not the SDK's result
+        Rule(probe: .one(["cancellation"]), metric: .prefix("raw_urlsession."), statistic: .any, policy: .info),
+        Rule(
+            probe: .one(["cancellation"]), metric: .one(["live_requests_after"]), statistic: .any, policy: .mustNotGrow),
+        Rule(
+            probe: .one(["cancellation"]), metric: .one(["soak"]), statistic: .one(["resident_growth"]), policy: .lower),
+        Rule(probe: .one(["cancellation"]), metric: .one(["soak"]), statistic: .one(["cancellations"]), policy: .info),
+        Rule(
+            probe: .one(["cancellation"]), metric: .any, statistic: .one(["attempts_after_cancel"]),
+            policy: .mustNotGrow),
+        Rule(probe: .one(["cancellation"]), metric: .any, statistic: .one(["aborted_ratio"]), policy: .mustNotShrink),
+        Rule(
+            probe: .one(["cancellation"]), metric: .any,
+            statistic: .one(histogramStatistics.union(["server_close_p50", "resident_growth"])), policy: .lower),
+        Rule(
+            probe: .one(["cancellation"]), metric: .any,
+            statistic: .one(["count", "finished_before_cancel", "arrivals_after_cancel", "background_load"]),
+            policy: .info),
+        // the run itself
+        Rule(probe: .one(["run"]), metric: .one(["interrupted"]), statistic: .any, policy: .mustNotGrow),
+        Rule(probe: .one(["run"]), metric: .one(["elapsed", "time_scale"]), statistic: .any, policy: .info),
+        // benchmarks (probe = the group, metric = the subject)
+        Rule(
+            probe: .any, metric: .any, statistic: .one(["allocs_per_op", "alloc_bytes_per_op"]), policy: .allocations),
+        Rule(probe: .any, metric: .any, statistic: .prefix("ratio_vs_"), policy: .higher),
+        Rule(probe: .any, metric: .any, statistic: .one(["ops_per_s", "mb_per_s", "sends_per_s"]), policy: .higher),
+        Rule(probe: .any, metric: .any, statistic: .one(["p50_us", "p99_us"]), policy: .lower),
+        Rule(probe: .any, metric: .any, statistic: .one(["failures"]), policy: .mustNotGrow),
+        Rule(probe: .any, metric: .any, statistic: .one(["output_bytes"]), policy: .info),
+    ]
+
+    /// The declared policy of a row; nil when nothing declares it (a test keeps that from shipping).
+    public static func policy(probe: String, metric: String, statistic: String) -> MetricPolicy? {
+        rules.first { $0.probe.matches(probe) && $0.metric.matches(metric) && $0.statistic.matches(statistic) }?.policy
+    }
+
+    public static func policy(_ row: SummaryRow) -> MetricPolicy? {
+        policy(probe: row.probe, metric: row.metric, statistic: row.statistic)
+    }
+}
