@@ -55,27 +55,20 @@ extension RunCommand {
         return outcomes.allSatisfy({ $0.1 == 0 }) ? .success : .failure
     }
 
-    /// Runs a child process; its stderr goes to ours, its stdout is returned.
+    /// Runs a child process; its stderr goes to ours, its stdout is returned with its exit status
+    /// (128 + the signal when a signal ended it).
     static func runChild(_ executable: String, _ arguments: [String], running: RunningChild) async -> (Int32, String) {
         await withCheckedContinuation { continuation in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = FileHandle.standardError
-            do {
-                try process.run()
-            } catch {
+            guard let (pid, output) = ChildProcess.spawn(executable, arguments) else {
                 continuation.resume(returning: (-1, ""))
                 return
             }
-            running.started(process.processIdentifier)
+            running.started(pid)
             DispatchQueue.global().async {
-                let data = pipe.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
+                let data = FileHandle(fileDescriptor: output, closeOnDealloc: true).readDataToEndOfFile()
+                let status = ChildProcess.wait(pid)
                 running.ended()
-                continuation.resume(returning: (process.terminationStatus, String(decoding: data, as: UTF8.self)))
+                continuation.resume(returning: (status, String(decoding: data, as: UTF8.self)))
             }
         }
     }

@@ -172,7 +172,7 @@ extension LoadSettings: Decodable {
                 stages.isEmpty
                 ? rate * (duration?.seconds ?? 0)
                 : stages.reduce(0) { $0 + $1.rate * $1.duration.seconds }
-            guard min(planned, Double(sends ?? Self.maxSends)) <= Double(Self.maxSends) else {
+            guard sends != nil || planned <= Double(Self.maxSends) else {
                 throw InputError(
                     path: path,
                     reason:

@@ -91,7 +91,7 @@ struct LedgerBuilder {
 
 /// A scenario decoded from JSON and validated, as a scenario file would be.
 func makeScenario(_ json: String) throws -> Scenario {
-    var scenario = try JSONDecoder().decode(Scenario.self, from: Data(json.utf8))
+    var scenario = try InputError.decode(Scenario.self, from: Data(json.utf8))
     try scenario.validate()
     scenario.file = "test.json"
     return scenario

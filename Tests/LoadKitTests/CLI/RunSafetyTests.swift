@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+@testable import LoadKit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What `run` and `serve` check before they start, and how a run stops.
+@Suite("commands: checks before a run, signals, claimed run ids")
+struct RunSafetyTests {
+    static func temporaryFolder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("safety-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    @Test("an option whose value is missing does not swallow the next flag")
+    func missingValue() {
+        let spec = Arguments.Spec(options: ["out"], flags: ["quick"])
+        #expect(throws: Arguments.UsageError.self) { try Arguments(["run", "--out", "--quick"], spec: spec) }
+        #expect((try? Arguments(["--out=--quick"], spec: spec))?.value("out") == "--quick")
+        #expect((try? Arguments(["--out", "-"], spec: spec))?.value("out") == "-")
+    }
+
+    @Test("two runs started in the same second get different run ids; an unwritable --out is found first")
+    func claims() async throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let first = try ResultsWriter.claim(root: folder, runID: "20261201T000000Z")
+        let second = try ResultsWriter.claim(root: folder, runID: "20261201T000000Z")
+        #expect(first.runID == "20261201T000000Z")
+        #expect(second.runID == "20261201T000000Z-2")
+        let file = folder.appendingPathComponent("a-file")
+        try "x".write(to: file, atomically: true, encoding: .utf8)
+        #expect(throws: (any Error).self) { try ResultsWriter.claim(root: file, runID: "r") }
+        let scenario = folder.appendingPathComponent("one.json")
+        try #"{"name": "one", "load": {"type": "closed", "concurrency": 1, "sends": 1}}"#.write(
+            to: scenario, atomically: true, encoding: .utf8)
+        #expect(await RunCommand.run([scenario.path, "--out", file.path, "--no-progress"]) == .usage)
+    }
+
+    @Test("a folder without scenario files is an error, not a passing run of nothing")
+    func emptyFolder() async throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(await RunCommand.run([folder.path]) == .usage)
+        #expect(ListCommand.run([folder.path]) == .usage)
+    }
+
+    @Test("a signal to the run reaches the child it waits for")
+    func forwarding() async {
+        let running = RunningChild()
+        let started = Date()
+        let waiting = Task { await RunCommand.runChild("/bin/sleep", ["30"], running: running) }
+        try? await Task.sleep(nanoseconds: 200_000_000)
+        running.forward(SIGTERM)
+        let (status, _) = await waiting.value
+        #expect(status == 128 + SIGTERM)
+        #expect(Date().timeIntervalSince(started) < 20)
+    }
+
+    @Test("serve checks --ledger and its timeouts before it starts")
+    func serveChecks() {
+        #expect(ServeCommand.run(["--ledger", "/nonexistent-folder/ledger.csv"]) == .usage)
+        #expect(ServeCommand.run(["--ledger", FileManager.default.temporaryDirectory.path]) == .usage)
+        #expect(ServeCommand.run(["--header-timeout", "0"]) == .usage)
+        #expect(ServeCommand.run(["--idle-timeout", "nan"]) == .usage)
+        #expect(ServeCommand.run(["--input-budget", "-1"]) == .usage)
+    }
+
+    @Test("with no background load the cancellation experiment writes each idle cell once")
+    func noDuplicateCells() async throws {
+        let scenario = try makeScenario(
+            #"{"name": "c", "timeScale": 0.01, "cancellation": {"phases": ["inFlight"], "samples": 2, "backgroundLoad": 0}}"#
+        )
+        let result = try await ScenarioRunner(outputFolder: nil, runID: "T", progress: false).run(scenario)
+        let keys = result.rows.map(\.key)
+        #expect(Set(keys).count == keys.count)
+        #expect(keys.contains("cancellation.inFlight.idle.p99"))
+    }
+}
