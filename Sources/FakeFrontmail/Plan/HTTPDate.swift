@@ -7,7 +7,8 @@ public enum HTTPDate {
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     public static func string(from date: Date) -> String {
-        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
+        // Years 1-9999 (four digits); plans cannot reach past them, and nothing here may trap.
+        let seconds = Int(min(253_402_300_799, max(-62_135_596_800, date.timeIntervalSince1970.rounded(.down))))
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = ISO8601.civilDate(daysSinceEpoch: days)

@@ -176,7 +176,7 @@ extension LoadSettings: Decodable {
                 throw InputError(
                     path: path,
                     reason:
-                        "plans \(Int(planned)) sends; at most \(Self.maxSends) per run (lower the rate or duration, or set sends)"
+                        "plans \(String(format: "%.0f", planned)) sends; at most \(Self.maxSends) per run (lower the rate or duration, or set sends)"
                 )
             }
         }
@@ -267,7 +267,7 @@ extension Scenario {
         throw InputError(
             path: "client",
             reason:
-                "one send could take \(Int(worstSendSeconds)) s of real time ((maxRetries+1) × timeout + maxRetries × max(maxDelay, maxRetryAfter), × timeScale); at most 3600"
+                "one send could take \(String(format: "%.0f", worstSendSeconds)) s of real time ((maxRetries+1) × timeout + maxRetries × max(maxDelay, maxRetryAfter), × timeScale); at most 3600"
         )
     }
 
