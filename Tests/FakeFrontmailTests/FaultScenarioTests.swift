@@ -11,7 +11,9 @@ struct FaultCase: Sendable, CustomTestStringConvertible {
     var plan: FaultPlan = .none
     var config = EmulatorConfig()
     var retry = RetryPolicy(maxRetries: 3, baseDelay: 0.005, maxDelay: 0.02)
-    var timeout: TimeInterval = 2
+    /// Long: a case that expects no timeout must not get one on a loaded machine; cases about
+    /// timeouts set their own.
+    var timeout: TimeInterval = 10
     var template = "tpl_order"
     var params: [String: FrontmailValue] = ["bench_send_id": 1]
     var options = SendOptions()
@@ -42,7 +44,7 @@ extension FaultPlan {
 /// Runs a client against a fresh fake through either front end.
 func withFake<T>(
     _ frontEnd: FrontEnd, config: EmulatorConfig = EmulatorConfig(), plan: FaultPlan = .none,
-    retry: RetryPolicy = .default, timeout: TimeInterval = 2,
+    retry: RetryPolicy = .default, timeout: TimeInterval = 10,
     _ body: (Frontmail, FakeFrontmailCore) async throws -> T
 ) async throws -> T {
     let core = FakeFrontmailCore(config: config, plan: plan, seed: 42)
@@ -97,10 +99,11 @@ struct FaultScenarioTests {
             plan: .sequence([FaultAction(.hang)]), timeout: 1, requests: 2, effects: 1),
         FaultCase(
             name: "a hang with retries disabled is a timeout", plan: .on(nil, FaultAction(.hang)), retry: .disabled,
-            timeout: 1, errorCode: .timeout, requests: 1, effects: 0),
+            timeout: 3, errorCode: .timeout, requests: 1, effects: 0),
+        // 3 s: the request must reach the server before the deadline even on a loaded machine.
         FaultCase(
             name: "a slow body past the timeout is a timeout",
-            plan: .on(nil, FaultAction(.slowBody, bytesPerSecond: 25)), retry: .disabled, timeout: 1,
+            plan: .on(nil, FaultAction(.slowBody, bytesPerSecond: 10)), retry: .disabled, timeout: 3,
             errorCode: .timeout, requests: 1, effects: 1),
         FaultCase(
             name: "a truncated body is retried and replays the original",
@@ -277,7 +280,8 @@ struct FaultScenarioTests {
     @Test("a refuse window: connections refused, then served", arguments: FrontEnd.allCases)
     func refuseWindow(frontEnd: FrontEnd) async throws {
         let plan = FaultPlan(rules: [
-            FaultRule(match: FaultMatch(to: TimeSpan(seconds: 1.5)), action: FaultAction(.refuse))
+            // Long enough that the first send lands inside it even on a loaded machine.
+            FaultRule(match: FaultMatch(to: TimeSpan(seconds: 4)), action: FaultAction(.refuse))
         ])
         try await withFake(
             frontEnd, plan: plan, retry: RetryPolicy(maxRetries: 0)
@@ -285,7 +289,7 @@ struct FaultScenarioTests {
             let refused = await frontmailErrorOf { try await client.send(templateID: "tpl_order") }
             #expect(refused?.code == .networkError)
             #expect(core.ledger.count == 0)
-            while core.now() < 1.6 { try await Task.sleep(nanoseconds: 20_000_000) }
+            while core.now() < 4.1 { try await Task.sleep(nanoseconds: 20_000_000) }
             _ = try await client.send(templateID: "tpl_order")
             #expect(core.ledger.count == 1)
         }

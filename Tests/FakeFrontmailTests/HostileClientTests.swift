@@ -32,7 +32,7 @@ struct HostileClientTests {
         defer { server.shutdown() }
         let client = try RawClient(port: server.port)
         defer { client.close() }
-        let count = 5000
+        let count = 3000
         let one = Array(ServerRobustnessTests.send.utf8)
         var burst: [UInt8] = []
         for _ in 0..<count { burst += one }

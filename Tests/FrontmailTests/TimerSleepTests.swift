@@ -105,7 +105,9 @@ struct TimerWheelTests {
                     try? await scheduler.sleep(nanoseconds: index % 5 == 0 ? 1_000_000 : 3_600_000_000_000)
                 }
             }
-            try? await Task.sleep(nanoseconds: 50_000_000)
+            // The 100 short sleeps fire; the 400 long ones stay (waited for, not timed: a loaded
+            // machine may take longer than a few milliseconds to start 500 tasks).
+            for _ in 0..<1000 where scheduler.pending != 400 { try? await Task.sleep(nanoseconds: 10_000_000) }
             #expect(scheduler.pending == 400)
             group.cancelAll()
         }
