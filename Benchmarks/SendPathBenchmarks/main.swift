@@ -56,35 +56,6 @@ let inProcessResult = try await withFakeFrontmail(frontEnd: .inProcess, core: Fa
 }
 var rows = sdkOnly.rows(benchmark: "send_path") + inProcessResult.rows(benchmark: "send_path")
 
-final class Tally: Sendable {
-    let done = Atomic<Int>(0)
-    let failed = Atomic<Int>(0)
-}
-
-/// Sends/s with `concurrency` in flight for `seconds`.
-func throughput(concurrency: Int, seconds: Double, _ one: @escaping @Sendable () async -> Bool) async -> (Double, Int) {
-    let tally = Tally()
-    let deadline = Date().addingTimeInterval(seconds)
-    let start = Date()
-    await withTaskGroup(of: Void.self) { group in
-        for _ in 0..<concurrency {
-            group.addTask {
-                while Date() < deadline {
-                    if await one() {
-                        tally.done.add(1, ordering: .relaxed)
-                    } else {
-                        tally.failed.add(1, ordering: .relaxed)
-                    }
-                }
-            }
-        }
-    }
-    return (
-        Double(tally.done.load(ordering: .relaxed)) / Date().timeIntervalSince(start),
-        tally.failed.load(ordering: .relaxed)
-    )
-}
-
 let (rawRate, rawFailures, sdkRate, sdkFailures) = try await withFakeFrontmail(
     frontEnd: .socket, core: FakeFrontmailCore(seed: 2), session: .init(maxConnections: 128)
 ) { fake in
@@ -94,7 +65,7 @@ let (rawRate, rawFailures, sdkRate, sdkFailures) = try await withFakeFrontmail(
         "template_id": "tpl_bench", "template_params": ["email": "jan@example.com"], "user_id": "pk_bench",
     ])
     let seconds = quick ? 1.5 : 5
-    let (rawRate, rawFailures) = await throughput(concurrency: 64, seconds: seconds) {
+    let (rawRate, rawFailures) = await Calibration.closedLoopRate(concurrency: 64, seconds: seconds) {
         var request = URLRequest(url: fake.baseURL.appendingPathComponent("v1/send"))
         request.httpMethod = "POST"
         request.httpBody = body
@@ -104,7 +75,7 @@ let (rawRate, rawFailures, sdkRate, sdkFailures) = try await withFakeFrontmail(
         guard let (_, response) = try? await session.data(for: request) else { return false }
         return (response as? HTTPURLResponse)?.statusCode == 202
     }
-    let (sdkRate, sdkFailures) = await throughput(concurrency: 64, seconds: seconds) {
+    let (sdkRate, sdkFailures) = await Calibration.closedLoopRate(concurrency: 64, seconds: seconds) {
         (try? await overSockets.send(templateID: "tpl_bench", params: ["email": "jan@example.com"])) != nil
     }
     return (rawRate, rawFailures, sdkRate, sdkFailures)

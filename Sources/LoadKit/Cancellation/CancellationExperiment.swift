@@ -1,12 +1,15 @@
 import FakeFrontmail
 import Foundation
+import Frontmail
 
 /// The cancellation experiment of a scenario (its `cancellation` section, instead of a load):
 /// every phase, idle and under load, the SDK and (over sockets) the raw URLSession baseline, as
 /// summary rows and metrics `cancellation.<phase>.<idle|load>.<p50|p90|p99|max|aborted_ratio|…>`.
 enum CancellationExperiment {
+    /// `wrap` is the suite's test seam around the SDK's transport (a deliberately slow client).
     static func run(
-        _ scenario: Scenario, settings: CancellationSettings, progress: (String) -> Void
+        _ scenario: Scenario, settings: CancellationSettings,
+        wrap: (@Sendable (any FrontmailTransport) -> any FrontmailTransport)? = nil, progress: (String) -> Void
     ) async throws -> Measurement {
         let started = Date()
         var clients: [CancellationLatency.Client] = [.sdk]
@@ -19,7 +22,7 @@ enum CancellationExperiment {
                 progress("cancellation: \(client.rawValue), \(phases.count) phases, \(load) other sends in flight")
                 results += try await CancellationLatency.measure(
                     client: client, phases: phases, samples: settings.samples, backgroundLoad: load,
-                    transport: scenario.transport, timeScale: scenario.timeScale)
+                    transport: scenario.transport, timeScale: scenario.timeScale, wrap: wrap)
             }
         }
         var measurement = Measurement()

@@ -26,6 +26,10 @@ public enum CancellationLatency {
         public var latency = Histogram()
         /// Cancel → the server saw the connection end, in nanoseconds (held connections only).
         public var serverClose = Histogram()
+        /// The same run's reference, in nanoseconds: cancel → return of a bare task waiting only for
+        /// its cancel, measured right after each SDK sample under the same load (what the machine's
+        /// scheduling alone costs; relative thresholds divide by it).
+        public var reference = Histogram()
         /// Errors by code (`aborted` for the SDK; `cancelled` for the baseline; `ok` if it finished first).
         public var codes: [String: Int] = [:]
         /// Attempts the SDK started after the cancel (its own events, its own clock; must be 0).
@@ -81,7 +85,8 @@ public enum CancellationLatency {
     public static func measure(
         client kind: Client, phases: [CancellationPhase], samples: Int, backgroundLoad: Int,
         transport: FrontEnd = .socket,
-        timeScale: Double = 0.01
+        timeScale: Double = 0.01,
+        wrap: (@Sendable (any FrontmailTransport) -> any FrontmailTransport)? = nil
     ) async throws -> [Result] {
         let core = FakeFrontmailCore(plan: plan(phases, timeScale: timeScale), seed: 1)
         return try await withFakeFrontmail(
@@ -90,13 +95,14 @@ public enum CancellationLatency {
         ) { harness in
             try await measure(
                 client: kind, phases: phases, samples: samples, backgroundLoad: backgroundLoad, harness: harness,
-                timeScale: timeScale)
+                timeScale: timeScale, wrap: wrap)
         }
     }
 
     private static func measure(
         client kind: Client, phases: [CancellationPhase], samples: Int, backgroundLoad: Int,
-        harness: FakeFrontmailHarness, timeScale: Double
+        harness: FakeFrontmailHarness, timeScale: Double,
+        wrap: (@Sendable (any FrontmailTransport) -> any FrontmailTransport)?
     ) async throws -> [Result] {
         let core = harness.core
         let observer = ProbeObserver()
@@ -104,7 +110,7 @@ public enum CancellationLatency {
             publicKey: "pk_cancel",
             retry: RetryPolicy(
                 maxRetries: 3, baseDelay: 0.3 * timeScale, maxDelay: 10 * timeScale, maxRetryAfter: 60 * timeScale),
-            timeout: 600, environment: SendEnvironment(observer: observer))
+            timeout: 600, environment: SendEnvironment(observer: observer), wrap: { wrap?($0) ?? $0 })
         let send: @Sendable (String) async -> String = { key in
             switch kind {
             case .sdk:
@@ -163,6 +169,7 @@ public enum CancellationLatency {
                     let ours = records.filter { core.ledger.key($0.record.keyID) == key }
                     result.arrivalsAfterCancel += ours.filter { $0.record.arrival > cancelledAt }.count
                     result.attemptsAfterCancel += observer.attemptStarts(key).filter { $0 > cancelledOnSDKClock }.count
+                    if kind == .sdk { result.reference.record(try await referenceLatency(core), scale: 1e9) }
                     if phase == .inFlight || phase == .slowBody, let held = ours.last {
                         try await waitUntil(timeout: 10) { !core.ledger.record(held.index).finished.isNaN }
                         result.serverClose.record(core.ledger.record(held.index).finished - cancelledAt, scale: 1e9)
@@ -211,6 +218,12 @@ public enum CancellationLatency {
                 ("resident_growth", result.residentGrowthKiB, "KiB"),
                 ("background_load", Double(result.backgroundLoad), "sends"),
             ]
+            if result.reference.count > 0 {
+                for (statistic, quantile) in [("reference_p50", 0.5), ("reference_p99", 0.99), ("reference_max", 1.0)] {
+                    builder.add("cancellation", name, statistic, result.reference.value(at: quantile) / 1e6, "ms")
+                    metrics["cancellation.\(name).\(statistic)"] = result.reference.value(at: quantile) / 1e6
+                }
+            }
             for (statistic, value, unit) in values {
                 builder.add("cancellation", name, statistic, value, unit)
                 metrics["cancellation.\(name).\(statistic)"] = value

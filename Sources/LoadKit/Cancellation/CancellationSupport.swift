@@ -42,6 +42,21 @@ func waitUntil(timeout: Double, _ condition: () -> Bool) async throws {
 }
 
 extension CancellationLatency {
+    /// Cancel → return of a task that waits for nothing but its cancel, in seconds: the reference
+    /// an SDK sample is compared with, taken under the same load right after it.
+    static func referenceLatency(_ core: FakeFrontmailCore) async throws -> Double {
+        let entered = Atomic(false)
+        let waiting = Task { () -> Double in
+            entered.store(true, ordering: .releasing)
+            try? await waitUntilCancelled()
+            return core.now()
+        }
+        try await waitUntil(timeout: 30) { entered.load(ordering: .acquiring) }
+        let cancelledAt = core.now()
+        waiting.cancel()
+        return await waiting.value - cancelledAt
+    }
+
     /// Cancels `count` sends, one after another, while a transport double holds each request:
     /// the SDK's own state only (no server, no ledger), so growth in resident memory is a leak.
     /// Returns the growth in KiB after a warm-up of 1,000 cancellations.

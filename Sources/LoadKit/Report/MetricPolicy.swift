@@ -100,8 +100,13 @@ public enum MetricPolicies {
             statistic: .one(histogramStatistics.union(["server_close_p50", "resident_growth"])), policy: .lower),
         Rule(
             probe: .one(["cancellation"]), metric: .any,
-            statistic: .one(["count", "finished_before_cancel", "arrivals_after_cancel", "background_load"]),
+            statistic: .one([
+                "count", "finished_before_cancel", "arrivals_after_cancel", "background_load", "reference_p50",
+                "reference_p99", "reference_max",
+            ]),
             policy: .info),
+        // what a calibrated load was a fraction of
+        Rule(probe: .one(["calibration"]), metric: .any, statistic: .any, policy: .info),
         // the run itself
         Rule(probe: .one(["run"]), metric: .one(["interrupted"]), statistic: .any, policy: .mustNotGrow),
         Rule(probe: .one(["run"]), metric: .one(["elapsed", "time_scale"]), statistic: .any, policy: .info),

@@ -16,7 +16,32 @@ struct LoadExperiment {
     }
 
     func run() async throws -> Measurement {
-        let scenario = scenario
+        var scenario = scenario
+        var calibration = SummaryBuilder(scenario: scenario.name)
+        if let calibrated = scenario.load.calibratedRate {
+            let throughput = try await Calibration.measure(calibrated.of, scenario: scenario)
+            let rate = min(
+                LoadSettings.rates.upperBound, max(LoadSettings.rates.lowerBound, calibrated.fraction * throughput))
+            scenario.load.rate = rate
+            let name = calibrated.of.metricName
+            calibration.add("calibration", name, "throughput", throughput, "sends/s")
+            calibration.add("calibration", name, "window", Calibration.window, "s")
+            calibration.add("calibration", "load", "fraction", calibrated.fraction, "ratio")
+            calibration.add("calibration", "load", "rate", rate, "sends/s")
+            if progress {
+                printError(
+                    String(
+                        format: "  calibration: %@ %.0f sends/s; load at %.0f%%: %.0f sends/s", name, throughput,
+                        calibrated.fraction * 100, rate))
+            }
+        }
+        var measurement = try await runLoad(scenario)
+        measurement.rows = calibration.rows + measurement.rows
+        for row in calibration.rows { measurement.metrics[row.key] = row.value }
+        return measurement
+    }
+
+    private func runLoad(_ scenario: Scenario) async throws -> Measurement {
         let core = FakeFrontmailCore(config: scenario.server, plan: scenario.scaledPlan, seed: scenario.seed)
         let scale = scenario.timeScale
         let session = FakeFrontmailHarness.SessionOptions(

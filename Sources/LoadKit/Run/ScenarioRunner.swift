@@ -29,7 +29,8 @@ public struct ScenarioRunner: Sendable {
             measurement = try await experiment.run()
         case .cancellation(let settings):
             let showProgress = progress
-            measurement = try await CancellationExperiment.run(scenario, settings: settings) { line in
+            measurement = try await CancellationExperiment.run(scenario, settings: settings, wrap: transportWrapper) {
+                line in
                 if showProgress { printError("  \(line)") }
             }
         }

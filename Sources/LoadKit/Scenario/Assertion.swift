@@ -2,7 +2,8 @@ import FakeFrontmail
 import Foundation
 
 /// A check on a run's results, written `NAME OP VALUE`: `idempotency.duplicates == 0`,
-/// `send.success_rate >= 0.99`, `jitter.ks_d < critical`. VALUE is a number or another name.
+/// `send.success_rate >= 0.99`, `jitter.ks_d < critical`. VALUE is a number, another name, or a
+/// number times a name measured in the same run (`send.throughput >= 0.5 * calibration.raw_urlsession.throughput`).
 public struct Assertion: Sendable, Hashable, CustomStringConvertible {
     public enum Operator: String, Sendable, CaseIterable {
         case equal = "=="
@@ -27,6 +28,8 @@ public struct Assertion: Sendable, Hashable, CustomStringConvertible {
     public enum Operand: Sendable, Hashable {
         case number(Double)
         case metric(String)
+        /// A number times a metric of the same run: a threshold relative to a baseline.
+        case scaled(Double, String)
     }
 
     public var text: String
@@ -38,15 +41,23 @@ public struct Assertion: Sendable, Hashable, CustomStringConvertible {
 
     public init(parsing text: String) throws(InputError) {
         let parts = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-        guard parts.count == 3, let op = Operator(rawValue: parts[1]) else {
-            let ops = Operator.allCases.map(\.rawValue).joined(separator: " ")
-            throw InputError(
-                path: "", reason: "'\(text)' is not an assertion (write NAME OP VALUE with OP one of \(ops))")
+        let ops = Operator.allCases.map(\.rawValue).joined(separator: " ")
+        let grammar = "write NAME OP VALUE with OP one of \(ops) and VALUE a number, a name or NUMBER * NAME"
+        guard parts.count == 3 || parts.count == 5, let op = Operator(rawValue: parts[1]) else {
+            throw InputError(path: "", reason: "'\(text)' is not an assertion (\(grammar))")
         }
         self.text = text
         self.name = parts[0]
         self.op = op
-        if let number = Double(parts[2]) {
+        if parts.count == 5 {
+            guard let factor = Double(parts[2]), factor.isFinite, factor > 0, parts[3] == "*",
+                Double(parts[4]) == nil
+            else {
+                throw InputError(
+                    path: "", reason: "'\(text)' is not an assertion (\(grammar); the number must be positive)")
+            }
+            value = .scaled(factor, parts[4])
+        } else if let number = Double(parts[2]) {
             value = .number(number)
         } else {
             value = .metric(parts[2] == "critical" ? "jitter.ks_critical" : parts[2])
@@ -66,7 +77,10 @@ public struct Assertion: Sendable, Hashable, CustomStringConvertible {
                 throw InputError(path: path, reason: "'\(name)': \(reason)")
             }
             switch (source, scenario.experiment) {
-            case (.cancellation, .cancellation): break
+            case (.cancellation, .cancellation), (.calibration, .load): break
+            case (.calibration, .cancellation):
+                throw InputError(
+                    path: path, reason: "'\(name)' belongs to a calibrated load, not a cancellation experiment")
             case (.cancellation, .load):
                 throw InputError(
                     path: path, reason: "'\(name)' needs a cancellation section, which this scenario lacks")
@@ -85,6 +99,7 @@ public struct Assertion: Sendable, Hashable, CustomStringConvertible {
         switch value {
         case .number(let number): expected = number
         case .metric(let other): expected = metrics[other] ?? MetricCatalog.defaultValue(other)
+        case .scaled(let factor, let other): expected = factor * (metrics[other] ?? MetricCatalog.defaultValue(other))
         }
         return (!actual.isNaN && !expected.isNaN && op.holds(actual, expected), actual, expected)
     }
@@ -109,8 +124,10 @@ public struct AssertionCheck: Sendable {
 
 extension Assertion.Operand {
     var metricName: String? {
-        if case .metric(let name) = self { return name }
-        return nil
+        switch self {
+        case .metric(let name), .scaled(_, let name): return name
+        case .number: return nil
+        }
     }
 }
 

@@ -32,12 +32,15 @@ public enum MetricCatalog {
         case probe(ProbeKind)
         /// The cancellation experiment (`cancellation.*`).
         case cancellation
+        /// The calibration of a load's rate (`calibration.*`).
+        case calibration
     }
 
     /// Who produces `name`; nil for a name nothing produces.
     public static func source(of name: String) -> Source? {
         if name.hasPrefix("send.errors.") || name.hasPrefix("attempts.errors.") { return .probe(.outcome) }
         if name.hasPrefix("cancellation.") { return .cancellation }
+        if name.hasPrefix("calibration.") { return .calibration }
         for base in ["jitter.ks_d", "jitter.ks_critical_001", "jitter.ks_critical", "jitter.ks_p", "jitter.samples"]
         where name.hasPrefix(base + ".attempt") && Int(name.dropFirst(base.count + 8)) != nil {
             return .probe(.jitter)
@@ -55,7 +58,8 @@ extension MetricCatalog {
     /// Statistics of every cancellation cell (`cancellation.<phase>.<idle|load>.<statistic>`).
     static let cancellationStatistics: Set<String> = [
         "p50", "p90", "p99", "p99.9", "max", "aborted_ratio", "finished_before_cancel", "attempts_after_cancel",
-        "arrivals_after_cancel", "server_close_p50", "resident_growth", "background_load",
+        "arrivals_after_cancel", "server_close_p50", "resident_growth", "background_load", "reference_p50",
+        "reference_p99", "reference_max",
     ]
 
     /// Error codes a run can count: the API's, the client's, the fake server's own, and any code the
@@ -78,6 +82,16 @@ extension MetricCatalog {
             let code = String(name.dropFirst(prefix.count))
             return errorCodes(in: scenario).contains(code)
                 ? nil : "no error code '\(code)' (the codes are listed in docs/scenarios.md)"
+        }
+        if name.hasPrefix("calibration.") {
+            guard let reference = scenario.load.calibratedRate?.of, scenario.experiment == .load else {
+                return "this scenario's load is not calibrated (write its rate as {\"fraction\": …, \"of\": …})"
+            }
+            let known = [
+                "calibration.\(reference.metricName).throughput", "calibration.\(reference.metricName).window",
+                "calibration.load.fraction", "calibration.load.rate",
+            ]
+            return known.contains(name) ? nil : "not one of \(known.joined(separator: ", "))"
         }
         guard name.hasPrefix("cancellation."), case .cancellation(let settings) = scenario.experiment else {
             return nil
@@ -103,6 +117,9 @@ extension MetricCatalog {
             }
             cell.removeFirst()
             phases = phases.filter { $0 == CancellationPhase.inFlight.rawValue }
+            if cell.last?.hasPrefix("reference_") == true {
+                return "the reference is measured beside the SDK's cells, not the baseline's"
+            }
         }
         // <phase>.<idle|load>.<statistic>; the statistic p99.9 has a dot of its own.
         guard cell.count >= 3, let phase = cell.first, let load = cell.dropFirst().first else {

@@ -83,6 +83,10 @@ extension Scenario: Decodable {
             case .load: try quickened().load.validate(path: "quick")
             }
         }
+        if load.calibratedRate?.of == .rawURLSession, transport != .socket, experiment == .load {
+            throw InputError(
+                path: "load.rate.of", reason: "rawURLSession is a socket reference; this scenario runs in process")
+        }
         try checkPlannedWork()
         try server.validate(path: "server")
         try plan.validate(path: "plan")
@@ -140,7 +144,12 @@ extension LoadSettings: Decodable {
         concurrency = try container.integer(Int.self, AnyKey("concurrency")) ?? concurrency
         sends = try container.integer(Int.self, AnyKey("sends"))
         duration = try container.decodeIfPresent(TimeSpan.self, forKey: AnyKey("duration"))
-        rate = try container.decodeIfPresent(Double.self, forKey: AnyKey("rate")) ?? rate
+        // A number of sends/s, or {"fraction": F, "of": REFERENCE}.
+        if let number = try? container.decodeIfPresent(Double.self, forKey: AnyKey("rate")) {
+            rate = number
+        } else if container.contains(AnyKey("rate")) {
+            calibratedRate = try container.decode(CalibratedRate.self, forKey: AnyKey("rate"))
+        }
         maxInFlight = try container.integer(Int.self, AnyKey("maxInFlight")) ?? maxInFlight
         stages = try container.decodeIfPresent([Stage].self, forKey: AnyKey("stages")) ?? []
     }
@@ -148,7 +157,7 @@ extension LoadSettings: Decodable {
     /// The most sends one run may plan (the history keeps a record of each).
     public static let maxSends = 10_000_000
     /// Open-loop rates, sends per second.
-    static let rates: ClosedRange<Double> = 0.01...1_000_000
+    public static let rates: ClosedRange<Double> = 0.01...1_000_000
 
     func validate(path: String) throws(InputError) {
         switch kind {
@@ -161,7 +170,14 @@ extension LoadSettings: Decodable {
             guard stages.isEmpty ? duration != nil : true else {
                 throw InputError(path: path + ".duration", reason: "an open load needs a duration (or stages)")
             }
-            try InputError.check(rate, in: Self.rates, path + ".rate", unit: " sends/s")
+            if let calibratedRate {
+                try InputError.check(calibratedRate.fraction, in: 0.01...10, path + ".rate.fraction")
+                guard stages.isEmpty else {
+                    throw InputError(path: path + ".stages", reason: "stages take absolute rates, not a calibrated one")
+                }
+            } else {
+                try InputError.check(rate, in: Self.rates, path + ".rate", unit: " sends/s")
+            }
             try InputError.check(maxInFlight, in: 1...100_000, path + ".maxInFlight")
             try InputError.check(stages.count, in: 0...1000, path + ".stages", unit: " stages")
             for (index, stage) in stages.enumerated() {
@@ -172,7 +188,8 @@ extension LoadSettings: Decodable {
                 stages.isEmpty
                 ? rate * (duration?.seconds ?? 0)
                 : stages.reduce(0) { $0 + $1.rate * $1.duration.seconds }
-            guard sends != nil || planned <= Double(Self.maxSends) else {
+            // A calibrated rate is only known at run time: the driver stops at maxSends then.
+            guard sends != nil || calibratedRate != nil || planned <= Double(Self.maxSends) else {
                 throw InputError(
                     path: path,
                     reason:
@@ -182,6 +199,15 @@ extension LoadSettings: Decodable {
         }
         if let sends { try InputError.check(sends, in: 1...Self.maxSends, path + ".sends") }
         if let duration { try InputError.check(duration, path + ".duration", positive: true) }
+    }
+}
+
+extension CalibratedRate: Decodable {
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(["fraction", "of"])
+        let container = try decoder.container(keyedBy: AnyKey.self)
+        fraction = try container.decode(Double.self, forKey: AnyKey("fraction"))
+        of = try container.decode(Reference.self, forKey: AnyKey("of"))
     }
 }
 

@@ -82,6 +82,9 @@ public struct LoadSettings: Sendable, Hashable {
     public var duration: TimeSpan?
     /// Open loop: sends per second, and the cap on sends in flight (above it, sends are dropped).
     public var rate: Double = 100
+    /// Open loop: the rate as a fraction of a capacity measured at the start of the run (replaces
+    /// `rate` once measured).
+    public var calibratedRate: CalibratedRate?
     public var maxInFlight = 256
     /// Open loop: consecutive rate stages instead of one `rate` for `duration`.
     public var stages: [Stage] = []
@@ -121,4 +124,18 @@ public enum ProbeKind: String, Sendable, Hashable, Codable, CaseIterable {
     case idempotency
     /// Success rate, error codes, attempts per send, latency, throughput, amplification.
     case outcome
+}
+
+/// `"rate": {"fraction": 0.6, "of": "rawURLSession"}`: a rate relative to what a reference client
+/// sustains on this machine, measured at the start of the same run (`Calibration`).
+public struct CalibratedRate: Sendable, Hashable {
+    public enum Reference: String, Sendable, Hashable, Codable, CaseIterable, InputChoice {
+        /// Plain `URLSession.data(for:)` against the fake server (socket scenarios).
+        case rawURLSession
+        /// Requests handed straight to the in-process core, no SDK.
+        case inProcessCore
+    }
+
+    public var fraction: Double
+    public var of: Reference
 }

@@ -1,0 +1,129 @@
+import Foundation
+import Frontmail
+import Synchronization
+import Testing
+
+@testable import FakeFrontmail
+@testable import LoadKit
+
+/// A transport that answers a cancel only after 50 ms: an SDK that waits for its transport's own
+/// cancel callback (or sleeps before it throws).
+struct SlowCancelTransport: FrontmailTransport {
+    let inner: any FrontmailTransport
+
+    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
+        do {
+            return try await inner.send(request)
+        } catch {
+            if Task.isCancelled {
+                await withCheckedContinuation { continuation in
+                    DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { continuation.resume() }
+                }
+            }
+            throw error
+        }
+    }
+}
+
+/// Timing verdicts relative to a baseline measured in the same run: calibrated loads and
+/// thresholds written as a number times a metric.
+@Suite("calibration: loads and thresholds relative to the same run", .serialized)
+struct CalibrationTests {
+    @Test("NAME OP NUMBER * NAME parses, validates its names and evaluates against the same run")
+    func relativeGrammar() throws {
+        let assertion = try Assertion(parsing: "send.throughput >= 0.5 * calibration.raw_urlsession.throughput")
+        #expect(assertion.value == .scaled(0.5, "calibration.raw_urlsession.throughput"))
+        #expect(assertion.evaluate(["send.throughput": 60, "calibration.raw_urlsession.throughput": 100]).passed)
+        let failed = assertion.evaluate(["send.throughput": 40, "calibration.raw_urlsession.throughput": 100])
+        #expect(!failed.passed && failed.expected == 50)
+        #expect(!assertion.evaluate(["send.throughput": 40]).passed, "a missing baseline fails")
+        for bad in ["a >= x * b", "a >= 0.5 x b", "a >= -1 * b", "a >= 0.5 * 2", "a >= 0.5 *"] {
+            #expect(throws: InputError.self, "\(bad)") { try Assertion(parsing: bad) }
+        }
+    }
+
+    static let calibrated =
+        #""load": {"type": "open", "rate": {"fraction": 0.01, "of": "inProcessCore"}, "duration": "500ms"}"#
+
+    @Test(
+        "a calibrated rate and the names it brings are checked in the file",
+        arguments: [
+            (
+                #"{"name": "x", "load": {"type": "open", "rate": {"fraction": 0.5, "of": "rawURLSession"}, "duration": "1s"}}"#,
+                "load.rate.of: rawURLSession is a socket reference"
+            ),
+            (
+                #"{"name": "x", "load": {"type": "open", "rate": {"fraction": 0, "of": "inProcessCore"}, "duration": "1s"}}"#,
+                "load.rate.fraction: must be 0.01-10"
+            ),
+            (
+                #"{"name": "x", "load": {"type": "open", "rate": {"fraction": 0.5, "of": "wrk"}, "duration": "1s"}}"#,
+                "load.rate.of: 'wrk' is not one of rawURLSession, inProcessCore"
+            ),
+            (
+                #"{"name": "x", "load": {"type": "open", "rate": 10, "duration": "1s"}, "assertions": ["send.throughput >= 0.5 * calibration.in_process_core.throughput"]}"#,
+                "this scenario's load is not calibrated"
+            ),
+            (
+                #"{"name": "x", \#(calibrated), "assertions": ["send.throughput >= 0.5 * calibration.raw_urlsession.throughput"]}"#,
+                "not one of calibration.in_process_core.throughput"
+            ),
+        ])
+    func badCalibration(json: String, expected: String) {
+        do {
+            _ = try makeScenario(json)
+            Issue.record("accepted")
+        } catch {
+            #expect("\(error)".contains(expected), "got \(error)")
+        }
+    }
+
+    @Test("a calibrated load runs at its fraction of the capacity measured first, and says what it measured")
+    func calibratedLoad() async throws {
+        let scenario = try makeScenario(
+            #"{"name": "cal", \#(Self.calibrated), "assertions": ["send.sends >= 0.002 * calibration.in_process_core.throughput"]}"#
+        )
+        let result = try await ScenarioRunner(outputFolder: nil, runID: "T", progress: false).run(scenario)
+        let throughput = try #require(result.metrics["calibration.in_process_core.throughput"])
+        #expect(throughput > 100)
+        #expect(result.metrics["calibration.load.rate"] == max(0.01, 0.01 * throughput))
+        #expect(result.metrics["calibration.in_process_core.window"] == Calibration.window)
+        #expect(result.passed, "\(result.verdictLine)")
+        #expect(result.rows.first?.probe == "calibration")
+    }
+
+    @Test("the closed-loop rate counts successes and failures")
+    func closedLoopRate() async {
+        let calls = Mutex(0)
+        let (rate, failures) = await Calibration.closedLoopRate(concurrency: 2, seconds: 0.05) {
+            try? await Task.sleep(nanoseconds: 1_000_000)
+            return calls.withLock { count in
+                count += 1
+                return count % 2 == 0
+            }
+        }
+        let total = calls.withLock { $0 }
+        #expect(total >= 2)
+        #expect(failures == (total + 1) / 2)
+        #expect(rate > 0)
+    }
+
+    static let cancellation = """
+        {"name": "cancel", "timeScale": 0.01,
+         "cancellation": {"phases": ["inFlight"], "samples": 12, "backgroundLoad": 16},
+         "assertions": ["cancellation.inFlight.idle.p50 <= 1000 * cancellation.inFlight.idle.reference_p50",
+                        "cancellation.inFlight.load.p50 <= 1000 * cancellation.inFlight.load.reference_p50"]}
+        """
+
+    @Test("the real SDK passes the relative cancellation verdict; one that waits 50 ms on a cancel fails it")
+    func relativeCancellation() async throws {
+        let scenario = try makeScenario(Self.cancellation)
+        let correct = try await ScenarioRunner(outputFolder: nil, runID: "T", progress: false).run(scenario)
+        #expect(correct.passed, "\(correct.verdictLine)")
+        var runner = ScenarioRunner(outputFolder: nil, runID: "T", progress: false)
+        runner.transportWrapper = { SlowCancelTransport(inner: $0) }
+        let slow = try await runner.run(scenario)
+        #expect(!slow.checks[0].passed && !slow.checks[1].passed, "\(slow.verdictLine)")
+        #expect((slow.metrics["cancellation.inFlight.idle.p50"] ?? 0) >= 50)
+    }
+}
