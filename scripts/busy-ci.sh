@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The quick scenario suite on a busy machine: once idle (the reference), then three times while a CPU
+# hog keeps every core busy. Every verdict must hold in every busy run (correctness and the calibrated
+# timing verdicts alike); the absolute figures that moved against the idle run are printed.
+#
+#   bash scripts/busy-ci.sh [--hog loop|build] [--runs N] [--out DIR]
+#
+#   --hog loop   one bounded busy loop per core (default)
+#   --hog build  a concurrent release build of this package, restarted until the runs end
+#
+# Exits 0 when every busy run passed, 1 otherwise. Stops every process it started.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+hog=loop
+runs=3
+out="$(mktemp -d)"
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --hog) hog="$2"; shift 2 ;;
+        --runs) runs="$2"; shift 2 ;;
+        --out) out="$2"; shift 2 ;;
+        *) echo "usage: $0 [--hog loop|build] [--runs N] [--out DIR]" >&2; exit 64 ;;
+    esac
+done
+case "$hog" in loop|build) ;; *) echo "--hog is loop or build" >&2; exit 64 ;; esac
+
+swift build -c release --product frontmail-bench >/dev/null
+bench=.build/release/frontmail-bench
+
+hogs=()
+scratch="$(mktemp -d)"
+stop_hogs() {
+    for pid in "${hogs[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${hogs[@]}"; do wait "$pid" 2>/dev/null || true; done
+    hogs=()
+}
+trap 'stop_hogs; rm -rf "$scratch"' EXIT
+
+start_hogs() {
+    if [ "$hog" = loop ]; then
+        # Bounded: each loop ends by itself after 30 minutes even if this script is killed.
+        for _ in $(seq "$(nproc)"); do
+            timeout 1800 bash -c 'while :; do :; done' &
+            hogs+=($!)
+        done
+    else
+        timeout 1800 bash -c "while :; do rm -rf '$scratch/build'; swift build -c release --scratch-path '$scratch/build' >/dev/null 2>&1 || true; done" &
+        hogs+=($!)
+    fi
+}
+
+run_quick() {
+    local dir="$1"
+    local code=0
+    "$bench" run scenarios/ --quick --no-progress --out "$dir" >"$dir.verdicts" 2>"$dir.log" || code=$?
+    sed -n 's/^results: //p' "$dir.verdicts" | tail -1 >"$dir.csvpath"
+    return "$code"
+}
+
+echo "== idle reference run"
+mkdir -p "$out"
+run_quick "$out/idle" || { echo "the idle run failed; fix that first:"; grep -E '^FAIL' "$out/idle.verdicts"; exit 1; }
+idle_csv="$(cat "$out/idle.csvpath")"
+
+failed=0
+for run in $(seq "$runs"); do
+    echo "== busy run $run of $runs ($hog hog)"
+    start_hogs
+    code=0
+    run_quick "$out/busy$run" || code=$?
+    stop_hogs
+    grep -E '^(PASS|FAIL|INTERRUPTED)' "$out/busy$run.verdicts" | grep -v '^PASS' || true
+    passed=$(grep -c '^PASS' "$out/busy$run.verdicts" || true)
+    echo "$passed scenarios passed, exit $code"
+    [ "$code" = 0 ] || failed=1
+    busy_csv="$(cat "$out/busy$run.csvpath")"
+    if [ -n "$busy_csv" ]; then
+        echo "-- figures that moved against the idle run (informational; the verdicts above are what counts):"
+        "$bench" compare "$idle_csv" "$busy_csv" --tolerance 50% | grep -E '^\| |regressions' | head -40 || true
+    fi
+done
+
+if [ "$failed" = 0 ]; then
+    echo "busy-ci: every verdict held in $runs busy runs (results in $out)"
+else
+    echo "busy-ci: some verdict failed on a busy machine (results in $out)" >&2
+fi
+exit "$failed"
