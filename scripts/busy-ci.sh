@@ -77,7 +77,9 @@ for run in $(seq "$runs"); do
     busy_csv="$(cat "$out/busy$run.csvpath")"
     if [ -n "$busy_csv" ]; then
         echo "-- figures that moved against the idle run (informational; the verdicts above are what counts):"
-        "$bench" compare "$idle_csv" "$busy_csv" --tolerance 50% | grep -E '^\| |regressions' | head -40 || true
+        "$bench" compare "$idle_csv" "$busy_csv" --tolerance 50% > "$out/busy$run.compare" || true
+        grep -E '^\| ' "$out/busy$run.compare" | head -40 || true
+        grep -E 'regressions' "$out/busy$run.compare" | tail -1 || true
     fi
 done
 
