@@ -81,6 +81,10 @@ let package = Package(
             name: "LoadKitTests",
             dependencies: ["LoadKit", "FakeFrontmail", "Frontmail"]
         ),
+        .testTarget(
+            name: "BenchKitTests",
+            dependencies: ["BenchKit", "LoadKit"]
+        ),
     ] + allocationCounter,
     swiftLanguageModes: [.v6]
 )

@@ -28,27 +28,9 @@ case "$hog" in loop|build) ;; *) echo "--hog is loop or build" >&2; exit 64 ;; e
 swift build -c release --product frontmail-bench >/dev/null
 bench=.build/release/frontmail-bench
 
-hogs=()
 scratch="$(mktemp -d)"
-stop_hogs() {
-    for pid in "${hogs[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for pid in "${hogs[@]}"; do wait "$pid" 2>/dev/null || true; done
-    hogs=()
-}
-trap 'stop_hogs; rm -rf "$scratch"' EXIT
-
-start_hogs() {
-    if [ "$hog" = loop ]; then
-        # Bounded: each loop ends by itself after 30 minutes even if this script is killed.
-        for _ in $(seq "$(nproc)"); do
-            timeout 1800 bash -c 'while :; do :; done' &
-            hogs+=($!)
-        done
-    else
-        timeout 1800 bash -c "while :; do rm -rf '$scratch/build'; swift build -c release --scratch-path '$scratch/build' >/dev/null 2>&1 || true; done" &
-        hogs+=($!)
-    fi
-}
+. scripts/lib/hog.sh
+trap 'stop_hogs; rm -rf "$scratch" || true' EXIT
 
 run_quick() {
     local dir="$1"
@@ -66,7 +48,7 @@ idle_csv="$(cat "$out/idle.csvpath")"
 failed=0
 for run in $(seq "$runs"); do
     echo "== busy run $run of $runs ($hog hog)"
-    start_hogs
+    start_hogs "$hog" "$scratch"
     code=0
     run_quick "$out/busy$run" || code=$?
     stop_hogs

@@ -11,52 +11,55 @@ enum EncoderSuite {
         var description: String { "outputs are not equivalent: \(what)" }
     }
 
-    static func run(_ runner: BenchRunner) throws -> (rows: [SummaryRow], checks: [RatioCheck]) {
+    /// The positive control's built-in slowdown (the small-form writer done 1.3 times).
+    static let controlSlowdown = 1.3
+
+    /// Nonisolated: the workloads are made and called off the main actor, so no call hops between
+    /// executors.
+    static func run(_ runner: InterleavedRunner) async throws -> (
+        rows: [SummaryRow], checks: [RatioCheck], controls: [PositiveControl]
+    ) {
         var rows: [SummaryRow] = []
         var checks: [RatioCheck] = []
+        var controls: [PositiveControl] = []
         let valueProfiles: [(String, FrontmailValue, Double?)] = [
             ("small_form", .object(Payloads.smallForm), 10),
             ("order_20_items", .object(Payloads.order), nil),
             ("nested_64kb", .object(Payloads.nested), 5),
         ]
         for (name, value, target) in valueProfiles {
-            let results = try measureValue(name, value, runner)
-            rows += results.flatMap { $0.rows(benchmark: "encoder") }
-            let byName = Dictionary(uniqueKeysWithValues: results.map { ($0.subject, $0) })
-            if let target, let ours = byName["frontmail_value"], let base = byName["json_encoder"] {
-                checks.append(
-                    RatioCheck(
-                        group: name, subject: "frontmail_value", baseline: "json_encoder",
-                        ratio: ours.operationsPerSecond / base.operationsPerSecond, target: target))
-            }
-            if name == "small_form", let ours = byName["frontmail_value"] {
+            var workloads = try valueWorkloads(name, value)
+            if name == "small_form" { workloads.append(workloads[0].slowed(by: controlSlowdown)) }
+            let measured = await runner.measure(group: name, workloads)
+            rows += measured.results.flatMap { $0.rows(benchmark: "encoder") }
+            checks.append(
+                RatioCheck(
+                    group: name, subject: "frontmail_value", baseline: "json_encoder",
+                    estimate: measured.ratio("frontmail_value", against: "json_encoder"), target: target))
+            if name == "small_form", let ours = measured.result("frontmail_value") {
                 checks.append(
                     RatioCheck(
                         group: name, subject: "frontmail_value", baseline: "3_allocations",
                         ratio: ours.allocations.isNaN ? .nan : 3 / max(ours.allocations, 1e-9), target: 1))
+                controls.append(
+                    PositiveControl(
+                        group: name, subject: "frontmail_value", baseline: "json_encoder", built: controlSlowdown,
+                        in: measured))
             }
         }
-        let encodable = try measureEncodable(runner)
-        rows += encodable.flatMap { $0.rows(benchmark: "encoder") }
-        if let ours = encodable.first(where: { $0.subject == "encodable_path" }),
-            let base = encodable.first(where: { $0.subject == "json_encoder" })
-        {
-            checks.append(
-                RatioCheck(
-                    group: "encodable_with_dates", subject: "encodable_path", baseline: "json_encoder",
-                    ratio: ours.operationsPerSecond / base.operationsPerSecond, target: 2))
-        }
-        let base64 = try measureBase64(runner)
-        rows += base64.flatMap { $0.rows(benchmark: "encoder") }
-        if let ours = base64.first(where: { $0.subject == "sdk_base64" }),
-            let base = base64.first(where: { $0.subject == "foundation_base64" })
-        {
-            checks.append(
-                RatioCheck(
-                    group: "attachment_1mb", subject: "sdk_base64", baseline: "foundation_base64",
-                    ratio: ours.megabytesPerSecond / base.megabytesPerSecond, target: 1.5))
-        }
-        return (rows, checks)
+        let encodable = await runner.measure(group: "encodable_with_dates", try encodableWorkloads())
+        rows += encodable.results.flatMap { $0.rows(benchmark: "encoder") }
+        checks.append(
+            RatioCheck(
+                group: "encodable_with_dates", subject: "encodable_path", baseline: "json_encoder",
+                estimate: encodable.ratio("encodable_path", against: "json_encoder"), target: 2))
+        let base64 = await runner.measure(group: "attachment_1mb", try base64Workloads())
+        rows += base64.results.flatMap { $0.rows(benchmark: "encoder") }
+        checks.append(
+            RatioCheck(
+                group: "attachment_1mb", subject: "sdk_base64", baseline: "foundation_base64",
+                estimate: base64.ratio("sdk_base64", against: "foundation_base64"), target: 1.5))
+        return (rows, checks, controls)
     }
 
     /// JSON equality with numbers compared by value (JSONEncoder writes 13.0 as 13).
@@ -77,7 +80,8 @@ enum EncoderSuite {
         return Data(writer.bytes)
     }
 
-    static func measureValue(_ name: String, _ value: FrontmailValue, _ runner: BenchRunner) throws -> [BenchResult] {
+    /// The SDK's writer first (the control copies it), then its baselines.
+    static func valueWorkloads(_ name: String, _ value: FrontmailValue) throws -> [Workload] {
         guard case .object(let members) = value else { return [] }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -94,16 +98,16 @@ enum EncoderSuite {
         var destination = [UInt8](repeating: 0, count: size)
         let source = [UInt8](ours)
         return [
-            runner.measure(group: name, subject: "frontmail_value", bytesPerOperation: size) {
+            Workload("frontmail_value", bytesPerOperation: size) {
                 blackHole(writerOutput(members))
             },
-            runner.measure(group: name, subject: "json_encoder", bytesPerOperation: size) {
+            Workload("json_encoder", bytesPerOperation: size) {
                 blackHole(try? encoder.encode(value))
             },
-            runner.measure(group: name, subject: "json_serialization", bytesPerOperation: size) {
+            Workload("json_serialization", bytesPerOperation: size) {
                 blackHole(try? JSONSerialization.data(withJSONObject: foundationObject, options: [.sortedKeys]))
             },
-            runner.measure(group: name, subject: "memcpy", bytesPerOperation: size) {
+            Workload("memcpy", bytesPerOperation: size) {
                 destination.withUnsafeMutableBytes { target in
                     source.withUnsafeBytes { target.copyMemory(from: $0) }
                 }
@@ -112,7 +116,7 @@ enum EncoderSuite {
         ]
     }
 
-    static func measureEncodable(_ runner: BenchRunner) throws -> [BenchResult] {
+    static func encodableWorkloads() throws -> [Workload] {
         let order = PayloadFactory.encodableOrder(sendID: 7, variant: 1)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -128,16 +132,16 @@ enum EncoderSuite {
             throw Mismatch(what: "encodable_with_dates: JSONEncoder")
         }
         return [
-            runner.measure(group: "encodable_with_dates", subject: "encodable_path", bytesPerOperation: ours.count) {
+            Workload("encodable_path", bytesPerOperation: ours.count) {
                 blackHole(encodablePath())
             },
-            runner.measure(group: "encodable_with_dates", subject: "json_encoder", bytesPerOperation: ours.count) {
+            Workload("json_encoder", bytesPerOperation: ours.count) {
                 blackHole(try? encoder.encode(order))
             },
         ]
     }
 
-    static func measureBase64(_ runner: BenchRunner) throws -> [BenchResult] {
+    static func base64Workloads() throws -> [Workload] {
         var generator = SeededRandom(seed: 5)
         let attachment = Data((0..<1_000_000).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
         func sdkBase64() -> [UInt8] {
@@ -150,10 +154,10 @@ enum EncoderSuite {
         }
         let size = Base64.encodedCount(attachment.count)
         return [
-            runner.measure(group: "attachment_1mb", subject: "sdk_base64", bytesPerOperation: size) {
+            Workload("sdk_base64", bytesPerOperation: size) {
                 blackHole(sdkBase64())
             },
-            runner.measure(group: "attachment_1mb", subject: "foundation_base64", bytesPerOperation: size) {
+            Workload("foundation_base64", bytesPerOperation: size) {
                 blackHole(attachment.base64EncodedString())
             },
         ]

@@ -4,7 +4,7 @@ import Foundation
 /// `frontmail-bench compare`: the regression gate.
 public enum CompareCommand {
     public static let usage = """
-        usage: frontmail-bench compare BASELINE.csv CURRENT.csv [--tolerance 5%] [--tolerance METRIC=PCT]... [--strict-only]
+        usage: frontmail-bench compare BASELINE.csv CURRENT.csv [--tolerance 5%] [--tolerance METRIC=PCT]... [--strict-only] [--controls fail|warn]
 
         Compares two summary CSVs (docs/csv.md) metric by metric and prints a Markdown table of the
         changes. A tolerance is a factor: 5% allows a metric to be up to 1.05x worse (slower, larger,
@@ -13,6 +13,13 @@ public enum CompareCommand {
         matches consecutive parts of scenario.probe.metric.statistic (p99_us, send.latency, encoder.small_form).
         --strict-only judges only the strict metrics (correctness and allocation counts), not timings.
 
+        Benchmarks are judged by their same-run ratios (ratio_vs_*): when a run wrote the ratio's
+        spread (spread_vs_*), its tolerance is 3x the larger of the two runs' spreads (at least 2%),
+        and the table of ratios shows the smallest slowdown the gate could detect. A positive control
+        (a workload made slower by a known factor, *_control) that the gate would not flag fails the
+        comparison (--controls warn: a warning instead, for a benchmark whose noise sits near its control). Absolute benchmark timings (ops_per_s, p50_us, ...) only warn, beyond 100%.
+        docs/benchmarks.md explains it all.
+
         exit: 0 no regression, 2 a regression (the failing rows are listed), 4 improvements beyond the
         tolerance only (update the baseline), 64 bad arguments, 65 an unreadable file
         """
@@ -20,7 +27,8 @@ public enum CompareCommand {
     public static func run(_ arguments: [String]) -> ExitCode {
         let parsed: Arguments
         switch CommandArguments(
-            "compare", arguments, spec: Arguments.Spec(options: ["tolerance"], flags: ["strict-only"]), usage: usage)
+            "compare", arguments, spec: Arguments.Spec(options: ["tolerance", "controls"], flags: ["strict-only"]),
+            usage: usage)
         {
         case .parsed(let arguments): parsed = arguments
         case .exit(let code): return code
@@ -46,6 +54,14 @@ public enum CompareCommand {
                 tolerance = percent
             }
         }
+        var blindControlsFail = true
+        switch parsed.value("controls") {
+        case nil, "fail": break
+        case "warn": blindControlsFail = false
+        case let other?:
+            printError("compare: --controls \(other): write fail or warn")
+            return .usage
+        }
         let files = parsed.positionals
         var parsedFiles: [[SummaryRow]] = []
         for file in files {
@@ -65,7 +81,7 @@ public enum CompareCommand {
         }
         let comparison = Comparison(
             baseline: parsedFiles[0], current: parsedFiles[1], tolerance: tolerance, perMetric: perMetric,
-            strictOnly: parsed.flag("strict-only"))
+            strictOnly: parsed.flag("strict-only"), blindControlsFail: blindControlsFail)
         print(comparison.markdown(), terminator: "")
         if !comparison.regressions.isEmpty { return .regression }
         if !comparison.improvements.isEmpty { return .improvement }

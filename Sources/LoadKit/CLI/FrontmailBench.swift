@@ -9,6 +9,7 @@ public enum FrontmailBench {
           run       run scenario files against the fake API and judge the SDK (the main job)
           list      list the scenarios with their descriptions
           compare   compare two summary CSVs: the regression gate
+          baseline  merge several benchmark runs into a baseline for compare
           serve     run the fake Frontmail API on 127.0.0.1
 
         `frontmail-bench <command> --help` describes each command.
@@ -24,6 +25,7 @@ public enum FrontmailBench {
         case "run": return await RunCommand.run(rest)
         case "list": return ListCommand.run(rest)
         case "compare": return CompareCommand.run(rest)
+        case "baseline": return BaselineCommand.run(rest)
         case "serve": return ServeCommand.run(rest)
         case "--help", "-h", "help":
             print(usage)

@@ -21,6 +21,12 @@ public struct Comparison: Sendable {
         /// Not measured in one of the runs (no allocation counter): not judged.
         case notAvailable = "n/a"
         case new
+        /// An absolute benchmark timing beyond the gross tolerance: printed, not a failure (the
+        /// same-run ratios are what the gate judges).
+        case warning
+        /// A positive control the gate would not have flagged: the gate cannot see the slowdown it
+        /// exists to catch, which fails the comparison.
+        case blind
     }
 
     public struct Line: Sendable {
@@ -32,11 +38,38 @@ public struct Comparison: Sendable {
         public var tolerance: Double
         public var polarity: Polarity
         public var verdict: Verdict
+        /// For a same-run ratio gated by measured noise: the spreads of the baseline and the current
+        /// run (nil when a run did not measure one).
+        public var spreads: (baseline: Double?, current: Double?)? = nil
     }
 
-    public var lines: [Line] = []
+    /// A positive control: a copy of a workload made slower by a known factor inside the benchmark,
+    /// compared with the baseline's figure for the real workload under that workload's tolerance.
+    public struct Control: Sendable {
+        /// The control's ratio row (`…_control.ratio_vs_…`) and the real workload's.
+        public var key: String
+        public var subjectKey: String
+        /// The slowdown built into the control (its `control_slowdown` row), when written.
+        public var built: Double?
+        /// How many times worse the control is than the baseline's real workload.
+        public var measured: Double
+        public var tolerance: Double
+        public var flagged: Bool { measured > 1 + tolerance }
+    }
 
-    public var regressions: [Line] { lines.filter { $0.verdict == .regression || $0.verdict == .missing } }
+    /// The absolute benchmark timings' tolerance unless a per-metric one is given: only gross
+    /// changes warn (2×).
+    public static let grossTolerance = 1.0
+
+    public var lines: [Line] = []
+    public var controls: [Control] = []
+
+    public var regressions: [Line] {
+        lines.filter { $0.verdict == .regression || $0.verdict == .missing || $0.verdict == .blind }
+    }
+    public var warnings: [Line] { lines.filter { $0.verdict == .warning } }
+    /// Same-run ratios whose tolerance came from measured noise.
+    public var ratioGates: [Line] { lines.filter { $0.spreads != nil } }
     public var improvements: [Line] { lines.filter { $0.verdict == .improvement } }
 
     /// The declared way a metric should move (`MetricPolicies`); undeclared rows are not judged.
@@ -60,27 +93,55 @@ public struct Comparison: Sendable {
         return worse / better
     }
 
+    /// The positive control of subject S is the subject `S_control` of the same group.
+    static let controlSuffix = "_control"
+
+    static func isControl(_ row: SummaryRow) -> Bool {
+        row.metric.hasSuffix(controlSuffix) && row.statistic.hasPrefix("ratio_vs_")
+    }
+
+    /// The key of the spread row beside a same-run ratio (`ratio_vs_X` → `spread_vs_X`).
+    static func spreadKey(of row: SummaryRow) -> String? {
+        guard row.statistic.hasPrefix("ratio_vs_") else { return nil }
+        let baseline = row.statistic.dropFirst("ratio_vs_".count)
+        return "\(row.scenario).\(row.probe).\(row.metric).spread_vs_\(baseline)"
+    }
+
     /// Tolerance 0 whatever `--tolerance` says (per-metric tolerances still apply).
     static func isStrict(_ row: SummaryRow) -> Bool {
         MetricPolicies.policy(row)?.strict ?? false
     }
 
-    /// With `strictOnly`, only correctness metrics and allocation counts are judged.
+    /// With `strictOnly`, only correctness metrics and allocation counts are judged. A positive
+    /// control the gate would not flag fails the comparison unless `blindControlsFail` is false
+    /// (then it is a warning).
     public init(
         baseline: [SummaryRow], current: [SummaryRow], tolerance: Double,
-        perMetric: [(pattern: String, tolerance: Double)], strictOnly: Bool = false
+        perMetric: [(pattern: String, tolerance: Double)], strictOnly: Bool = false, blindControlsFail: Bool = true
     ) {
         func key(_ row: SummaryRow) -> String { "\(row.scenario).\(row.key)" }
         let currentByKey = Dictionary(current.map { (key($0), $0) }, uniquingKeysWith: { _, last in last })
-        let baselineKeys = Set(baseline.map(key))
+        let baselineByKey = Dictionary(baseline.map { (key($0), $0) }, uniquingKeysWith: { _, last in last })
+        let baselineKeys = Set(baselineByKey.keys)
+        var ratioTolerances: [String: Double] = [:]
         for row in baseline {
             let polarity = Self.polarity(row)
             guard polarity != .informational, !strictOnly || Self.isStrict(row) else { continue }
             let components = [row.scenario, row.probe, row.metric, row.statistic]
-            var allowed = Self.isStrict(row) ? 0 : tolerance
+            let policy = MetricPolicies.policy(row)
+            var allowed = Self.isStrict(row) ? 0 : policy?.warnOnly == true ? Self.grossTolerance : tolerance
+            var spreads: (baseline: Double?, current: Double?)?
+            if let spreadKey = Self.spreadKey(of: row) {
+                let pair = (baselineByKey[spreadKey]?.value, currentByKey[spreadKey]?.value)
+                if let measured = RatioGate.tolerance(baselineSpread: pair.0, currentSpread: pair.1) {
+                    allowed = measured
+                    spreads = pair
+                }
+            }
             if let specific = perMetric.last(where: { Self.matches($0.pattern, components) }) {
                 allowed = specific.tolerance
             }
+            if spreads != nil { ratioTolerances[key(row)] = allowed }
             guard let now = currentByKey[key(row)] else {
                 lines.append(
                     Line(
@@ -111,7 +172,7 @@ public struct Comparison: Sendable {
                 // Judged as a factor, the same in both polarities: tolerance t allows (1 + t)× worse.
                 let worse = Self.worseFactor(baseline: row.value, current: now.value, polarity: polarity)
                 if worse > 1 + allowed {
-                    verdict = .regression
+                    verdict = policy?.warnOnly == true ? .warning : .regression
                 } else if worse < 1 / (1 + allowed) {
                     verdict = .improvement
                 } else {
@@ -121,7 +182,31 @@ public struct Comparison: Sendable {
             lines.append(
                 Line(
                     key: key(row), baseline: row.value, current: now.value, unit: row.unit, change: change,
-                    tolerance: allowed, polarity: polarity, verdict: verdict))
+                    tolerance: allowed, polarity: polarity, verdict: verdict, spreads: spreads))
+        }
+        for row in current where Self.isControl(row) {
+            var subject = row
+            subject.metric.removeLast(Self.controlSuffix.count)
+            guard let reference = baselineByKey[key(subject)], let allowed = ratioTolerances[key(subject)],
+                !reference.value.isNaN, !row.value.isNaN
+            else { continue }
+            var built = current.first {
+                $0.scenario == row.scenario && $0.probe == row.probe && $0.metric == row.metric
+                    && $0.statistic == "control_slowdown"
+            }?.value
+            if built?.isNaN == true { built = nil }
+            let control = Control(
+                key: key(row), subjectKey: key(subject), built: built,
+                measured: Self.worseFactor(baseline: reference.value, current: row.value, polarity: .higherIsBetter),
+                tolerance: allowed)
+            controls.append(control)
+            if !control.flagged {
+                lines.append(
+                    Line(
+                        key: key(row), baseline: reference.value, current: row.value, unit: row.unit,
+                        change: (row.value - reference.value) / abs(reference.value), tolerance: allowed,
+                        polarity: .higherIsBetter, verdict: blindControlsFail ? .blind : .warning))
+            }
         }
         for row in current
         where !baselineKeys.contains(key(row)) && Self.polarity(row) != .informational
@@ -157,9 +242,40 @@ public struct Comparison: Sendable {
             }
             text += "\n"
         }
+        if !ratioGates.isEmpty {
+            text += "Same-run ratios (tolerance = \(SummaryCSV.format(RatioGate.spreadMultiple))x the larger spread, "
+            text += "at least \(String(format: "%.0f%%", RatioGate.floor * 100))):\n\n"
+            text +=
+                "| ratio | baseline | current | spread (baseline / current) | smallest detectable slowdown | verdict |\n"
+            text += "|---|---:|---:|---:|---:|---|\n"
+            func percent(_ value: Double?) -> String {
+                guard let value, value.isFinite else { return "—" }
+                return String(format: "%.1f%%", value * 100)
+            }
+            for line in ratioGates.sorted(by: { $0.key < $1.key }) {
+                let baseline = line.baseline.map { String(format: "%.4gx", $0) } ?? "—"
+                let current = line.current.map { String(format: "%.4gx", $0) } ?? "—"
+                text +=
+                    "| \(line.key) | \(baseline) | \(current) | \(percent(line.spreads?.baseline)) / \(percent(line.spreads?.current)) | \(String(format: "%.2fx", 1 + line.tolerance)) | \(line.verdict.rawValue) |\n"
+            }
+            text += "\n"
+        }
+        for control in controls {
+            let built = control.built.map { String(format: " (built %.2fx slower)", $0) } ?? ""
+            text += String(
+                format: "positive control %@%@: %.2fx worse than the baseline's %@, tolerance %.1f%%: %@\n",
+                control.key, built, control.measured, control.subjectKey, control.tolerance * 100,
+                control.flagged
+                    ? "flagged (the gate sees it)"
+                    : "NOT FLAGGED: this gate cannot see the slowdown it is there to catch")
+        }
+        if !controls.isEmpty { text += "\n" }
         let unchanged = lines.count - judged.count
         text +=
             "\(regressions.count) regressions, \(improvements.count) improvements beyond tolerance, \(unchanged) unchanged"
+        if !warnings.isEmpty {
+            text += ", \(warnings.count) absolute timings changed beyond the gross tolerance (warnings, not judged)"
+        }
         let unavailable = lines.filter { $0.verdict == .notAvailable }
         if !unavailable.isEmpty {
             text += ", \(unavailable.count) not available in one run"

@@ -6,6 +6,9 @@ public struct MetricPolicy: Sendable, Hashable {
     /// Measured only with an optional extra (allocation counts need jemalloc): `n/a` is a warning,
     /// not a regression, even for a strict metric.
     public var needsExtra = false
+    /// An absolute benchmark timing: beyond its (gross) tolerance it warns, it does not fail. The
+    /// gate judges the same-run ratios instead.
+    public var warnOnly = false
 
     public static let info = MetricPolicy(polarity: .informational, strict: false)
     public static let lower = MetricPolicy(polarity: .lowerIsBetter, strict: false)
@@ -16,6 +19,9 @@ public struct MetricPolicy: Sendable, Hashable {
     public static let mustNotShrink = MetricPolicy(polarity: .higherIsBetter, strict: true)
     /// Allocation counts: strict, but `n/a` where jemalloc is not installed.
     public static let allocations = MetricPolicy(polarity: .lowerIsBetter, strict: true, needsExtra: true)
+    /// Absolute benchmark timings: reported, and only gross changes warn.
+    public static let absoluteHigher = MetricPolicy(polarity: .higherIsBetter, strict: false, warnOnly: true)
+    public static let absoluteLower = MetricPolicy(polarity: .lowerIsBetter, strict: false, warnOnly: true)
 }
 
 /// The one catalog of every metric the suite writes (`probe.metric.statistic` of the summary CSV):
@@ -25,12 +31,14 @@ public enum MetricPolicies {
         case any
         case one(Set<String>)
         case prefix(String)
+        case suffix(String)
 
         func matches(_ text: String) -> Bool {
             switch self {
             case .any: return true
             case .one(let names): return names.contains(text)
             case .prefix(let prefix): return text.hasPrefix(prefix)
+            case .suffix(let suffix): return text.hasSuffix(suffix)
             }
         }
     }
@@ -41,6 +49,11 @@ public enum MetricPolicies {
         var statistic: Name
         var policy: MetricPolicy
     }
+
+    /// The benchmarks' baselines: what our code is measured against.
+    static let referenceSubjects: Set<String> = [
+        "json_encoder", "json_serialization", "foundation_base64", "memcpy", "canned_reference",
+    ]
 
     static let histogramStatistics: Set<String> = ["mean", "p50", "p90", "p99", "p99.9", "max"]
 
@@ -110,12 +123,29 @@ public enum MetricPolicies {
         // the run itself
         Rule(probe: .one(["run"]), metric: .one(["interrupted"]), statistic: .any, policy: .mustNotGrow),
         Rule(probe: .one(["run"]), metric: .one(["elapsed", "time_scale"]), statistic: .any, policy: .info),
-        // benchmarks (probe = the group, metric = the subject)
+        // benchmarks (probe = the group, metric = the subject); the allocations of the baselines
+        // (Foundation's encoders, memcpy, the hand-written reference client) and of a positive
+        // control are context, not our code
+        Rule(
+            probe: .any, metric: .one(referenceSubjects), statistic: .one(["allocs_per_op", "alloc_bytes_per_op"]),
+            policy: .info),
+        Rule(
+            probe: .any, metric: .suffix("_control"), statistic: .one(["allocs_per_op", "alloc_bytes_per_op"]),
+            policy: .info),
         Rule(
             probe: .any, metric: .any, statistic: .one(["allocs_per_op", "alloc_bytes_per_op"]), policy: .allocations),
+        // a positive control is judged against its real workload's baseline (compare's controls),
+        // not against the baseline's control
+        Rule(probe: .any, metric: .suffix("_control"), statistic: .prefix("ratio_vs_"), policy: .info),
         Rule(probe: .any, metric: .any, statistic: .prefix("ratio_vs_"), policy: .higher),
-        Rule(probe: .any, metric: .any, statistic: .one(["ops_per_s", "mb_per_s", "sends_per_s"]), policy: .higher),
-        Rule(probe: .any, metric: .any, statistic: .one(["p50_us", "p99_us"]), policy: .lower),
+        Rule(
+            probe: .any, metric: .any,
+            statistic: .one(["control_slowdown", "control_measured", "smallest_detectable", "rounds"]), policy: .info),
+        Rule(probe: .any, metric: .any, statistic: .prefix("spread_vs_"), policy: .info),
+        Rule(
+            probe: .any, metric: .any, statistic: .one(["ops_per_s", "mb_per_s", "sends_per_s"]),
+            policy: .absoluteHigher),
+        Rule(probe: .any, metric: .any, statistic: .one(["p50_us", "p99_us"]), policy: .absoluteLower),
         Rule(probe: .any, metric: .any, statistic: .one(["failures"]), policy: .mustNotGrow),
         Rule(probe: .any, metric: .any, statistic: .one(["output_bytes"]), policy: .info),
     ]

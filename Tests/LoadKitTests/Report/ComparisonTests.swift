@@ -13,9 +13,10 @@ struct ComparisonTests {
         SummaryRow(scenario: scenario, probe: probe, metric: metric, statistic: statistic, value: value, unit: "u")
     }
 
+    /// Scenario timings (judged by the global tolerance), an allocation count, a size and a defect count.
     static let baseline = [
-        row("small_form", "frontmail_value", "ops_per_s", 1000),
-        row("small_form", "frontmail_value", "p99_us", 10),
+        row("send", "throughput", "value", 1000, scenario: "s"),
+        row("send", "latency", "p99", 10, scenario: "s"),
         row("small_form", "frontmail_value", "allocs_per_op", 3),
         row("small_form", "frontmail_value", "output_bytes", 400),
         row("idempotency", "duplicates", "value", 0, scenario: "brownout"),
@@ -40,7 +41,7 @@ struct ComparisonTests {
             Comparison(baseline: Self.baseline, current: current, tolerance: 0.05, perMetric: []).regressions.isEmpty)
         current[0].value = 900
         let slower = Comparison(baseline: Self.baseline, current: current, tolerance: 0.05, perMetric: [])
-        #expect(slower.regressions.map(\.key) == ["encoder.small_form.frontmail_value.ops_per_s"])
+        #expect(slower.regressions.map(\.key) == ["s.send.throughput.value"])
         current[0].value = 1200
         current[1].value = 5
         let faster = Comparison(baseline: Self.baseline, current: current, tolerance: 0.05, perMetric: [])
@@ -72,7 +73,7 @@ struct ComparisonTests {
         current[1].value = 14
         let loose = Comparison(
             baseline: Self.baseline, current: current, tolerance: 0.05,
-            perMetric: [("small_form.frontmail_value.p99_us", 0.5)])
+            perMetric: [("send.latency.p99", 0.5)])
         #expect(loose.regressions.isEmpty)
         let missing = Comparison(
             baseline: Self.baseline, current: Array(current.dropFirst()), tolerance: 1, perMetric: [])
@@ -89,7 +90,7 @@ struct ComparisonTests {
 
     @Test("a tolerance is a factor, the same for both polarities")
     func symmetric() {
-        // 2.5x slower: throughput 1000 → 400, time 10 → 25 µs. Both are 2.5x worse.
+        // 2.5x slower: throughput 1000 → 400, time 10 → 25 ms. Both are 2.5x worse.
         var current = Self.baseline
         current[0].value = 400
         current[1].value = 25

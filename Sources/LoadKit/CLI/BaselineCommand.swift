@@ -1,0 +1,56 @@
+import FakeFrontmail
+import Foundation
+
+/// `frontmail-bench baseline`: merges several runs of a benchmark into the baseline `compare` reads.
+public enum BaselineCommand {
+    public static let usage = """
+        usage: frontmail-bench baseline RUN.csv RUN.csv RUN.csv... --out BASELINE.csv
+
+        Merges summary CSVs of the same benchmark, run several times (in separate processes), into one
+        baseline: every figure is the median of the runs; every same-run ratio's spread
+        (spread_vs_*) is the larger of the spreads the runs measured and the spread of that ratio
+        between the runs (half their range), so the tolerance covers what changes from one process to the next.
+        Give at least three runs (docs/benchmarks.md; scripts/update-baselines.sh does it all).
+
+        exit: 0 written, 64 bad arguments, 65 an unreadable file, 70 the output cannot be written
+        """
+
+    public static func run(_ arguments: [String]) -> ExitCode {
+        let parsed: Arguments
+        switch CommandArguments("baseline", arguments, spec: Arguments.Spec(options: ["out"], flags: []), usage: usage)
+        {
+        case .parsed(let arguments): parsed = arguments
+        case .exit(let code): return code
+        }
+        guard let out = parsed.value("out") else {
+            printError("baseline: give --out BASELINE.csv\n\n\(usage)")
+            return .usage
+        }
+        guard parsed.positionals.count >= 3 else {
+            printError("baseline: give at least three runs (a spread between runs needs three)\n\n\(usage)")
+            return .usage
+        }
+        var runs: [[SummaryRow]] = []
+        for file in parsed.positionals {
+            do {
+                let data = try InputFileError.read(file)
+                runs.append(try SummaryCSV.parse(String(decoding: data, as: UTF8.self)).rows)
+            } catch let error as InputFileError {
+                printError(error.description)
+                return .dataError
+            } catch {
+                printError("\(file): \(error)")
+                return .dataError
+            }
+        }
+        let merged = BaselineMerge.merge(runs)
+        do {
+            try SummaryCSV.render(merged, runID: RunID.make()).write(toFile: out, atomically: true, encoding: .utf8)
+        } catch {
+            printError("baseline: cannot write \(out): \(error.localizedDescription)")
+            return .software
+        }
+        print("baseline: \(merged.count) rows from \(runs.count) runs written to \(out)")
+        return .success
+    }
+}

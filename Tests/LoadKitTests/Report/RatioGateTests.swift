@@ -1,0 +1,166 @@
+import Foundation
+import Testing
+
+@testable import LoadKit
+
+@Suite("the ratio gate: same-run ratios judged by their measured noise, with a positive control")
+struct RatioGateTests {
+    static func row(_ metric: String, _ statistic: String, _ value: Double, probe: String = "small_form")
+        -> SummaryRow
+    {
+        SummaryRow(scenario: "encoder", probe: probe, metric: metric, statistic: statistic, value: value, unit: "x")
+    }
+
+    /// A benchmark run: the writer's ratio against JSONEncoder with its spread, the 1.3x control's
+    /// ratio, and absolute timings.
+    static func run(ratio: Double, spread: Double, control: Double? = nil, opsPerSecond: Double = 1e6) -> [SummaryRow] {
+        var rows = [
+            row("frontmail_value", "ratio_vs_json_encoder", ratio),
+            row("frontmail_value", "spread_vs_json_encoder", spread),
+            row("frontmail_value", "ops_per_s", opsPerSecond),
+            row("frontmail_value", "p50_us", 1e6 / opsPerSecond),
+        ]
+        if let control {
+            rows += [
+                row("frontmail_value_control", "ratio_vs_json_encoder", control),
+                row("frontmail_value_control", "spread_vs_json_encoder", spread),
+                row("frontmail_value_control", "control_slowdown", 1.3),
+            ]
+        }
+        return rows
+    }
+
+    @Test("estimates: the median of the rounds; the spread is robust to one disturbed round; NaN without enough rounds")
+    func estimates() {
+        let steady = RatioEstimate(rounds: [10, 10.1, 9.9, 10, 10.2, 9.8, 10])
+        #expect(steady.value == 10)
+        #expect(abs(steady.spread - 1.4826 * 0.1 / 10) < 1e-12)
+        // One round disturbed by a factor of two moves neither figure much.
+        let disturbed = RatioEstimate(rounds: [10, 10.1, 9.9, 10, 10.2, 9.8, 5])
+        #expect(disturbed.value == 10)
+        #expect(disturbed.spread < 0.02)
+        #expect(RatioEstimate(rounds: [1, 2]).spread.isNaN)
+        #expect(RatioEstimate(rounds: [.nan, 1, .infinity]).rounds == [1])
+        #expect(RatioEstimate(rounds: []).value.isNaN)
+        #expect(RatioEstimate(rounds: [1, 2, 3, 4]).value == 2.5)
+    }
+
+    @Test("tolerance: 3x the larger spread, at least 2%, nil when no run measured one")
+    func tolerance() {
+        #expect(RatioGate.tolerance(baselineSpread: 0.02, currentSpread: 0.05) == 0.15000000000000002)
+        #expect(RatioGate.tolerance(baselineSpread: 0.001, currentSpread: nil) == RatioGate.floor)
+        #expect(RatioGate.tolerance(baselineSpread: nil, currentSpread: .nan) == nil)
+    }
+
+    @Test("a 1.3x slower writer is flagged; the same code measured again is not")
+    func flagsSlowdown() {
+        let baseline = Self.run(ratio: 10, spread: 0.02)
+        let same = Comparison(
+            baseline: baseline, current: Self.run(ratio: 9.6, spread: 0.03), tolerance: 0, perMetric: [])
+        #expect(same.regressions.isEmpty)
+        #expect(same.ratioGates.first?.tolerance == 0.09)
+        let slower = Comparison(
+            baseline: baseline, current: Self.run(ratio: 10 / 1.3, spread: 0.03), tolerance: 0, perMetric: [])
+        #expect(slower.regressions.map(\.key) == ["encoder.small_form.frontmail_value.ratio_vs_json_encoder"])
+        #expect(slower.markdown().contains("| 1.09x | regression |"))
+        // Noise as large as the change: the gate cannot tell, and says how large a change it could see.
+        let noisy = Comparison(
+            baseline: baseline, current: Self.run(ratio: 10 / 1.3, spread: 0.12), tolerance: 0, perMetric: [])
+        #expect(noisy.regressions.isEmpty)
+        #expect(noisy.markdown().contains("| 1.36x | unchanged |"))
+        // A per-metric tolerance still wins over the measured one.
+        let told = Comparison(
+            baseline: baseline, current: Self.run(ratio: 9.6, spread: 0.03), tolerance: 0,
+            perMetric: [("ratio_vs_json_encoder", 0.01)])
+        #expect(told.regressions.count == 1)
+    }
+
+    @Test("without a spread a ratio falls back to the global tolerance")
+    func withoutSpread() {
+        let baseline = [Self.row("frontmail_value", "ratio_vs_3_allocations", 1)]
+        let current = [Self.row("frontmail_value", "ratio_vs_3_allocations", 0.9)]
+        #expect(Comparison(baseline: baseline, current: current, tolerance: 0.05, perMetric: []).regressions.count == 1)
+        #expect(Comparison(baseline: baseline, current: current, tolerance: 0.2, perMetric: []).regressions.isEmpty)
+    }
+
+    @Test("absolute benchmark timings only warn, and only beyond 2x")
+    func absoluteTimingsWarn() {
+        let baseline = Self.run(ratio: 10, spread: 0.02, opsPerSecond: 1e6)
+        let halfAsFast = Comparison(
+            baseline: baseline, current: Self.run(ratio: 10, spread: 0.02, opsPerSecond: 0.6e6), tolerance: 0,
+            perMetric: [])
+        #expect(halfAsFast.regressions.isEmpty)
+        #expect(halfAsFast.warnings.isEmpty)
+        let grossly = Comparison(
+            baseline: baseline, current: Self.run(ratio: 10, spread: 0.02, opsPerSecond: 0.3e6), tolerance: 0,
+            perMetric: [])
+        #expect(grossly.regressions.isEmpty)
+        #expect(grossly.warnings.count == 2)
+        #expect(grossly.markdown().contains("2 absolute timings changed beyond the gross tolerance"))
+    }
+
+    @Test("a positive control the gate can see passes; one it cannot see fails the comparison")
+    func positiveControl() {
+        let baseline = Self.run(ratio: 10, spread: 0.02)
+        let visible = Comparison(
+            baseline: baseline, current: Self.run(ratio: 10, spread: 0.02, control: 10 / 1.3), tolerance: 0,
+            perMetric: [])
+        #expect(visible.regressions.isEmpty)
+        #expect(visible.controls.map(\.flagged) == [true])
+        #expect(visible.controls.first?.built == 1.3)
+        #expect(visible.markdown().contains("flagged (the gate sees it)"))
+        // The control is not judged against the baseline's control, only against the real workload.
+        #expect(!visible.lines.contains { $0.key.contains("_control") })
+        let blind = Comparison(
+            baseline: baseline, current: Self.run(ratio: 10, spread: 0.15, control: 10 / 1.3), tolerance: 0,
+            perMetric: [])
+        #expect(blind.regressions.map(\.verdict) == [.blind])
+        #expect(blind.markdown().contains("NOT FLAGGED"))
+        let warned = Comparison(
+            baseline: baseline, current: Self.run(ratio: 10, spread: 0.15, control: 10 / 1.3), tolerance: 0,
+            perMetric: [], blindControlsFail: false)
+        #expect(warned.regressions.isEmpty)
+        #expect(warned.warnings.count == 1)
+        #expect(warned.markdown().contains("NOT FLAGGED"))
+    }
+
+    @Test("a baseline from several runs: medians, and spreads that cover the differences between runs")
+    func baselineMerge() {
+        let runs = [
+            Self.run(ratio: 10, spread: 0.01), Self.run(ratio: 10.6, spread: 0.005), Self.run(ratio: 9.8, spread: 0.01),
+        ]
+        let merged = BaselineMerge.merge(runs)
+        let ratio = merged.first { $0.statistic == "ratio_vs_json_encoder" }
+        let spread = merged.first { $0.statistic == "spread_vs_json_encoder" }
+        #expect(ratio?.value == 10)
+        // Between runs: half the range, (10.6 - 9.8) / 2 / 10 = 0.04, larger than any run's own.
+        #expect(abs((spread?.value ?? 0) - 0.04) < 1e-12)
+        let steady = BaselineMerge.merge([
+            Self.run(ratio: 10, spread: 0.04), Self.run(ratio: 10, spread: 0.01), Self.run(ratio: 10, spread: 0.01),
+        ])
+        #expect(steady.first { $0.statistic == "spread_vs_json_encoder" }?.value == 0.04)
+        #expect(merged.count == runs[0].count)
+    }
+
+    @Test("the baseline command: at least three runs, an output, readable files")
+    func baselineCommand() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("baseline-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let paths = try (0..<3).map { index in
+            let path = directory.appendingPathComponent("run\(index).csv").path
+            try SummaryCSV.render(Self.run(ratio: 10 + Double(index), spread: 0.01), runID: "r\(index)").write(
+                toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }
+        let out = directory.appendingPathComponent("baseline.csv").path
+        #expect(BaselineCommand.run(paths + ["--out", out]) == .success)
+        let written = try SummaryCSV.parse(String(contentsOfFile: out, encoding: .utf8)).rows
+        #expect(written.first { $0.statistic == "ratio_vs_json_encoder" }?.value == 11)
+        #expect(BaselineCommand.run(Array(paths.prefix(2)) + ["--out", out]) == .usage)
+        #expect(BaselineCommand.run(paths) == .usage)
+        #expect(
+            BaselineCommand.run(paths + [directory.appendingPathComponent("none.csv").path, "--out", out]) == .dataError
+        )
+    }
+}
