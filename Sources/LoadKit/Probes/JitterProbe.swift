@@ -2,9 +2,13 @@ import FakeFrontmail
 import Foundation
 import Frontmail
 
-/// Backoff jitter: jittered delays normalised by their cap must be U(0,1) (KS test, pooled and per
-/// attempt); Retry-After waits must equal the header; over-limit Retry-After must not be retried;
-/// the realized gap at the server minus the intended delay is reported as overshoot.
+/// Backoff jitter, judged against the scenario's policy and the server's ledger, never against what
+/// the SDK says its policy is: every jittered delay is normalised by the cap the scenario's policy
+/// gives that retry (computed here) and must be U(0,1) (KS test, pooled and per attempt); a cap the
+/// SDK reports differently is a defect; the wait the server saw (the gap between the end of attempt n
+/// and the arrival of attempt n+1) must follow the reported delay, not something else; Retry-After
+/// waits must equal the header; over-limit Retry-After must not be retried; the realized gap minus
+/// the reported delay is reported as overshoot.
 struct JitterProbe {
     struct Sample {
         var sendID: Int
@@ -15,6 +19,8 @@ struct JitterProbe {
         var normalized: Double
         var serverRetryAfter: Double
         var realizedGap: Double
+        /// The cap the scenario's policy gives this retry (real seconds; NaN for a Retry-After wait).
+        var expectedCap = Double.nan
     }
 
     var samples: [Sample] = []
@@ -25,12 +31,73 @@ struct JitterProbe {
     /// Tolerance when comparing a Retry-After wait with the header, in seconds (real time).
     static let retryAfterTolerance = 0.05
 
+    /// The backoff cap after failed attempt `attempt` (0-based) under the scenario's policy, in real
+    /// seconds: `min(maxDelay, baseDelay × 2^attempt)` × timeScale. Computed from the scenario file,
+    /// independently of the SDK's `RetryPolicy`, so an SDK with a wrong formula cannot agree with itself.
+    static func expectedCap(_ client: ClientSettings, afterAttempt attempt: Int, timeScale: Double) -> Double {
+        let limit = client.maxDelay.seconds * timeScale
+        var cap = client.baseDelay.seconds * timeScale
+        guard cap > 0 else { return 0 }
+        var doublings = 0
+        while doublings < attempt && cap < limit {
+            cap *= 2
+            doublings += 1
+        }
+        return min(limit, cap)
+    }
+
+    /// Whether a reported cap is the expected one (relative 1e-9: the same arithmetic, in any order).
+    static func sameCap(_ reported: Double, _ expected: Double) -> Bool {
+        abs(reported - expected) <= 1e-9 * max(abs(expected), 1e-9)
+    }
+
+    /// How strongly the realized excess (gap − reported delay) depends on the reported position in
+    /// the cap: Spearman's rank correlation as a z-score, |ρ| × √(n − 1), about |N(0,1)| when the SDK
+    /// waits what it reports (the excess is then timer and transport overshoot, independent of the
+    /// random draw). Ranks keep a few long stalls from hiding the dependence. NaN below 10 samples.
+    static func realizedDependence(_ pairs: [(position: Double, excess: Double)]) -> Double {
+        guard pairs.count >= 10 else { return .nan }
+        let x = ranks(pairs.map(\.position))
+        let y = ranks(pairs.map(\.excess))
+        let n = Double(pairs.count)
+        let mean = (n + 1) / 2
+        var sxy = 0.0
+        var sxx = 0.0
+        var syy = 0.0
+        for index in x.indices {
+            let dx = x[index] - mean
+            let dy = y[index] - mean
+            sxy += dx * dy
+            sxx += dx * dx
+            syy += dy * dy
+        }
+        guard sxx > 0, syy > 0 else { return 0 }
+        return abs(sxy / (sxx * syy).squareRoot()) * (n - 1).squareRoot()
+    }
+
+    /// 1-based ranks, ties sharing their average rank.
+    static func ranks(_ values: [Double]) -> [Double] {
+        let order = values.indices.sorted { values[$0] < values[$1] }
+        var result = Array(repeating: 0.0, count: values.count)
+        var start = 0
+        while start < order.count {
+            var end = start
+            while end + 1 < order.count && values[order[end + 1]] == values[order[start]] { end += 1 }
+            let rank = Double(start + end) / 2 + 1
+            for position in start...end { result[order[position]] = rank }
+            start = end + 1
+        }
+        return result
+    }
+
     init(scenario: Scenario, history: History, ledger: LedgerIndex) {
         var builder = SummaryBuilder(scenario: scenario.name)
         var byAttempt: [Int: [Double]] = [:]
         var retryAfterWaits = 0
         var retryAfterMismatches = 0
         var earlyRetries = 0
+        var capMismatches = 0
+        var realized: [(position: Double, excess: Double)] = []
         var overshoot = Histogram()
         let records = history.records
         for backoff in history.backoffs {
@@ -57,10 +124,19 @@ struct JitterProbe {
                 }
                 sample.cause = "jitter"
                 sample.cap = cap
-                if cap > 0 {
-                    sample.normalized = backoff.delay / cap
+                let expected = Self.expectedCap(
+                    scenario.client, afterAttempt: backoff.afterAttempt, timeScale: scenario.timeScale)
+                sample.expectedCap = expected
+                if !Self.sameCap(cap, expected) { capMismatches += 1 }
+                if expected > 0 {
+                    sample.normalized = backoff.delay / expected
                     normalized.append(sample.normalized)
                     byAttempt[backoff.afterAttempt, default: []].append(sample.normalized)
+                    // Only when the answer reached the client: after a timeout or a reset the
+                    // server's end of the attempt is not when the client's wait began.
+                    if gap.isFinite && received { realized.append((sample.normalized, gap - backoff.delay)) }
+                } else if backoff.delay != 0 {
+                    capMismatches += 1
                 }
             case .retryAfter(let seconds):
                 sample.cause = "retry_after"
@@ -107,6 +183,9 @@ struct JitterProbe {
         put("retry_after_mismatches", Double(retryAfterMismatches), "waits")
         put("over_limit_retried", Double(overLimitRetried), "sends")
         put("early_retries", Double(earlyRetries), "retries")
+        put("cap_mismatches", Double(capMismatches), "retries")
+        put("realized_samples", Double(realized.count), "retries")
+        put("realized_dependence", Self.realizedDependence(realized), "z")
         builder.add("jitter", "overshoot", histogram: overshoot, divisor: 1e6, unit: "ms")
         for (name, quantile) in [("p50", 0.5), ("p99", 0.99), ("max", 1.0)] {
             metrics["jitter.overshoot.\(name)"] = overshoot.count > 0 ? overshoot.value(at: quantile) / 1e6 : .nan
@@ -144,7 +223,8 @@ struct JitterProbe {
     }
 
     func samplesCSV() -> String {
-        var text = "send_id,after_attempt,cause,delay_s,cap_s,normalized,server_retry_after_s,realized_gap_s\n"
+        var text =
+            "send_id,after_attempt,cause,delay_s,cap_s,normalized,server_retry_after_s,realized_gap_s,expected_cap_s\n"
         for sample in samples {
             text +=
                 CSV.line([
@@ -152,6 +232,7 @@ struct JitterProbe {
                     SummaryCSV.format(sample.delay),
                     SummaryCSV.format(sample.cap), SummaryCSV.format(sample.normalized),
                     SummaryCSV.format(sample.serverRetryAfter), SummaryCSV.format(sample.realizedGap),
+                    SummaryCSV.format(sample.expectedCap),
                 ]) + "\n"
         }
         return text

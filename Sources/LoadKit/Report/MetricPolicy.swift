@@ -87,7 +87,8 @@ public enum MetricPolicies {
             statistic: .any, policy: .info),
         // jitter: the client's defects are strict; statistics of a random sample are informational
         Rule(
-            probe: .one(["jitter"]), metric: .one(["early_retries", "over_limit_retried", "retry_after_mismatches"]),
+            probe: .one(["jitter"]),
+            metric: .one(["early_retries", "over_limit_retried", "retry_after_mismatches", "cap_mismatches"]),
             statistic: .one(["value"]), policy: .mustNotGrow),
         Rule(
             probe: .one(["jitter"]), metric: .one(["overshoot"]), statistic: .one(histogramStatistics), policy: .lower),
@@ -95,7 +96,7 @@ public enum MetricPolicies {
             probe: .one(["jitter"]),
             metric: .one([
                 "overshoot", "samples", "ks_d", "ks_critical", "ks_critical_01", "ks_critical_001", "ks_p", "mean",
-                "variance", "retry_after_waits",
+                "variance", "retry_after_waits", "realized_samples", "realized_dependence",
             ]), statistic: .any, policy: .info),
         // cancellation: the raw URLSession baseline is context, not the SDK's result
         Rule(probe: .one(["cancellation"]), metric: .prefix("raw_urlsession."), statistic: .any, policy: .info),

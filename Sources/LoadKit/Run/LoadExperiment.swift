@@ -9,6 +9,8 @@ struct LoadExperiment {
     let progress: Bool
     var randomOverride: (@Sendable () -> Double)?
     var transportWrapper: (@Sendable (any FrontmailTransport) -> any FrontmailTransport)?
+    var policyOverride: RetryPolicy?
+    var observerWrapper: (@Sendable (any SendObserver) -> any SendObserver)?
 
     init(scenario: Scenario, progress: Bool) {
         self.scenario = scenario
@@ -49,10 +51,11 @@ struct LoadExperiment {
             requestTimeout: max(60, scenario.client.timeout.seconds * scale * 4))
         return try await withFakeFrontmail(frontEnd: scenario.transport, core: core, session: session) { harness in
             let history = History(now: { core.now() }, expected: min(scenario.load.sends ?? 1024, 1_000_000))
-            var environment = SendEnvironment(observer: history)
+            var environment = SendEnvironment(observer: observerWrapper?(history) ?? history)
             if let randomOverride { environment.random = randomOverride }
             let client = try harness.client(
-                retry: scenario.client.scaledPolicy(scale), timeout: scenario.client.timeout.seconds * scale,
+                retry: policyOverride ?? scenario.client.scaledPolicy(scale),
+                timeout: scenario.client.timeout.seconds * scale,
                 environment: environment, wrap: { transportWrapper?($0) ?? $0 })
             let send = LogicalSend(scenario: scenario, client: client, history: history)
 

@@ -8,10 +8,14 @@ public struct ScenarioRunner: Sendable {
     public var outputFolder: URL?
     public var runID: String
     public var progress: Bool
-    /// Test seams: a random source for the SDK's jitter and a wrapper around the transport, so the
-    /// suite's own tests can feed it broken behaviour without touching the SDK.
+    /// Test seams: a random source for the SDK's jitter, a wrapper around the transport, a policy
+    /// handed to the SDK instead of the scenario's (the probes still expect the scenario's) and a
+    /// wrapper around the SDK's observer, so the suite's own tests can feed it broken behaviour
+    /// without touching the SDK.
     var randomOverride: (@Sendable () -> Double)?
     var transportWrapper: (@Sendable (any FrontmailTransport) -> any FrontmailTransport)?
+    var policyOverride: RetryPolicy?
+    var observerWrapper: (@Sendable (any SendObserver) -> any SendObserver)?
 
     public init(outputFolder: URL?, runID: String, progress: Bool) {
         self.outputFolder = outputFolder
@@ -26,6 +30,8 @@ public struct ScenarioRunner: Sendable {
             var experiment = LoadExperiment(scenario: scenario, progress: progress)
             experiment.randomOverride = randomOverride
             experiment.transportWrapper = transportWrapper
+            experiment.policyOverride = policyOverride
+            experiment.observerWrapper = observerWrapper
             measurement = try await experiment.run()
         case .cancellation(let settings):
             let showProgress = progress

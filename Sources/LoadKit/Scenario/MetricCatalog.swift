@@ -15,7 +15,8 @@ public enum MetricCatalog {
             "jitter.ks_p",
             "jitter.mean",
             "jitter.variance", "jitter.retry_after_waits", "jitter.retry_after_mismatches", "jitter.over_limit_retried",
-            "jitter.early_retries", "jitter.overshoot.p50", "jitter.overshoot.p99", "jitter.overshoot.max",
+            "jitter.early_retries", "jitter.cap_mismatches", "jitter.realized_samples", "jitter.realized_dependence",
+            "jitter.overshoot.p50", "jitter.overshoot.p99", "jitter.overshoot.max",
         ],
         .outcome: [
             "send.sends", "send.ok", "send.failed", "send.success_rate", "send.dropped", "send.throughput",

@@ -9,7 +9,7 @@ import Testing
 struct ProbeTests {
     static let plain = """
         {"name": "hand", "load": {"type": "closed", "concurrency": 1, "sends": 1},
-         "client": {"maxRetryAfter": "10s"}}
+         "client": {"maxRetryAfter": "10s", "baseDelay": "100ms"}}
         """
 
     @Test("the ledger index groups requests by bench send id; others are orphans")
@@ -113,7 +113,7 @@ struct ProbeTests {
     func jitter() throws {
         let scenario = try makeScenario(Self.plain)
         let built = HistoryBuilder()
-        // Jittered waits of 0.05, 0.1 and 0.3 under caps 0.1, 0.2 and 0.4.
+        // Jittered waits of 0.05, 0.1 and 0.3 under caps 0.1, 0.2 and 0.4 (the policy's: base 100 ms).
         built.send(
             0, statuses: [503, 503, 503, 202],
             backoffs: [(0.05, .jitter(cap: 0.1)), (0.1, .jitter(cap: 0.2)), (0.3, .jitter(cap: 0.4))],
@@ -122,6 +122,8 @@ struct ProbeTests {
         built.send(1, statuses: [429, 202], backoffs: [(2, .retryAfter(2))], outcome: .ok(messageID: "msg_2"))
         built.send(2, statuses: [429, 202], backoffs: [(1, .retryAfter(3))], outcome: .ok(messageID: "msg_3"))
         // A 429 asking for 30 s (over the 10 s limit) that was retried anyway.
+        // (Its jittered wait reports a cap of 0.3 where the policy gives 0.1: a cap mismatch, and
+        // normalised by the policy's cap the wait is 2x too long.)
         built.send(3, statuses: [429, 202], backoffs: [(0.2, .jitter(cap: 0.3))], outcome: .ok(messageID: "msg_4"))
         let ledger = LedgerBuilder()
         for (attempt, arrival) in [0.0, 0.2, 0.5, 1.0].enumerated() {
@@ -134,7 +136,9 @@ struct ProbeTests {
         ledger.request(sendID: 3, arrival: 0, finished: 0, status: 429, retryAfter: 30)
         ledger.request(sendID: 3, arrival: 0.2, status: 202)
         let probe = JitterProbe(scenario: scenario, history: built.history, ledger: ledger.index)
-        #expect(probe.normalized == [0.05 / 0.1, 0.1 / 0.2, 0.3 / 0.4, 0.2 / 0.3])
+        #expect(probe.normalized == [0.05 / 0.1, 0.1 / 0.2, 0.3 / 0.4, 0.2 / 0.1])
+        #expect(probe.metrics["jitter.cap_mismatches"] == 1)
+        #expect(probe.samples.map(\.expectedCap).filter { !$0.isNaN } == [0.1, 0.2, 0.4, 0.1])
         #expect(probe.metrics["jitter.samples"] == 4)
         #expect(probe.metrics["jitter.samples.attempt1"] == 2)
         #expect(probe.metrics["jitter.retry_after_waits"] == 2)

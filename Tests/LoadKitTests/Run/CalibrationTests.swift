@@ -17,7 +17,7 @@ struct SlowCancelTransport: FrontmailTransport {
         } catch {
             if Task.isCancelled {
                 await withCheckedContinuation { continuation in
-                    DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { continuation.resume() }
+                    DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { continuation.resume() }
                 }
             }
             throw error
@@ -110,12 +110,12 @@ struct CalibrationTests {
 
     static let cancellation = """
         {"name": "cancel", "timeScale": 0.01,
-         "cancellation": {"phases": ["inFlight"], "samples": 12, "backgroundLoad": 16},
+         "cancellation": {"phases": ["inFlight"], "samples": 8, "backgroundLoad": 16},
          "assertions": ["cancellation.inFlight.idle.p50 <= 1000 * cancellation.inFlight.idle.reference_p50",
                         "cancellation.inFlight.load.p50 <= 1000 * cancellation.inFlight.load.reference_p50"]}
         """
 
-    @Test("the real SDK passes the relative cancellation verdict; one that waits 50 ms on a cancel fails it")
+    @Test("the real SDK passes the relative cancellation verdict; one that waits 500 ms on a cancel fails it")
     func relativeCancellation() async throws {
         let scenario = try makeScenario(Self.cancellation)
         let correct = try await ScenarioRunner(outputFolder: nil, runID: "T", progress: false).run(scenario)
@@ -124,6 +124,6 @@ struct CalibrationTests {
         runner.transportWrapper = { SlowCancelTransport(inner: $0) }
         let slow = try await runner.run(scenario)
         #expect(!slow.checks[0].passed && !slow.checks[1].passed, "\(slow.verdictLine)")
-        #expect((slow.metrics["cancellation.inFlight.idle.p50"] ?? 0) >= 50)
+        #expect((slow.metrics["cancellation.inFlight.idle.p50"] ?? 0) >= 500)
     }
 }
