@@ -1,29 +1,5 @@
 // swift-tools-version:6.0
-import Foundation
 import PackageDescription
-
-// jemalloc (Debian: libjemalloc-dev) gives the benchmarks exact allocation counts. It is detected,
-// never required: without it the counter target builds as stubs and allocation columns say n/a.
-let jemallocHeaders = [
-    "/usr/include/jemalloc/jemalloc.h", "/usr/local/include/jemalloc/jemalloc.h",
-    "/opt/homebrew/include/jemalloc/jemalloc.h",
-]
-let hasJemalloc =
-    ProcessInfo.processInfo.environment["FRONTMAIL_NO_JEMALLOC"] == nil
-    && jemallocHeaders.contains { FileManager.default.fileExists(atPath: $0) }
-
-var allocationCounter: [Target] = [
-    .target(
-        name: "CAllocationCounter",
-        dependencies: hasJemalloc ? ["CJemalloc"] : [],
-        cSettings: hasJemalloc ? [.define("FRONTMAIL_HAVE_JEMALLOC")] : []
-    )
-]
-if hasJemalloc {
-    allocationCounter.append(
-        .systemLibrary(
-            name: "CJemalloc", pkgConfig: "jemalloc", providers: [.apt(["libjemalloc-dev"]), .brew(["jemalloc"])]))
-}
 
 let package = Package(
     name: "frontmail-swift",
@@ -41,9 +17,10 @@ let package = Package(
             name: "FakeFrontmail",
             dependencies: ["Frontmail", "CFakeFrontmailSystem"]
         ),
+        .target(name: "CProcessMemory"),
         .target(
             name: "LoadKit",
-            dependencies: ["Frontmail", "FakeFrontmail"]
+            dependencies: ["Frontmail", "FakeFrontmail", "CProcessMemory"]
         ),
         .executableTarget(
             name: "frontmail-bench",
@@ -85,6 +62,12 @@ let package = Package(
             name: "BenchKitTests",
             dependencies: ["BenchKit", "LoadKit"]
         ),
-    ] + allocationCounter,
+        // Allocation counts from jemalloc's hooks when the benchmarks' allocation pass runs with
+        // jemalloc preloaded; found at run time, so nothing about jemalloc is decided at build time.
+        .target(
+            name: "CAllocationCounter",
+            linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]
+        ),
+    ],
     swiftLanguageModes: [.v6]
 )

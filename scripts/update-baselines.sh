@@ -2,7 +2,8 @@
 # Refreshes the committed benchmark baselines that .ci/run's gate reads: runs the quick encoder and
 # send-path benchmarks N times each (separate processes) and merges the runs with
 # `frontmail-bench baseline` (medians; spreads that cover the differences between runs). Run it on
-# an otherwise idle machine of the kind CI uses, with jemalloc installed as CI has it.
+# an otherwise idle machine of the kind CI uses, with jemalloc installed as CI has it (libjemalloc2:
+# the allocation counts come from the benchmarks' allocation pass, the timings never see jemalloc).
 #
 #   bash scripts/update-baselines.sh [--runs N]     (default 10; at least 3)
 set -euo pipefail

@@ -2,14 +2,11 @@ import CAllocationCounter
 import Foundation
 import LoadKit
 
-/// Exact allocation counts from jemalloc's hooks, when the package was built with jemalloc.
+/// Exact allocation counts from jemalloc's hooks, when jemalloc is this process's allocator (the
+/// benchmarks' allocation pass preloads it; `AllocationPass`).
 public enum Allocations {
-    /// Whether counts are available (jemalloc linked and its hook installed).
+    /// Whether counts are available (jemalloc is the allocator and its hook is installed).
     public static let available: Bool = frontmail_alloc_counter_start() == 1
-
-    /// The one-line notice printed when counts are not available.
-    public static let notice =
-        "allocation counts: n/a (jemalloc not found at build time; install libjemalloc-dev and rebuild to measure them)"
 
     /// Allocations and bytes per call of `body`, averaged over `iterations` calls. Counted on this
     /// thread unless `processWide`, which a body that suspends needs (a resumed task may run on

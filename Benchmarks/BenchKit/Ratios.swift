@@ -103,16 +103,49 @@ public struct PositiveControl: Sendable {
     }
 }
 
-/// Writes rows to `--out` (if given) and prints them with the ratio and control lines.
+/// Writes rows to `--out` (if given) and prints them with the ratio and control lines. The process
+/// that measured them ran on the system allocator, so its allocation counts come from a second pass
+/// under jemalloc (`AllocationPass`), whose ratios are written beside these; a pass itself, or a run
+/// that was started with jemalloc already preloaded, writes what it measured.
+/// Returns the rows written.
+@discardableResult
 public func report(
     benchmark: String, rows: [SummaryRow], checks: [RatioCheck], controls: [PositiveControl] = [], out: String?
-) throws {
-    let allRows =
+) throws -> [SummaryRow] {
+    var allRows =
         rows + checks.flatMap { $0.rows(benchmark: benchmark) } + controls.flatMap { $0.rows(benchmark: benchmark) }
+    var notes: [String] = []
+    if CommandLine.arguments.contains("--\(AllocationPass.flag)") {
+        if !Allocations.available { notes.append("allocation pass: jemalloc is not this process's allocator") }
+    } else if Allocations.available {
+        notes.append(
+            "note: jemalloc was already this process's allocator: the timings and ratios above are jemalloc's, not the system allocator's"
+        )
+    } else {
+        switch AllocationPass.run(arguments: Array(CommandLine.arguments.dropFirst())) {
+        case .measured(let counted):
+            let merged = AllocationPass.merge(timing: allRows, allocation: counted)
+            allRows = merged.rows
+            notes += merged.shifts
+        case .unavailable(let reason):
+            notes.append(reason)
+        }
+    }
     let csv = SummaryCSV.render(allRows, runID: RunID.make())
     if let out { try csv.write(toFile: out, atomically: true, encoding: .utf8) }
     print(csv, terminator: "")
-    if !Allocations.available { print(Allocations.notice) }
-    for check in checks { print(check.line) }
+    for note in notes { print(note) }
+    for var check in checks {
+        // A check only the allocation pass could measure takes the merged figure.
+        if check.ratio.isNaN,
+            let row = allRows.first(where: {
+                $0.probe == check.group && $0.metric == check.subject && $0.statistic == "ratio_vs_\(check.baseline)"
+            })
+        {
+            check.ratio = row.value
+        }
+        print(check.line)
+    }
     for control in controls { print(control.line) }
+    return allRows
 }

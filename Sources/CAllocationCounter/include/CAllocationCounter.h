@@ -3,7 +3,8 @@
 
 #include <stdint.h>
 
-/// 1 when jemalloc is linked and its allocation hook is installed, 0 otherwise (counts are n/a).
+/// 1 when jemalloc is the process's allocator (preloaded) and its allocation hook is installed, 0
+/// otherwise (counts are n/a).
 int frontmail_alloc_counter_start(void);
 
 /// Allocations made by the calling thread since the hook was installed (exact: every malloc,

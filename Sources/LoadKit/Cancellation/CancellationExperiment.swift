@@ -28,14 +28,22 @@ enum CancellationExperiment {
         var measurement = Measurement()
         (measurement.rows, measurement.metrics) = CancellationLatency.report(results, scenario: scenario.name)
         if settings.soak > 0 {
-            progress("cancellation: memory soak, \(settings.soak) cancellations")
-            let growth = try await CancellationLatency.soak(count: settings.soak)
             var soak = SummaryBuilder(scenario: scenario.name)
-            soak.add("cancellation", "soak", "resident_growth", growth, "KiB")
+            for phase in CancellationLatency.SoakPhase.allCases {
+                progress(
+                    "cancellation: memory soak, \(settings.soak) cancellations \(phase == .inFlight ? "in flight" : "in a backoff")"
+                )
+                let growth = try await CancellationLatency.soak(count: settings.soak, phase: phase)
+                let prefix = phase == .inFlight ? "" : "backoff_"
+                soak.add("cancellation", "soak", prefix + "resident_growth", growth.resident, "KiB")
+                soak.add("cancellation", "soak", prefix + "heap_growth", growth.heap, "KiB")
+                soak.add("cancellation", "soak", prefix + "growth_per_1k", growth.perThousand, "KiB/1k")
+                measurement.metrics["cancellation.soak.\(prefix)resident_growth"] = growth.resident
+                measurement.metrics["cancellation.soak.\(prefix)heap_growth"] = growth.heap
+                measurement.metrics["cancellation.soak.\(prefix)growth_per_1k"] = growth.perThousand
+            }
             soak.add("cancellation", "soak", "cancellations", Double(settings.soak), "sends")
             measurement.rows += soak.rows
-            measurement.metrics["cancellation.soak.resident_growth"] = growth
-            measurement.metrics["cancellation.soak.growth_per_1k"] = growth / Double(settings.soak) * 1000
         }
         measurement.interrupted = Task.isCancelled
         measurement.elapsed = Date().timeIntervalSince(started)

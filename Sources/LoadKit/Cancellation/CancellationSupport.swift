@@ -1,3 +1,4 @@
+import CProcessMemory
 import FakeFrontmail
 import Foundation
 import Frontmail
@@ -57,30 +58,99 @@ extension CancellationLatency {
         return await waiting.value - cancelledAt
     }
 
-    /// Cancels `count` sends, one after another, while a transport double holds each request:
-    /// the SDK's own state only (no server, no ledger), so growth in resident memory is a leak.
-    /// Returns the growth in KiB after a warm-up of 1,000 cancellations.
-    public static func soak(count: Int) async throws -> Double {
-        let transport = HoldingTransport()
+    /// Where the soak's sends are when they are cancelled.
+    enum SoakPhase: String, Sendable, CaseIterable {
+        /// In flight: a transport double holds the request (a 600 s attempt deadline pending).
+        case inFlight
+        /// In a backoff: the double answers 503 with `Retry-After: 300` and the send is cancelled
+        /// during the five-minute wait it then schedules.
+        case backoff
+    }
+
+    /// Memory held across a soak, in KiB: resident (what the system sees) and malloc's bytes in
+    /// use (what is really held: it falls when memory is freed, and rises even when the pages were
+    /// already resident). Heap is NaN where malloc cannot say.
+    struct SoakGrowth: Sendable {
+        var resident: Double
+        var heap: Double
+        /// KiB held per 1,000 cancellations: the median of the growth of ten equal batches (heap
+        /// where it is measured, resident elsewhere), so a one-off jump (a cache filling, another
+        /// thread's transient allocation) moves one batch and not the rate; a leak moves every batch.
+        var perThousand: Double
+    }
+
+    /// Cancels `count` sends, one after another, each at `phase`: the SDK's own state only (no
+    /// server, no ledger), so memory still held afterwards is a leak. A correct SDK frees a cancelled
+    /// wait at once, however far away its deadline was. Growth after a warm-up of 1,000 cancellations.
+    /// `clock` is a test seam (a client whose waits keep their memory until their deadline).
+    static func soak(count: Int, phase: SoakPhase, clock: (any FrontmailClock)? = nil) async throws -> SoakGrowth {
+        let transport: any FrontmailTransport & EnteredCounting =
+            phase == .inFlight ? HoldingTransport() : RetryLaterTransport()
+        let observer = ProbeObserver()
+        var environment = SendEnvironment(observer: observer)
+        if let clock { environment.clock = clock }
         let client = try Frontmail(
-            publicKey: "pk_soak", apiURL: URL(string: "http://soak.invalid")!, retry: .default, timeout: 600,
-            transport: transport, environment: .live)
+            publicKey: "pk_soak", apiURL: URL(string: "http://soak.invalid")!,
+            retry: RetryPolicy(maxRetries: 3, baseDelay: 0.3, maxDelay: 10, maxRetryAfter: 600), timeout: 600,
+            transport: transport, environment: environment)
         func once() async throws {
             let entered = transport.entered
+            let backoffs = observer.count
             let task = Task { try? await client.send(templateID: "tpl_bench", params: ["soak": true]) }
-            try await waitUntil(timeout: 10) { transport.entered > entered }
+            switch phase {
+            case .inFlight: try await waitUntil(timeout: 10) { transport.entered > entered }
+            case .backoff: try await waitUntil(timeout: 10) { observer.count > backoffs }
+            }
             task.cancel()
             _ = await task.value
         }
         for _ in 0..<1000 { try await once() }
-        let before = residentKiB()
-        for _ in 0..<count { try await once() }
-        return residentKiB() - before
+        let resident = residentKiB()
+        let heap = heapInUseKiB()
+        func held() -> Double { heap.isNaN ? residentKiB() : heapInUseKiB() }
+        let batches = min(10, max(1, count))
+        var mark = held()
+        var steps: [Double] = []
+        for batch in 0..<batches {
+            let size = count / batches + (batch < count % batches ? 1 : 0)
+            for _ in 0..<size { try await once() }
+            let now = held()
+            steps.append((now - mark) / Double(max(size, 1)) * 1000)
+            mark = now
+        }
+        steps.sort()
+        let median =
+            steps.count % 2 == 1 ? steps[steps.count / 2] : (steps[steps.count / 2 - 1] + steps[steps.count / 2]) / 2
+        return SoakGrowth(resident: residentKiB() - resident, heap: heapInUseKiB() - heap, perThousand: median)
+    }
+
+    /// malloc's bytes in use, in KiB (glibc; NaN elsewhere).
+    static func heapInUseKiB() -> Double {
+        let bytes = cpm_heap_in_use_bytes()
+        return bytes < 0 ? .nan : Double(bytes) / 1024
+    }
+}
+
+/// A transport double that counts the requests handed to it.
+protocol EnteredCounting: Sendable {
+    var entered: Int { get }
+}
+
+/// Answers every request at once with 503 and `Retry-After: 300`.
+final class RetryLaterTransport: FrontmailTransport, EnteredCounting {
+    private let counter = Atomic<Int>(0)
+    var entered: Int { counter.load(ordering: .acquiring) }
+
+    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
+        counter.add(1, ordering: .releasing)
+        return FrontmailHTTPResponse(
+            status: 503, headers: ["Retry-After": "300", "Content-Type": "application/json"],
+            body: Data(#"{"error":{"code":"service_unavailable","message":"soak"}}"#.utf8))
     }
 }
 
 /// Holds every request until the caller is cancelled.
-final class HoldingTransport: FrontmailTransport {
+final class HoldingTransport: FrontmailTransport, EnteredCounting {
     private let counter = Atomic<Int>(0)
     var entered: Int { counter.load(ordering: .acquiring) }
 

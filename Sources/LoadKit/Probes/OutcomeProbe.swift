@@ -4,6 +4,11 @@ import Frontmail
 
 /// Success rate, error codes, attempts per send, latency percentiles (from the intended start, in
 /// policy units), throughput and the server's load amplification.
+///
+/// Attempts are counted where they landed: the server's ledger (a connection refused before any
+/// request is not a request). The SDK's own count is checked against it: requests the server saw
+/// that the SDK never reported (`attempts.unreported`: hidden retries, in the SDK or below it) and
+/// answered attempts the SDK reported that the server never saw (`attempts.unseen`: invented ones).
 struct OutcomeProbe {
     var rows: [SummaryRow] = []
     var metrics: [String: Double] = [:]
@@ -17,6 +22,8 @@ struct OutcomeProbe {
         var errors: [String: Int] = [:]
         var ok = 0
         var dropped = 0
+        var unreported = 0
+        var unseen = 0
         for record in records {
             switch record.outcome {
             case .ok: ok += 1
@@ -26,7 +33,11 @@ struct OutcomeProbe {
                 continue
             case .pending: errors["unfinished", default: 0] += 1
             }
-            attempts.record(UInt64(record.attempts))
+            let served = ledger.attempts(sendID: scenario.benchID(record.sendID)).count
+            let answered = record.attemptStatuses.lazy.filter { $0 != 0 }.count
+            unreported += max(0, served - record.attempts)
+            unseen += max(0, answered - served)
+            attempts.record(UInt64(served))
             if record.ended.isFinite { latency.record((record.ended - record.intended) / scale, scale: 1e9) }
         }
         let started = records.count - dropped
@@ -56,6 +67,8 @@ struct OutcomeProbe {
         metrics["attempts_per_send.mean"] = attempts.mean
         metrics["attempts_per_send.max"] = attempts.count > 0 ? Double(attempts.max) : .nan
         metrics["attempts_per_send.p99"] = attempts.count > 0 ? attempts.value(at: 0.99) : .nan
+        put("attempts", "unreported", Double(unreported), "requests")
+        put("attempts", "unseen", Double(unseen), "attempts")
         let serverRequests = ledger.sendRequests
         put("load", "server_requests", Double(serverRequests), "requests")
         put("load", "amplification", started == 0 ? .nan : Double(serverRequests) / Double(started), "requests/send")

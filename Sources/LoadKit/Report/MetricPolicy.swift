@@ -67,6 +67,11 @@ public enum MetricPolicies {
         Rule(
             probe: .one(["send"]), metric: .one(["sends", "ok", "failed"]), statistic: .one(["value"]), policy: .info),
         Rule(probe: .one(["send", "attempts"]), metric: .one(["errors"]), statistic: .any, policy: .info),
+        // the SDK's count of its attempts against the server's: an invented attempt is a defect; a
+        // request the SDK did not report may also be the transport's own retry (libcurl resends a
+        // request on a reused connection that died before answering), so it is judged per scenario
+        Rule(probe: .one(["attempts"]), metric: .one(["unseen"]), statistic: .one(["value"]), policy: .mustNotGrow),
+        Rule(probe: .one(["attempts"]), metric: .one(["unreported"]), statistic: .one(["value"]), policy: .lower),
         Rule(
             probe: .one(["send"]), metric: .one(["latency", "attempts_per_send"]), statistic: .one(histogramStatistics),
             policy: .lower),
@@ -103,7 +108,9 @@ public enum MetricPolicies {
         Rule(
             probe: .one(["cancellation"]), metric: .one(["live_requests_after"]), statistic: .any, policy: .mustNotGrow),
         Rule(
-            probe: .one(["cancellation"]), metric: .one(["soak"]), statistic: .one(["resident_growth"]), policy: .lower),
+            probe: .one(["cancellation"]), metric: .one(["soak"]),
+            statistic: .one(MetricCatalog.soakStatistics),
+            policy: .lower),
         Rule(probe: .one(["cancellation"]), metric: .one(["soak"]), statistic: .one(["cancellations"]), policy: .info),
         Rule(
             probe: .one(["cancellation"]), metric: .any, statistic: .one(["attempts_after_cancel"]),
@@ -143,6 +150,8 @@ public enum MetricPolicies {
             probe: .any, metric: .any,
             statistic: .one(["control_slowdown", "control_measured", "smallest_detectable", "rounds"]), policy: .info),
         Rule(probe: .any, metric: .any, statistic: .prefix("spread_vs_"), policy: .info),
+        // the same ratios measured by the allocation pass, under jemalloc: context for the shift
+        Rule(probe: .any, metric: .any, statistic: .prefix("jemalloc_ratio_vs_"), policy: .info),
         Rule(
             probe: .any, metric: .any, statistic: .one(["ops_per_s", "mb_per_s", "sends_per_s"]),
             policy: .absoluteHigher),

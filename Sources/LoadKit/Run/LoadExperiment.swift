@@ -10,6 +10,7 @@ struct LoadExperiment {
     var randomOverride: (@Sendable () -> Double)?
     var transportWrapper: (@Sendable (any FrontmailTransport) -> any FrontmailTransport)?
     var policyOverride: RetryPolicy?
+    var timeoutOverride: TimeInterval?
     var observerWrapper: (@Sendable (any SendObserver) -> any SendObserver)?
 
     init(scenario: Scenario, progress: Bool) {
@@ -55,7 +56,7 @@ struct LoadExperiment {
             if let randomOverride { environment.random = randomOverride }
             let client = try harness.client(
                 retry: policyOverride ?? scenario.client.scaledPolicy(scale),
-                timeout: scenario.client.timeout.seconds * scale,
+                timeout: timeoutOverride ?? scenario.client.timeout.seconds * scale,
                 environment: environment, wrap: { transportWrapper?($0) ?? $0 })
             let send = LogicalSend(scenario: scenario, client: client, history: history)
 

@@ -9,12 +9,13 @@ public struct ScenarioRunner: Sendable {
     public var runID: String
     public var progress: Bool
     /// Test seams: a random source for the SDK's jitter, a wrapper around the transport, a policy
-    /// handed to the SDK instead of the scenario's (the probes still expect the scenario's) and a
-    /// wrapper around the SDK's observer, so the suite's own tests can feed it broken behaviour
+    /// and a per-attempt timeout (real seconds) handed to the SDK instead of the scenario's (the
+    /// probes still expect the scenario's) and a wrapper around the SDK's observer, so the suite's own tests can feed it broken behaviour
     /// without touching the SDK.
     var randomOverride: (@Sendable () -> Double)?
     var transportWrapper: (@Sendable (any FrontmailTransport) -> any FrontmailTransport)?
     var policyOverride: RetryPolicy?
+    var timeoutOverride: TimeInterval?
     var observerWrapper: (@Sendable (any SendObserver) -> any SendObserver)?
 
     public init(outputFolder: URL?, runID: String, progress: Bool) {
@@ -31,6 +32,7 @@ public struct ScenarioRunner: Sendable {
             experiment.randomOverride = randomOverride
             experiment.transportWrapper = transportWrapper
             experiment.policyOverride = policyOverride
+            experiment.timeoutOverride = timeoutOverride
             experiment.observerWrapper = observerWrapper
             measurement = try await experiment.run()
         case .cancellation(let settings):

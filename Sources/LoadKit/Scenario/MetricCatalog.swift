@@ -21,7 +21,8 @@ public enum MetricCatalog {
         .outcome: [
             "send.sends", "send.ok", "send.failed", "send.success_rate", "send.dropped", "send.throughput",
             "send.latency.p50", "send.latency.p90", "send.latency.p99", "send.latency.p99.9", "send.latency.max",
-            "attempts_per_send.mean", "attempts_per_send.max", "attempts_per_send.p99", "load.amplification",
+            "attempts_per_send.mean", "attempts_per_send.max", "attempts_per_send.p99", "attempts.unreported",
+            "attempts.unseen", "load.amplification",
             "load.server_requests",
         ],
     ]
@@ -61,6 +62,12 @@ extension MetricCatalog {
         "p50", "p90", "p99", "p99.9", "max", "aborted_ratio", "finished_before_cancel", "attempts_after_cancel",
         "arrivals_after_cancel", "server_close_p50", "resident_growth", "background_load", "reference_p50",
         "reference_p99", "reference_max",
+    ]
+
+    /// What the memory soak reports, in flight and in a backoff (`cancellation.soak.<name>`).
+    static let soakStatistics: Set<String> = [
+        "resident_growth", "heap_growth", "growth_per_1k", "backoff_resident_growth", "backoff_heap_growth",
+        "backoff_growth_per_1k",
     ]
 
     /// Error codes a run can count: the API's, the client's, the fake server's own, and any code the
@@ -103,8 +110,8 @@ extension MetricCatalog {
         case "live_requests_after" where parts.count == 1:
             return nil
         case "soak" where parts.count == 2:
-            if !["resident_growth", "growth_per_1k"].contains(parts[1]) {
-                return "the soak reports resident_growth and growth_per_1k"
+            if !MetricCatalog.soakStatistics.contains(parts[1]) {
+                return "the soak reports \(MetricCatalog.soakStatistics.sorted().joined(separator: ", "))"
             }
             return settings.soak > 0 ? nil : "this scenario runs no soak (cancellation.soak is 0)"
         default:

@@ -1,1 +1,0 @@
-#include <jemalloc/jemalloc.h>

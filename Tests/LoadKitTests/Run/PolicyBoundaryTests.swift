@@ -1,0 +1,81 @@
+import FakeFrontmail
+import Foundation
+import Frontmail
+import Testing
+
+@testable import LoadKit
+
+/// The committed scenarios at the policy's edges (`retries-disabled`, `retries-maximal`,
+/// `timeout-boundary`), run quick: the correct SDK passes each, and an SDK that gets the edge wrong
+/// (handed another policy or timeout than the scenario's, which the probes still expect) fails.
+@Suite("policy boundaries: maxRetries 0 and 100, timeouts just below and above the server's delay")
+struct PolicyBoundaryTests {
+    /// The committed scenario, quick. `timeout-boundary` runs 2.5x slower here (500 ms either side
+    /// of a 5 s deadline): this process runs the other tests beside it, on a debug build.
+    static func scenario(_ name: String) throws -> Scenario {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../../scenarios/\(name).json")
+        var scenario = try Scenario.load(file: file.standardizedFileURL.path).quickened()
+        if name == "timeout-boundary" { scenario.timeScale *= 2.5 }
+        return scenario
+    }
+
+    static func run(_ name: String, _ configure: (inout ScenarioRunner, Scenario) -> Void = { _, _ in }) async throws
+        -> ScenarioResult
+    {
+        let scenario = try Self.scenario(name)
+        var runner = ScenarioRunner(outputFolder: nil, runID: "test", progress: false)
+        let random = SeededRandomSource(seed: 53)
+        runner.randomOverride = { random.next() }
+        configure(&runner, scenario)
+        return try await runner.run(scenario)
+    }
+
+    static func failed(_ result: ScenarioResult) -> Set<String> {
+        Set(result.checks.filter { !$0.passed }.map(\.assertion.text))
+    }
+
+    @Test(
+        "the correct SDK passes every boundary scenario",
+        arguments: ["retries-disabled", "retries-maximal", "timeout-boundary"])
+    func correctPasses(name: String) async throws {
+        let result = try await Self.run(name)
+        #expect(Self.failed(result).isEmpty, "\(result.verdictLine)")
+    }
+
+    @Test("an SDK that treats maxRetries 0 as the default retries, and fails retries-disabled")
+    func zeroAsDefault() async throws {
+        let result = try await Self.run("retries-disabled") { runner, scenario in
+            var wrong = scenario.client.scaledPolicy(scenario.timeScale)
+            wrong.maxRetries = RetryPolicy.default.maxRetries
+            runner.policyOverride = wrong
+        }
+        let failures = Self.failed(result)
+        #expect(failures.contains("attempts_per_send.max == 1"), "\(result.verdictLine)")
+        #expect(failures.contains("jitter.samples == 0"), "\(result.verdictLine)")
+    }
+
+    @Test("an SDK that caps retries below the policy's maximum fails retries-maximal")
+    func cappedRetries() async throws {
+        let result = try await Self.run("retries-maximal") { runner, scenario in
+            var wrong = scenario.client.scaledPolicy(scenario.timeScale)
+            wrong.maxRetries = 10
+            runner.policyOverride = wrong
+        }
+        let failures = Self.failed(result)
+        #expect(failures.contains("attempts_per_send.max == 101"), "\(result.verdictLine)")
+        #expect(failures.contains("send.ok >= 0.3 * send.sends"), "\(result.verdictLine)")
+    }
+
+    @Test("a deadline a quarter too long lets late answers through; a fifth too short cuts off timely ones")
+    func wrongDeadlines() async throws {
+        let policyTimeout = try Self.scenario("timeout-boundary")
+        let timeout = policyTimeout.client.timeout.seconds * policyTimeout.timeScale
+        let long = try await Self.run("timeout-boundary") { runner, _ in runner.timeoutOverride = timeout * 1.25 }
+        #expect(Self.failed(long).contains("attempts.errors.provider_error == 0"), "\(long.verdictLine)")
+        let short = try await Self.run("timeout-boundary") { runner, _ in runner.timeoutOverride = timeout * 0.8 }
+        #expect(
+            Self.failed(short).contains("attempts.errors.service_unavailable >= 0.3 * send.sends"),
+            "\(short.verdictLine)")
+    }
+}
