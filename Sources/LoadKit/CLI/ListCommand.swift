@@ -1,14 +1,26 @@
 import Foundation
 
-/// `frontmail-bench list`: the scenarios with their descriptions.
+/// `frontmail-bench list`: the scenarios with their descriptions, or (`--metrics`) every metric an
+/// assertion can name with its unit, polarity and strictness.
 public enum ListCommand {
-    public static let usage = "usage: frontmail-bench list [FILE|DIR...]   (default: scenarios/)"
+    public static let usage = """
+        usage: frontmail-bench list [FILE|DIR...]   (default: scenarios/)
+               frontmail-bench list --metrics       every metric name: unit, polarity, strict
+        """
 
     public static func run(_ arguments: [String]) -> ExitCode {
         let parsed: Arguments
-        switch CommandArguments("list", arguments, spec: Arguments.Spec(), usage: usage) {
+        switch CommandArguments("list", arguments, spec: Arguments.Spec(flags: ["metrics"]), usage: usage) {
         case .parsed(let arguments): parsed = arguments
         case .exit(let code): return code
+        }
+        if parsed.flag("metrics") {
+            guard parsed.positionals.isEmpty else {
+                printError("list: --metrics takes no scenario files\n\(usage)")
+                return .usage
+            }
+            for line in metricListing() { print(line) }
+            return .success
         }
         let scenarios: [Scenario]
         switch CommandScenarios("list", parsed.positionals.isEmpty ? ["scenarios"] : parsed.positionals) {
@@ -21,5 +33,24 @@ public enum ListCommand {
             print("\(scenario.name)\(padding)  [\(scenario.transport.rawValue)] \(scenario.description)")
         }
         return .success
+    }
+
+    /// `name  unit  polarity  strict` lines for every entry.
+    static func metricListing() -> [String] {
+        let rows: [[String]] =
+            [["name", "unit", "polarity", "strict"]]
+            + MetricCatalog.entries.map { entry in
+                let row = MetricCatalog.row(of: entry.name)
+                let policy = MetricPolicies.policy(probe: row.probe, metric: row.metric, statistic: row.statistic)
+                return [
+                    entry.name, entry.unit, policy?.polarity.rawValue ?? "undeclared",
+                    policy.map { $0.strict ? "yes" : "no" } ?? "-",
+                ]
+            }
+        let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { fields in
+            (0..<3).map { fields[$0].padding(toLength: widths[$0] + 2, withPad: " ", startingAt: 0) }.joined()
+                + fields[3]
+        }
     }
 }
