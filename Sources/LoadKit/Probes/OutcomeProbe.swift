@@ -9,6 +9,9 @@ import Frontmail
 /// request is not a request). The SDK's own count is checked against it: requests the server saw
 /// that the SDK never reported (`attempts.unreported`: hidden retries, in the SDK or below it) and
 /// answered attempts the SDK reported that the server never saw (`attempts.unseen`: invented ones).
+/// Sends that share an explicit idempotency key share a bench id, so the server cannot tell them
+/// apart: such a group is checked as a whole (its requests against the sum of its sends' attempts),
+/// and its sends' attempts per send are their own counts, which that check holds to the ledger.
 struct OutcomeProbe {
     var rows: [SummaryRow] = []
     var metrics: [String: Double] = [:]
@@ -22,8 +25,22 @@ struct OutcomeProbe {
         var errors: [String: Int] = [:]
         var ok = 0
         var dropped = 0
+        // The SDK's attempts (all, and answered) per bench id, and how many sends share it.
+        var reported: [Int: (sends: Int, attempts: Int, answered: Int)] = [:]
+        for record in records where record.outcome != .dropped {
+            let answered = record.attemptStatuses.lazy.filter { $0 != 0 }.count
+            let group = reported[scenario.benchID(record.sendID), default: (0, 0, 0)]
+            reported[scenario.benchID(record.sendID)] = (
+                group.sends + 1, group.attempts + record.attempts, group.answered + answered
+            )
+        }
         var unreported = 0
         var unseen = 0
+        for (benchID, group) in reported {
+            let served = ledger.attempts(sendID: benchID).count
+            unreported += max(0, served - group.attempts)
+            unseen += max(0, group.answered - served)
+        }
         for record in records {
             switch record.outcome {
             case .ok: ok += 1
@@ -33,11 +50,9 @@ struct OutcomeProbe {
                 continue
             case .pending: errors["unfinished", default: 0] += 1
             }
-            let served = ledger.attempts(sendID: scenario.benchID(record.sendID)).count
-            let answered = record.attemptStatuses.lazy.filter { $0 != 0 }.count
-            unreported += max(0, served - record.attempts)
-            unseen += max(0, answered - served)
-            attempts.record(UInt64(served))
+            let benchID = scenario.benchID(record.sendID)
+            let shared = (reported[benchID]?.sends ?? 1) > 1
+            attempts.record(UInt64(shared ? record.attempts : ledger.attempts(sendID: benchID).count))
             if record.ended.isFinite { latency.record((record.ended - record.intended) / scale, scale: 1e9) }
         }
         let started = records.count - dropped

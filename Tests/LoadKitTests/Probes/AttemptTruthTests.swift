@@ -73,6 +73,40 @@ struct AttemptTruthTests {
     }
 }
 
+extension AttemptTruthTests {
+    @Test("sends sharing an explicit key are checked as a group against the requests of their key")
+    func sharedKeys() throws {
+        let scenario = try JitterTruthTests.scenario(
+            """
+            {"name": "shared", "client": {"explicitKeys": {"pool": 2, "sameBody": true}},
+             "load": {"type": "closed", "concurrency": 1, "sends": 4}}
+            """)
+        func probe(serverRequests: [Int]) -> OutcomeProbe {
+            let ledger = LedgerBuilder()
+            for (benchID, count) in serverRequests.enumerated() {
+                for _ in 0..<count { ledger.request(sendID: Int64(benchID), key: "k\(benchID)") }
+            }
+            let history = HistoryBuilder()
+            // Sends 0 and 2 share bench id 0, sends 1 and 3 bench id 1; send 2 made two attempts.
+            for sendID in 0..<4 {
+                history.send(
+                    sendID, key: "k\(sendID % 2)", statuses: sendID == 2 ? [503, 202] : [202],
+                    outcome: .ok(messageID: "msg_\(sendID % 2)"))
+            }
+            return OutcomeProbe(
+                scenario: scenario, history: history.history, ledger: LedgerIndex(ledger.ledger), elapsed: 1)
+        }
+        let agreeing = probe(serverRequests: [3, 2])
+        #expect(agreeing.metrics["attempts.unreported"] == 0)
+        #expect(agreeing.metrics["attempts.unseen"] == 0)
+        #expect(agreeing.metrics["attempts_per_send.max"] == 2)
+        let hidden = probe(serverRequests: [4, 2])
+        #expect(hidden.metrics["attempts.unreported"] == 1)
+        let invented = probe(serverRequests: [3, 1])
+        #expect(invented.metrics["attempts.unseen"] == 1)
+    }
+}
+
 /// Sends a request that got a 5xx once more before the SDK sees the answer: a retry below the SDK,
 /// which its observer never hears of.
 struct HiddenRetryTransport: FrontmailTransport {
