@@ -119,6 +119,27 @@ struct HostileClientTests {
         #expect(accepts.load(ordering: .relaxed) < 20)
     }
 
+    @Test("with a path prefix, a request without it gets 421 and never reaches the ledger")
+    func misdirected() throws {
+        var options = FakeFrontmailServer.Options()
+        options.pathPrefix = "/fm-test"
+        let core = FakeFrontmailCore()
+        let server = try FakeFrontmailServer(core: core, options: options)
+        defer { server.shutdown() }
+        #expect(server.url.absoluteString.hasSuffix(":\(server.port)/fm-test"))
+        let stray = try RawClient(port: server.port)
+        defer { stray.close() }
+        stray.send(ServerRobustnessTests.send)
+        #expect(stray.read().hasPrefix("HTTP/1.1 421"))
+        #expect(core.ledger.count == 0)
+        #expect(server.stats.requestsMisdirected == 1)
+        let ours = try RawClient(port: server.port)
+        defer { ours.close() }
+        ours.send(Self.publicConfig.replacingOccurrences(of: "GET /v1/", with: "GET /fm-test/v1/"))
+        #expect(ours.read().hasPrefix("HTTP/1.1 200"))
+        #expect(core.ledger.count == 1)
+    }
+
     @Test("a second server on a port in use is refused unless it asks to share the port")
     func portInUse() throws {
         let first = try FakeFrontmailServer(core: FakeFrontmailCore())

@@ -80,7 +80,10 @@ public func withFakeFrontmail<T>(
             baseURL: FakeFrontmailHarness.inProcessURL)
         return try await body(harness)
     case .socket:
-        let server = try FakeFrontmailServer(core: core)
+        // Its own path prefix: a stray client of an earlier fake that had this port gets 421.
+        var serverOptions = FakeFrontmailServer.Options()
+        serverOptions.pathPrefix = "/fm-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        let server = try FakeFrontmailServer(core: core, options: serverOptions)
         defer { server.shutdown() }
         let session = URLSession(configuration: FakeFrontmailHarness.sessionConfiguration(options))
         defer { session.invalidateAndCancel() }

@@ -98,6 +98,7 @@ final class Connection {
         case 408: return "Request Timeout"
         case 409: return "Conflict"
         case 413: return "Content Too Large"
+        case 421: return "Misdirected Request"
         case 422: return "Unprocessable Content"
         case 429: return "Too Many Requests"
         case 431: return "Request Header Fields Too Large"

@@ -73,8 +73,19 @@ extension EventLoop {
                     close(connection)
                     return
                 }
+                var target = request.target
+                if let prefix = options.pathPrefix {
+                    guard target.hasPrefix(prefix + "/") else {
+                        counters.misdirected.add(1, ordering: .relaxed)
+                        reject(
+                            connection,
+                            ServerResponse.error(421, "misdirected_request", "This fake serves \(prefix)/ only."))
+                        return
+                    }
+                    target.removeFirst(prefix.count)
+                }
                 let serverRequest = ServerRequest(
-                    method: request.method, target: request.target, headers: request.headers, body: request.body)
+                    method: request.method, target: target, headers: request.headers, body: request.body)
                 let ticket = core.arrive(serverRequest, connection: connection.id)
                 connection.ticket = ticket
                 if ticket.wait > 0 {

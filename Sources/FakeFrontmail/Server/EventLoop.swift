@@ -23,6 +23,8 @@ final class ServerCounters: Sendable {
     let overBudget = Atomic<Int>(0)
     /// Bytes read and not yet parsed, across every connection (the input budget's measure).
     let bufferedInput = Atomic<Int>(0)
+    /// Requests without the server's path prefix.
+    let misdirected = Atomic<Int>(0)
 }
 
 /// One thread's event loop: its own listener (SO_REUSEPORT), poller, timers and connections.
@@ -100,6 +102,9 @@ final class EventLoop: @unchecked Sendable {
             timers.schedule(at: window.from, token: 0, kind: TimerKind.refuseEdge.rawValue)
             if window.to.isFinite { timers.schedule(at: window.to, token: 0, kind: TimerKind.refuseEdge.rawValue) }
         }
+        // A window open from the start is closed before anyone learns the port: a client that
+        // connects before the loop's first turn must be refused, not queued on the listener.
+        updateListener()
     }
 
     func start() {

@@ -27,6 +27,11 @@ public final class FakeFrontmailServer: Sendable {
         /// Bind a port another process already serves (SO_REUSEPORT: the kernel splits the
         /// connections, and with them the ledgers). Off: such a port is an error.
         public var sharePort = false
+        /// A path every request must start with (`/fm-1a2b3c4d`); a request without it is answered
+        /// 421 and never reaches the core or the ledger. The harness gives each fake its own, so a
+        /// stray client of an earlier server that had the same port cannot write into this ledger.
+        /// nil (the default, and `serve`): the API's paths as they are.
+        public var pathPrefix: String?
         /// Test seam: replaces `accept` (to simulate running out of descriptors).
         var accept: (@Sendable (Int32) -> Int32)?
 
@@ -50,17 +55,21 @@ public final class FakeFrontmailServer: Sendable {
         public var requestsOverBudget: Int
         /// Bytes read and not yet parsed, now.
         public var bufferedInputBytes: Int
+        /// Requests without the server's path prefix (answered 421, not recorded).
+        public var requestsMisdirected: Int
     }
 
     public let core: FakeFrontmailCore
     public let port: Int
     public let host: String
+    public let pathPrefix: String?
     private let loops: [EventLoop]
     private let counters = ServerCounters()
 
     public init(core: FakeFrontmailCore, options: Options = Options()) throws {
         self.core = core
         self.host = options.host
+        self.pathPrefix = options.pathPrefix
         var loops: [EventLoop] = []
         if options.port != 0 && !options.sharePort {
             // Our own loops share the port through SO_REUSEPORT; another process must not join them.
@@ -83,9 +92,10 @@ public final class FakeFrontmailServer: Sendable {
         for loop in loops { loop.start() }
     }
 
-    /// `http://127.0.0.1:PORT` (brackets for IPv6).
+    /// `http://127.0.0.1:PORT` (brackets for IPv6), then the path prefix if there is one.
     public var url: URL {
-        URL(string: host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)")!
+        URL(
+            string: (host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)") + (pathPrefix ?? ""))!
     }
 
     public var stats: Stats {
@@ -97,7 +107,8 @@ public final class FakeFrontmailServer: Sendable {
             connectionsRefused: counters.refused.load(ordering: .relaxed),
             connectionsTimedOut: counters.timedOut.load(ordering: .relaxed),
             requestsOverBudget: counters.overBudget.load(ordering: .relaxed),
-            bufferedInputBytes: counters.bufferedInput.load(ordering: .relaxed))
+            bufferedInputBytes: counters.bufferedInput.load(ordering: .relaxed),
+            requestsMisdirected: counters.misdirected.load(ordering: .relaxed))
     }
 
     /// Closes every connection and listener and waits for the loops to end. Safe to call twice.

@@ -37,6 +37,12 @@ public enum CancellationLatency {
         /// Requests of a cancelled send that reached the server after the cancel (sent before it,
         /// arriving late: possible under load, not a defect).
         public var arrivalsAfterCancel = 0
+        /// From the server's ledger alone: requests of a send cancelled while one attempt was held by
+        /// the server or while it waited in a backoff (so none could be on its way) that arrived after
+        /// the cancel, counted once the longest wait of the phase has passed. Each is a retry after
+        /// the cancel, whatever the SDK reported (must be 0; NaN for phases where an attempt may be
+        /// in transit at the cancel).
+        public var serverRetriesAfterCancel = Double.nan
         /// The URLSession transport's live requests once everything ended (must be 0).
         public var liveAfter = 0
         /// Resident memory growth over the run, in KiB (leaks show as steady growth).
@@ -138,6 +144,9 @@ public enum CancellationLatency {
             for phase in phases {
                 var result = Result(client: kind, phase: phase, backgroundLoad: backgroundLoad)
                 let residentBefore = residentKiB()
+                let phaseStart = core.ledger.count
+                // The keys cancelled with no attempt on its way, and when.
+                var settled: [String: Double] = [:]
                 for sample in 0..<samples {
                     let key = "\(prefix(phase))\(sample)"
                     let before = core.ledger.count
@@ -169,13 +178,32 @@ public enum CancellationLatency {
                     let ours = records.filter { core.ledger.key($0.record.keyID) == key }
                     result.arrivalsAfterCancel += ours.filter { $0.record.arrival > cancelledAt }.count
                     result.attemptsAfterCancel += observer.attemptStarts(key).filter { $0 > cancelledOnSDKClock }.count
+                    if phase == .inFlight || phase == .slowBody || phase == .backoff { settled[key] = cancelledAt }
                     if kind == .sdk { result.reference.record(try await referenceLatency(core), scale: 1e9) }
-                    if phase == .inFlight || phase == .slowBody, let held = ours.last {
+                    // The attempt the server held at the cancel (a request arriving later is not it).
+                    if phase == .inFlight || phase == .slowBody,
+                        let held = ours.last(where: { $0.record.arrival <= cancelledAt })
+                    {
                         try await waitUntil(timeout: 10) { !core.ledger.record(held.index).finished.isNaN }
                         result.serverClose.record(core.ledger.record(held.index).finished - cancelledAt, scale: 1e9)
                     }
                 }
                 result.residentGrowthKiB = residentKiB() - residentBefore
+                if !settled.isEmpty {
+                    // Long enough for any wait the phase's plan or policy schedules (a 30 s Retry-After,
+                    // a 10 s cap), so a retry that ignored the cancel has arrived.
+                    try await Task.sleep(nanoseconds: UInt64((30 * timeScale + 0.05) * 1e9))
+                    var late = 0
+                    for index in phaseStart..<core.ledger.count {
+                        let record = core.ledger.record(index)
+                        if let key = core.ledger.key(record.keyID), let cancelledAt = settled[key],
+                            record.arrival > cancelledAt
+                        {
+                            late += 1
+                        }
+                    }
+                    result.serverRetriesAfterCancel = Double(late)
+                }
                 results.append(result)
             }
             background.cancelAll()
@@ -211,6 +239,7 @@ public enum CancellationLatency {
                 ("finished_before_cancel", finished, "sends"),
                 ("attempts_after_cancel", Double(result.attemptsAfterCancel), "attempts"),
                 ("arrivals_after_cancel", Double(result.arrivalsAfterCancel), "requests"),
+                ("server_retries_after_cancel", result.serverRetriesAfterCancel, "requests"),
                 (
                     "server_close_p50", result.serverClose.count > 0 ? result.serverClose.value(at: 0.5) / 1e6 : .nan,
                     "ms"

@@ -84,27 +84,8 @@ extension CancellationLatency {
     /// wait at once, however far away its deadline was. Growth after a warm-up of 1,000 cancellations.
     /// `clock` is a test seam (a client whose waits keep their memory until their deadline).
     static func soak(count: Int, phase: SoakPhase, clock: (any FrontmailClock)? = nil) async throws -> SoakGrowth {
-        let transport: any FrontmailTransport & EnteredCounting =
-            phase == .inFlight ? HoldingTransport() : RetryLaterTransport()
-        let observer = ProbeObserver()
-        var environment = SendEnvironment(observer: observer)
-        if let clock { environment.clock = clock }
-        let client = try Frontmail(
-            publicKey: "pk_soak", apiURL: URL(string: "http://soak.invalid")!,
-            retry: RetryPolicy(maxRetries: 3, baseDelay: 0.3, maxDelay: 10, maxRetryAfter: 600), timeout: 600,
-            transport: transport, environment: environment)
-        func once() async throws {
-            let entered = transport.entered
-            let backoffs = observer.count
-            let task = Task { try? await client.send(templateID: "tpl_bench", params: ["soak": true]) }
-            switch phase {
-            case .inFlight: try await waitUntil(timeout: 10) { transport.entered > entered }
-            case .backoff: try await waitUntil(timeout: 10) { observer.count > backoffs }
-            }
-            task.cancel()
-            _ = await task.value
-        }
-        for _ in 0..<1000 { try await once() }
+        let rig = try SoakRig(phase: phase, clock: clock)
+        for _ in 0..<1000 { try await rig.once() }
         let resident = residentKiB()
         let heap = heapInUseKiB()
         func held() -> Double { heap.isNaN ? residentKiB() : heapInUseKiB() }
@@ -113,15 +94,47 @@ extension CancellationLatency {
         var steps: [Double] = []
         for batch in 0..<batches {
             let size = count / batches + (batch < count % batches ? 1 : 0)
-            for _ in 0..<size { try await once() }
+            for _ in 0..<size { try await rig.once() }
             let now = held()
             steps.append((now - mark) / Double(max(size, 1)) * 1000)
             mark = now
         }
-        steps.sort()
-        let median =
-            steps.count % 2 == 1 ? steps[steps.count / 2] : (steps[steps.count / 2 - 1] + steps[steps.count / 2]) / 2
-        return SoakGrowth(resident: residentKiB() - resident, heap: heapInUseKiB() - heap, perThousand: median)
+        return SoakGrowth(
+            resident: residentKiB() - resident, heap: heapInUseKiB() - heap,
+            perThousand: RatioEstimate(rounds: steps).value)
+    }
+
+    /// One client of the soak and its transport double: `once` starts a send, waits until it is at
+    /// the phase, cancels it and waits for it to end.
+    struct SoakRig: Sendable {
+        let phase: SoakPhase
+        let transport: any FrontmailTransport & EnteredCounting
+        let observer = ProbeObserver()
+        let client: Frontmail
+
+        init(phase: SoakPhase, clock: (any FrontmailClock)? = nil) throws {
+            self.phase = phase
+            transport = phase == .inFlight ? HoldingTransport() : RetryLaterTransport()
+            var environment = SendEnvironment(observer: observer)
+            if let clock { environment.clock = clock }
+            client = try Frontmail(
+                publicKey: "pk_soak", apiURL: URL(string: "http://soak.invalid")!,
+                retry: RetryPolicy(maxRetries: 3, baseDelay: 0.3, maxDelay: 10, maxRetryAfter: 600), timeout: 600,
+                transport: transport, environment: environment)
+        }
+
+        func once() async throws {
+            let entered = transport.entered
+            let backoffs = observer.count
+            let client = self.client
+            let task = Task { try? await client.send(templateID: "tpl_bench", params: ["soak": true]) }
+            switch phase {
+            case .inFlight: try await waitUntil(timeout: 10) { transport.entered > entered }
+            case .backoff: try await waitUntil(timeout: 10) { observer.count > backoffs }
+            }
+            task.cancel()
+            _ = await task.value
+        }
     }
 
     /// malloc's bytes in use, in KiB (glibc; NaN elsewhere).

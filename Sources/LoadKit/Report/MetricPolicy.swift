@@ -113,8 +113,8 @@ public enum MetricPolicies {
             policy: .lower),
         Rule(probe: .one(["cancellation"]), metric: .one(["soak"]), statistic: .one(["cancellations"]), policy: .info),
         Rule(
-            probe: .one(["cancellation"]), metric: .any, statistic: .one(["attempts_after_cancel"]),
-            policy: .mustNotGrow),
+            probe: .one(["cancellation"]), metric: .any,
+            statistic: .one(["attempts_after_cancel", "server_retries_after_cancel"]), policy: .mustNotGrow),
         Rule(probe: .one(["cancellation"]), metric: .any, statistic: .one(["aborted_ratio"]), policy: .mustNotShrink),
         Rule(
             probe: .one(["cancellation"]), metric: .any,

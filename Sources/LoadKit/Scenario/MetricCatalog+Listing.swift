@@ -51,7 +51,8 @@ extension MetricCatalog {
         list += histogram.map { ("\(cell).\($0)", "ms") }
         list += [
             ("\(cell).aborted_ratio", "ratio"), ("\(cell).finished_before_cancel", "sends"),
-            ("\(cell).attempts_after_cancel", "attempts"), ("\(cell).arrivals_after_cancel", "requests"),
+            ("\(cell).attempts_after_cancel", "attempts"), ("\(cell).server_retries_after_cancel", "requests"),
+            ("\(cell).arrivals_after_cancel", "requests"),
             ("\(cell).server_close_p50", "ms"), ("\(cell).resident_growth", "KiB"),
             ("\(cell).background_load", "sends"), ("\(cell).reference_p50", "ms"),
             ("\(cell).reference_p99", "ms"), ("\(cell).reference_max", "ms"),

@@ -60,6 +60,7 @@ extension MetricCatalog {
     /// Statistics of every cancellation cell (`cancellation.<phase>.<idle|load>.<statistic>`).
     static let cancellationStatistics: Set<String> = [
         "p50", "p90", "p99", "p99.9", "max", "aborted_ratio", "finished_before_cancel", "attempts_after_cancel",
+        "server_retries_after_cancel",
         "arrivals_after_cancel", "server_close_p50", "resident_growth", "background_load", "reference_p50",
         "reference_p99", "reference_max",
     ]
@@ -143,6 +144,11 @@ extension MetricCatalog {
         }
         guard cancellationStatistics.contains(statistic) else {
             return "no statistic '\(statistic)' (one of \(cancellationStatistics.sorted().joined(separator: ", ")))"
+        }
+        if statistic == "server_retries_after_cancel",
+            ![CancellationPhase.inFlight, .slowBody, .backoff].map(\.rawValue).contains(phase)
+        {
+            return "server_retries_after_cancel is measured for inFlight, slowBody and backoff only"
         }
         return nil
     }

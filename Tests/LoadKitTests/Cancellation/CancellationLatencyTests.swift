@@ -1,4 +1,5 @@
 import Foundation
+import Frontmail
 import Testing
 
 @testable import FakeFrontmail
@@ -52,6 +53,51 @@ struct CancellationLatencyTests {
             #expect(result.latency.count == 5)
             #expect(result.codes == ["aborted": 5], "\(result.phase)")
             #expect(result.attemptsAfterCancel == 0)
+            if result.phase == .beforeFirstAttempt {
+                #expect(result.serverRetriesAfterCancel.isNaN)
+            } else {
+                #expect(result.serverRetriesAfterCancel == 0, "\(result.phase)")
+            }
         }
+    }
+
+    @Test("a client that resends behind the SDK's back after a cancel is caught by the server's ledger")
+    func retryAfterCancelFromTheLedger() async throws {
+        let results = try await CancellationLatency.measure(
+            client: .sdk, phases: [.inFlight, .backoff], samples: 5, backgroundLoad: 0, transport: .inProcess,
+            wrap: { ResendAfterCancelTransport(inner: $0) })
+        for result in results {
+            // The SDK's own account is clean: it started no attempt after the cancel.
+            #expect(result.attemptsAfterCancel == 0, "\(result.phase)")
+            #expect(result.codes == ["aborted": 5], "\(result.phase)")
+            // The server saw the resends.
+            #expect(result.serverRetriesAfterCancel >= 5, "\(result.phase)")
+        }
+    }
+}
+
+/// When an attempt is cancelled, sends the same request once more from an unstructured task (what a
+/// transport that "finishes the job" in the background would do), then reports the cancellation.
+/// In a backoff the SDK makes no attempt, so the wrapper keeps the last request and resends that.
+final class ResendAfterCancelTransport: FrontmailTransport {
+    let inner: any FrontmailTransport
+    init(inner: any FrontmailTransport) { self.inner = inner }
+
+    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
+        let inner = self.inner
+        let response = try await withTaskCancellationHandler {
+            try await inner.send(request)
+        } onCancel: {
+            Task.detached { _ = try? await inner.send(request) }
+        }
+        if response.status >= 500 {
+            // The SDK will wait (0.3 s at this test's time scale) and is cancelled within moments;
+            // the resend lands 150 ms into the wait, well after the cancel and before the count.
+            Task.detached {
+                try? await Task.sleep(nanoseconds: 150_000_000)
+                _ = try? await inner.send(request)
+            }
+        }
+        return response
     }
 }

@@ -16,10 +16,10 @@ struct JitterTruthTests {
         "jitter.early_retries == 0",
     ]
 
-    /// Half the attempts fail with 503; base 300 ms scaled to 15 ms, caps 15, 30, 60 ms (large
-    /// against the overshoot of a machine busy running the other tests).
+    /// Half the attempts fail with 503; base 300 ms scaled to 60 ms, caps 60, 120, 240 ms (large
+    /// against the overshoot and the stalls of a machine busy running the other tests).
     static let brownout = """
-        {"name": "truth", "timeScale": 0.05, "client": {"maxRetries": 3},
+        {"name": "truth", "timeScale": 0.2, "client": {"maxRetries": 3},
          "load": {"type": "closed", "concurrency": 32, "sends": 800},
          "plan": {"rules": [{"match": {"endpoint": "send", "probability": 0.5}, "action": {"type": "respond", "status": 503}}]},
          "assertions": \(verdicts)}
