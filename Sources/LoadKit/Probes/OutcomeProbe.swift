@@ -29,10 +29,9 @@ struct OutcomeProbe {
         var reported: [Int: (sends: Int, attempts: Int, answered: Int)] = [:]
         for record in records where record.outcome != .dropped {
             let answered = record.attemptStatuses.lazy.filter { $0 != 0 }.count
-            let group = reported[scenario.benchID(record.sendID), default: (0, 0, 0)]
-            reported[scenario.benchID(record.sendID)] = (
-                group.sends + 1, group.attempts + record.attempts, group.answered + answered
-            )
+            let benchID = scenario.benchID(record.sendID)
+            let group = reported[benchID, default: (0, 0, 0)]
+            reported[benchID] = (group.sends + 1, group.attempts + record.attempts, group.answered + answered)
         }
         var unreported = 0
         var unseen = 0

@@ -6,7 +6,7 @@ import Testing
 @testable import FakeFrontmail
 @testable import LoadKit
 
-/// A transport that answers a cancel only after 50 ms: an SDK that waits for its transport's own
+/// A transport that answers a cancel only after 500 ms: an SDK that waits for its transport's own
 /// cancel callback (or sleeps before it throws).
 struct SlowCancelTransport: FrontmailTransport {
     let inner: any FrontmailTransport
