@@ -15,15 +15,9 @@ cd "$(dirname "$0")/.."
 hog=loop
 runs=3
 out="$(mktemp -d)"
-while [ $# -gt 0 ]; do
-    case "$1" in
-        --hog) hog="$2"; shift 2 ;;
-        --runs) runs="$2"; shift 2 ;;
-        --out) out="$2"; shift 2 ;;
-        *) echo "usage: $0 [--hog loop|build] [--runs N] [--out DIR]" >&2; exit 64 ;;
-    esac
-done
-case "$hog" in loop|build) ;; *) echo "--hog is loop or build" >&2; exit 64 ;; esac
+hogs="loop build"
+. scripts/lib/options.sh
+parse_options "$@"
 
 swift build -c release --product frontmail-bench >/dev/null
 bench=.build/release/frontmail-bench

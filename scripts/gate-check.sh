@@ -17,16 +17,9 @@ cd "$(dirname "$0")/.."
 runs=5
 hog=none
 out="$(mktemp -d)"
-while [ $# -gt 0 ]; do
-    case "$1" in
-        --runs) runs="$2"; shift 2 ;;
-        --hog) hog="$2"; shift 2 ;;
-        --out) out="$2"; shift 2 ;;
-        *) echo "usage: $0 [--runs N] [--hog none|loop|build] [--out DIR]" >&2; exit 64 ;;
-    esac
-done
-case "$hog" in none|loop|build) ;; *) echo "--hog is none, loop or build" >&2; exit 64 ;; esac
-mkdir -p "$out"
+hogs="none loop build"
+. scripts/lib/options.sh
+parse_options "$@"
 baseline=Benchmarks/baselines/encoder-quick.csv
 
 scratch="$(mktemp -d)"

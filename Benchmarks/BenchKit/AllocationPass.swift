@@ -45,6 +45,9 @@ public enum AllocationPass {
     /// Runs this executable again with `arguments` plus the pass flag and `--out` a scratch file,
     /// jemalloc preloaded, and reads back its summary. Its output is discarded; its errors are ours.
     public static func run(arguments: [String]) -> Outcome {
+        if ProcessInfo.processInfo.environment["FRONTMAIL_NO_JEMALLOC"] != nil {
+            return .unavailable("allocation counts: n/a (the allocation pass is off: FRONTMAIL_NO_JEMALLOC is set)")
+        }
         guard let library = jemallocLibrary() else {
             return .unavailable(
                 "allocation counts: n/a (jemalloc not found: install libjemalloc2, or set FRONTMAIL_JEMALLOC to its .so; no rebuild needed)"
