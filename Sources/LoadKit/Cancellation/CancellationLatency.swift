@@ -191,8 +191,9 @@ public enum CancellationLatency {
                 result.residentGrowthKiB = residentKiB() - residentBefore
                 if !settled.isEmpty {
                     // Long enough for any wait the phase's plan or policy schedules (a 30 s Retry-After,
-                    // a 10 s cap), so a retry that ignored the cancel has arrived.
-                    try await Task.sleep(nanoseconds: UInt64((30 * timeScale + 0.05) * 1e9))
+                    // a 10 s cap), so a retry that ignored the cancel has arrived; at most 10 s of real
+                    // time (a slowed-down scenario's later retries go uncounted).
+                    try await Task.sleep(nanoseconds: UInt64(min(10, 30 * timeScale + 0.05) * 1e9))
                     var late = 0
                     for index in phaseStart..<core.ledger.count {
                         let record = core.ledger.record(index)
