@@ -279,20 +279,28 @@ struct FaultScenarioTests {
 
     @Test("a refuse window: connections refused, then served", arguments: FrontEnd.allCases)
     func refuseWindow(frontEnd: FrontEnd) async throws {
+        let window = 4.0
         let plan = FaultPlan(rules: [
-            // Long enough that the first send lands inside it even on a loaded machine.
-            FaultRule(match: FaultMatch(to: TimeSpan(seconds: 4)), action: FaultAction(.refuse))
+            FaultRule(match: FaultMatch(to: TimeSpan(seconds: window)), action: FaultAction(.refuse))
         ])
-        try await withFake(
-            frontEnd, plan: plan, retry: RetryPolicy(maxRetries: 0)
-        ) { client, core in
-            let refused = await frontmailErrorOf { try await client.send(templateID: "tpl_order") }
-            #expect(refused?.code == .networkError)
-            #expect(core.ledger.count == 0)
-            while core.now() < 4.1 { try await Task.sleep(nanoseconds: 20_000_000) }
-            _ = try await client.send(templateID: "tpl_order")
-            #expect(core.ledger.count == 1)
+        // A send that ended inside the window must have been refused. One that ended after it and
+        // was served proves nothing (a machine too busy to run it in time): that run is repeated
+        // with a fresh server, up to three times.
+        for _ in 0..<3 {
+            let judged = try await withFake(frontEnd, plan: plan, retry: RetryPolicy(maxRetries: 0)) {
+                client, core -> Bool in
+                let refused = await frontmailErrorOf { try await client.send(templateID: "tpl_order") }
+                if refused == nil && core.now() >= window { return false }
+                #expect(refused?.code == .networkError)
+                #expect(core.ledger.count == 0)
+                while core.now() < window + 0.1 { try await Task.sleep(nanoseconds: 20_000_000) }
+                _ = try await client.send(templateID: "tpl_order")
+                #expect(core.ledger.count == 1)
+                return true
+            }
+            if judged { return }
         }
+        Issue.record("three runs in a row could not send inside a \(window) s window")
     }
 }
 

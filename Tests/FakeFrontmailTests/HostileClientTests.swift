@@ -17,11 +17,11 @@ struct HostileClientTests {
     static let publicConfig = "GET /v1/public-config HTTP/1.1\r\nHost: x\r\n\r\n"
 
     /// The server still answers a fresh connection and holds no buffered input.
-    static func stillServes(_ server: FakeFrontmailServer) throws {
+    static func stillServes(_ server: FakeFrontmailServer) async throws {
         let client = try RawClient(port: server.port)
         defer { client.close() }
         client.send(publicConfig)
-        #expect(client.read().hasPrefix("HTTP/1.1 200"))
+        #expect(await client.read().hasPrefix("HTTP/1.1 200"))
         #expect(server.stats.bufferedInputBytes == 0)
     }
 
@@ -41,10 +41,10 @@ struct HostileClientTests {
         let bytes = burst
         let writer = Thread { client.send(bytes) }
         writer.start()
-        let text = client.read(responses: count)
+        let text = await client.read(responses: count)
         #expect(text.components(separatedBy: "HTTP/1.1 202").count - 1 == count)
         #expect(core.ledger.count == count)
-        try Self.stillServes(server)
+        try await Self.stillServes(server)
     }
 
     @Test("a head that never completes gets 408; a connection that sends nothing is closed")
@@ -59,25 +59,25 @@ struct HostileClientTests {
         partial.send("POST /v1/send HTTP/1.1\r\nHost: x\r\nX-Slow: ")
         let silent = try RawClient(port: server.port)
         defer { silent.close() }
-        #expect(partial.read().hasPrefix("HTTP/1.1 408"))
-        #expect(silent.read().isEmpty)
+        #expect(await partial.read().hasPrefix("HTTP/1.1 408"))
+        #expect(await silent.read().isEmpty)
         #expect(server.stats.connectionsTimedOut == 2)
-        try Self.stillServes(server)
+        try await Self.stillServes(server)
     }
 
     @Test("a flood of empty lines is refused once it passes the head limit")
-    func emptyLineFlood() throws {
+    func emptyLineFlood() async throws {
         let server = try FakeFrontmailServer(core: FakeFrontmailCore())
         defer { server.shutdown() }
         let client = try RawClient(port: server.port)
         defer { client.close() }
         client.send(String(repeating: "\r\n", count: 40_000))
-        #expect(client.read().hasPrefix("HTTP/1.1 400"))
-        try Self.stillServes(server)
+        #expect(await client.read().hasPrefix("HTTP/1.1 400"))
+        try await Self.stillServes(server)
     }
 
     @Test("past the input budget a large partial body is refused with 503; the others are served")
-    func inputBudget() throws {
+    func inputBudget() async throws {
         var options = FakeFrontmailServer.Options()
         options.inputBudget = 100_000
         let server = try FakeFrontmailServer(core: FakeFrontmailCore(), options: options)
@@ -86,15 +86,15 @@ struct HostileClientTests {
         defer { hog.close() }
         hog.send("POST /v1/send HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n")
         hog.send([UInt8](repeating: 0x41, count: 200_000))
-        let answer = hog.read()
+        let answer = await hog.read()
         #expect(answer.hasPrefix("HTTP/1.1 503"))
         #expect(answer.contains("Retry-After: 1"))
         #expect(server.stats.requestsOverBudget == 1)
-        try Self.stillServes(server)
+        try await Self.stillServes(server)
     }
 
     @Test("out of descriptors: the waiting connection is refused, the listener does not spin, the next one is served")
-    func outOfDescriptors() throws {
+    func outOfDescriptors() async throws {
         let failures = Atomic(1)
         let accepts = Atomic(0)
         var options = FakeFrontmailServer.Options()
@@ -111,16 +111,16 @@ struct HostileClientTests {
         defer { server.shutdown() }
         let refused = try RawClient(port: server.port)
         defer { refused.close() }
-        #expect(refused.read().isEmpty)
+        #expect(await refused.read().isEmpty)
         #expect(server.stats.connectionsRefused == 1)
-        try Self.stillServes(server)
+        try await Self.stillServes(server)
         // One failed accept, the refusal, the served connection and the EAGAIN after each:
         // a spinning listener would have called it thousands of times.
         #expect(accepts.load(ordering: .relaxed) < 20)
     }
 
     @Test("with a path prefix, a request without it gets 421 and never reaches the ledger")
-    func misdirected() throws {
+    func misdirected() async throws {
         var options = FakeFrontmailServer.Options()
         options.pathPrefix = "/fm-test"
         let core = FakeFrontmailCore()
@@ -130,18 +130,18 @@ struct HostileClientTests {
         let stray = try RawClient(port: server.port)
         defer { stray.close() }
         stray.send(ServerRobustnessTests.send)
-        #expect(stray.read().hasPrefix("HTTP/1.1 421"))
+        #expect(await stray.read().hasPrefix("HTTP/1.1 421"))
         #expect(core.ledger.count == 0)
         #expect(server.stats.requestsMisdirected == 1)
         let ours = try RawClient(port: server.port)
         defer { ours.close() }
         ours.send(Self.publicConfig.replacingOccurrences(of: "GET /v1/", with: "GET /fm-test/v1/"))
-        #expect(ours.read().hasPrefix("HTTP/1.1 200"))
+        #expect(await ours.read().hasPrefix("HTTP/1.1 200"))
         #expect(core.ledger.count == 1)
     }
 
     @Test("a second server on a port in use is refused unless it asks to share the port")
-    func portInUse() throws {
+    func portInUse() async throws {
         let first = try FakeFrontmailServer(core: FakeFrontmailCore())
         defer { first.shutdown() }
         let taken = FakeFrontmailServer.Options(port: first.port)
@@ -154,6 +154,6 @@ struct HostileClientTests {
         sharing.sharePort = true
         let second = try FakeFrontmailServer(core: FakeFrontmailCore(), options: sharing)
         second.shutdown()
-        try Self.stillServes(first)
+        try await Self.stillServes(first)
     }
 }

@@ -34,13 +34,22 @@ struct RawClient {
         _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
-    /// Reads until the peer closes or `count` responses (by status line) have arrived.
-    func read(responses count: Int = 1) -> String {
+    /// Reads until the peer closes or `count` responses (by status line) have arrived, on a thread
+    /// of its own: a blocking `recv` (up to its 5 s timeout) must not hold one of the cooperative
+    /// pool's few threads, which every other test of this process needs.
+    func read(responses count: Int = 1) async -> String {
+        let fd = self.fd
+        return await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: Self.readBlocking(fd: fd, count: count)) }.start()
+        }
+    }
+
+    private static func readBlocking(fd: Int32, count: Int) -> String {
         var data = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
             let text = String(decoding: data, as: UTF8.self)
-            if text.components(separatedBy: "HTTP/1.1 ").count - 1 >= count, Self.complete(text, count) { return text }
+            if text.components(separatedBy: "HTTP/1.1 ").count - 1 >= count, complete(text, count) { return text }
             let received = recv(fd, &buffer, buffer.count, 0)
             if received <= 0 { return text }
             data += buffer[0..<received]
@@ -76,7 +85,7 @@ struct ServerRobustnessTests {
             let request =
                 "POST /v1/send HTTP/1.1\r\nHost: x\r\nX-Frontmail-Public-Key: pk_a\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
             client.send(request + request + "GET /v1/public-config HTTP/1.1\r\nHost: x\r\n\r\n")
-            let text = client.read(responses: 3)
+            let text = await client.read(responses: 3)
             #expect(text.components(separatedBy: "HTTP/1.1 202").count == 3)
             #expect(text.contains("HTTP/1.1 200"))
             #expect(text.contains("msg_1") && text.contains("msg_2"))
@@ -90,7 +99,7 @@ struct ServerRobustnessTests {
             let client = try RawClient(port: server.port)
             defer { client.close() }
             client.send("HELLO THERE\r\n\r\n")
-            let text = client.read(responses: 5)
+            let text = await client.read(responses: 5)
             #expect(text.hasPrefix("HTTP/1.1 400"))
             #expect(text.contains("Connection: close"))
             #expect(server.stats.malformedRequests == 1)
@@ -105,11 +114,11 @@ struct ServerRobustnessTests {
             let headers = try RawClient(port: server.port)
             defer { headers.close() }
             headers.send("GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + String(repeating: "a", count: 20_000) + "\r\n\r\n")
-            #expect(headers.read(responses: 5).hasPrefix("HTTP/1.1 431"))
+            #expect(await headers.read(responses: 5).hasPrefix("HTTP/1.1 431"))
             let body = try RawClient(port: server.port)
             defer { body.close() }
             body.send("POST /v1/send HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n")
-            #expect(body.read(responses: 5).hasPrefix("HTTP/1.1 413"))
+            #expect(await body.read(responses: 5).hasPrefix("HTTP/1.1 413"))
         }
     }
 
@@ -132,7 +141,7 @@ struct ServerRobustnessTests {
             let client = try RawClient(port: server.port)
             defer { client.close() }
             client.send("GET /v1/public-config HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(client.read().hasPrefix("HTTP/1.1 200"))
+            #expect(await client.read().hasPrefix("HTTP/1.1 200"))
             for _ in 0..<200 where server.stats.connectionsActive > 1 { try await Task.sleep(nanoseconds: 10_000_000) }
             #expect(server.stats.connectionsActive <= 1)
         }
@@ -148,7 +157,7 @@ struct ServerRobustnessTests {
         client.send(Self.send)
         for _ in 0..<200 where core.ledger.count == 0 { try await Task.sleep(nanoseconds: 5_000_000) }
         server.shutdown()
-        #expect(client.read().isEmpty)
+        #expect(await client.read().isEmpty)
         #expect(core.ledger.record(0).clientGone)
         server.shutdown()
     }
@@ -161,7 +170,7 @@ struct ServerRobustnessTests {
                 let client = try RawClient(port: server.port)
                 defer { client.close() }
                 client.send(Self.send.replacingOccurrences(of: "Host: x", with: "Host: x\r\nIdempotency-Key: same"))
-                let text = client.read()
+                let text = await client.read()
                 switch expectation {
                 case "truncate":
                     #expect(text.hasPrefix("HTTP/1.1 202"))
