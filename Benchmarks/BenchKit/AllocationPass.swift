@@ -45,12 +45,11 @@ public enum AllocationPass {
     /// Runs this executable again with `arguments` plus the pass flag and `--out` a scratch file,
     /// jemalloc preloaded, and reads back its summary. Its output is discarded; its errors are ours.
     public static func run(arguments: [String]) -> Outcome {
-        if ProcessInfo.processInfo.environment["FRONTMAIL_NO_JEMALLOC"] != nil {
-            return .unavailable("allocation counts: n/a (the allocation pass is off: FRONTMAIL_NO_JEMALLOC is set)")
-        }
         guard let library = jemallocLibrary() else {
             return .unavailable(
-                "allocation counts: n/a (jemalloc not found: install libjemalloc2, or set FRONTMAIL_JEMALLOC to its .so; no rebuild needed)"
+                ProcessInfo.processInfo.environment["FRONTMAIL_NO_JEMALLOC"] != nil
+                    ? "allocation counts: n/a (the allocation pass is off: FRONTMAIL_NO_JEMALLOC is set)"
+                    : "allocation counts: n/a (jemalloc not found: install libjemalloc2, or set FRONTMAIL_JEMALLOC to its .so; no rebuild needed)"
             )
         }
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -117,12 +116,6 @@ public enum AllocationPass {
         var shifts: [String] = []
         for var row in timing {
             if let count = counts[key(row)] { row.value = count }
-            // A ratio only the counting pass can compute (a count against its target) is its.
-            if row.value.isNaN, row.statistic.hasPrefix("ratio_vs_"), let other = ratios[key(row)] {
-                row.value = other.value
-                rows.append(row)
-                continue
-            }
             rows.append(row)
             guard row.statistic.hasPrefix("ratio_vs_"), let other = ratios[key(row)] else { continue }
             var jemalloc = other

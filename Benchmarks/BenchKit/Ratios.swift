@@ -103,14 +103,39 @@ public struct PositiveControl: Sendable {
     }
 }
 
+/// An allocation budget: at most `limit` allocations per operation of `subject`, written as the
+/// ratio `limit / allocations` against the baseline `<limit>_allocations` (at least 1: met). Judged
+/// on the rows `report` writes, after the allocation pass has filled the counts in.
+public struct AllocationTarget: Sendable {
+    public var group: String
+    public var subject: String
+    public var limit: Int
+
+    public init(group: String, subject: String, limit: Int) {
+        self.group = group
+        self.subject = subject
+        self.limit = limit
+    }
+
+    /// The check against the counts in `rows` (n/a when they were not counted).
+    public func check(in rows: [SummaryRow]) -> RatioCheck {
+        let allocations =
+            rows.first { $0.probe == group && $0.metric == subject && $0.statistic == "allocs_per_op" }?.value ?? .nan
+        return RatioCheck(
+            group: group, subject: subject, baseline: "\(limit)_allocations",
+            ratio: allocations.isNaN ? .nan : Double(limit) / max(allocations, 1e-9), target: 1)
+    }
+}
+
 /// Writes rows to `--out` (if given) and prints them with the ratio and control lines. The process
 /// that measured them ran on the system allocator, so its allocation counts come from a second pass
 /// under jemalloc (`AllocationPass`), whose ratios are written beside these; a pass itself, or a run
-/// that was started with jemalloc already preloaded, writes what it measured.
-/// Returns the rows written.
+/// that was started with jemalloc already preloaded, writes what it measured. Allocation budgets
+/// are judged on the counts as written. Returns the rows written.
 @discardableResult
 public func report(
-    benchmark: String, rows: [SummaryRow], checks: [RatioCheck], controls: [PositiveControl] = [], out: String?
+    benchmark: String, rows: [SummaryRow], checks: [RatioCheck], controls: [PositiveControl] = [],
+    allocationTargets: [AllocationTarget] = [], out: String?
 ) throws -> [SummaryRow] {
     var allRows =
         rows + checks.flatMap { $0.rows(benchmark: benchmark) } + controls.flatMap { $0.rows(benchmark: benchmark) }
@@ -131,21 +156,13 @@ public func report(
             notes.append(reason)
         }
     }
+    let budgets = allocationTargets.map { $0.check(in: allRows) }
+    allRows += budgets.flatMap { $0.rows(benchmark: benchmark) }
     let csv = SummaryCSV.render(allRows, runID: RunID.make())
     if let out { try csv.write(toFile: out, atomically: true, encoding: .utf8) }
     print(csv, terminator: "")
     for note in notes { print(note) }
-    for var check in checks {
-        // A check only the allocation pass could measure takes the merged figure.
-        if check.ratio.isNaN,
-            let row = allRows.first(where: {
-                $0.probe == check.group && $0.metric == check.subject && $0.statistic == "ratio_vs_\(check.baseline)"
-            })
-        {
-            check.ratio = row.value
-        }
-        print(check.line)
-    }
+    for check in checks + budgets { print(check.line) }
     for control in controls { print(control.line) }
     return allRows
 }

@@ -20,7 +20,7 @@ do {
     let results = try await EncoderSuite.run(runner)
     try report(
         benchmark: "encoder", rows: results.rows, checks: results.checks, controls: results.controls,
-        out: arguments.value("out"))
+        allocationTargets: results.budgets, out: arguments.value("out"))
 } catch {
     FileHandle.standardError.write(Data("EncoderBenchmarks: \(error)\n".utf8))
     exit(1)
