@@ -38,12 +38,13 @@ enum CancellationExperiment {
                 soak.add("cancellation", "soak", prefix + "resident_growth", growth.resident, "KiB")
                 soak.add("cancellation", "soak", prefix + "heap_growth", growth.heap, "KiB")
                 soak.add("cancellation", "soak", prefix + "growth_per_1k", growth.perThousand, "KiB/1k")
-                measurement.metrics["cancellation.soak.\(prefix)resident_growth"] = growth.resident
-                measurement.metrics["cancellation.soak.\(prefix)heap_growth"] = growth.heap
-                measurement.metrics["cancellation.soak.\(prefix)growth_per_1k"] = growth.perThousand
             }
             soak.add("cancellation", "soak", "cancellations", Double(settings.soak), "sends")
             measurement.rows += soak.rows
+            // The assertable figures, named as their rows (`cancellation.soak.<statistic>`).
+            for row in soak.rows where MetricCatalog.soakStatistics.contains(row.statistic) {
+                measurement.metrics[row.key] = row.value
+            }
         }
         measurement.interrupted = Task.isCancelled
         measurement.elapsed = Date().timeIntervalSince(started)

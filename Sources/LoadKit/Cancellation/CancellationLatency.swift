@@ -178,7 +178,7 @@ public enum CancellationLatency {
                     let ours = records.filter { core.ledger.key($0.record.keyID) == key }
                     result.arrivalsAfterCancel += ours.filter { $0.record.arrival > cancelledAt }.count
                     result.attemptsAfterCancel += observer.attemptStarts(key).filter { $0 > cancelledOnSDKClock }.count
-                    if phase == .inFlight || phase == .slowBody || phase == .backoff { settled[key] = cancelledAt }
+                    if phase.ledgerJudgesRetries { settled[key] = cancelledAt }
                     if kind == .sdk { result.reference.record(try await referenceLatency(core), scale: 1e9) }
                     // The attempt the server held at the cancel (a request arriving later is not it).
                     if phase == .inFlight || phase == .slowBody,

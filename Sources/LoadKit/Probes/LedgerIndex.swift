@@ -24,6 +24,9 @@ struct LedgerIndex {
 
     var sendRequests: Int { records.lazy.filter { $0.endpoint == .send }.count }
 
+    /// How many requests the server saw for a send (without copying them).
+    func count(sendID: Int) -> Int { bySend[sendID]?.count ?? 0 }
+
     func attempts(sendID: Int) -> [LedgerRecord] {
         (bySend[sendID] ?? []).map { records[$0] }
     }

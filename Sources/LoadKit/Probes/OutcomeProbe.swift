@@ -36,7 +36,7 @@ struct OutcomeProbe {
         var unreported = 0
         var unseen = 0
         for (benchID, group) in reported {
-            let served = ledger.attempts(sendID: benchID).count
+            let served = ledger.count(sendID: benchID)
             unreported += max(0, served - group.attempts)
             unseen += max(0, group.answered - served)
         }
@@ -51,7 +51,7 @@ struct OutcomeProbe {
             }
             let benchID = scenario.benchID(record.sendID)
             let shared = (reported[benchID]?.sends ?? 1) > 1
-            attempts.record(UInt64(shared ? record.attempts : ledger.attempts(sendID: benchID).count))
+            attempts.record(UInt64(shared ? record.attempts : ledger.count(sendID: benchID)))
             if record.ended.isFinite { latency.record((record.ended - record.intended) / scale, scale: 1e9) }
         }
         let started = records.count - dropped

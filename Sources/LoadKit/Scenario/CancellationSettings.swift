@@ -12,6 +12,11 @@ public enum CancellationPhase: String, Sendable, Hashable, Codable, CaseIterable
     case slowBody
     /// At a uniformly random moment of a send that meets a mix of faults.
     case random
+
+    /// No attempt can be on its way to the server at the cancel (one is held there, or the send
+    /// waits in a backoff), so any later request of the send is a retry after the cancel: the phases
+    /// `server_retries_after_cancel` judges.
+    public var ledgerJudgesRetries: Bool { self == .inFlight || self == .slowBody || self == .backoff }
 }
 
 /// The `cancellation` section of a scenario file.

@@ -145,10 +145,9 @@ extension MetricCatalog {
         guard cancellationStatistics.contains(statistic) else {
             return "no statistic '\(statistic)' (one of \(cancellationStatistics.sorted().joined(separator: ", ")))"
         }
-        if statistic == "server_retries_after_cancel",
-            ![CancellationPhase.inFlight, .slowBody, .backoff].map(\.rawValue).contains(phase)
-        {
-            return "server_retries_after_cancel is measured for inFlight, slowBody and backoff only"
+        if statistic == "server_retries_after_cancel", CancellationPhase(rawValue: phase)?.ledgerJudgesRetries != true {
+            let judged = CancellationPhase.allCases.filter(\.ledgerJudgesRetries).map(\.rawValue)
+            return "server_retries_after_cancel is measured for \(judged.joined(separator: ", ")) only"
         }
         return nil
     }

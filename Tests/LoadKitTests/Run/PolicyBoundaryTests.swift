@@ -42,28 +42,29 @@ struct PolicyBoundaryTests {
         #expect(Self.failed(result).isEmpty, "\(result.verdictLine)")
     }
 
-    @Test("an SDK that treats maxRetries 0 as the default retries, and fails retries-disabled")
-    func zeroAsDefault() async throws {
-        let result = try await Self.run("retries-disabled") { runner, scenario in
+    /// The failed assertions of `name` run by an SDK handed the scenario's policy with `maxRetries`
+    /// replaced (the probes still expect the scenario's).
+    static func failures(_ name: String, maxRetries: Int) async throws -> (Set<String>, String) {
+        let result = try await run(name) { runner, scenario in
             var wrong = scenario.client.scaledPolicy(scenario.timeScale)
-            wrong.maxRetries = RetryPolicy.default.maxRetries
+            wrong.maxRetries = maxRetries
             runner.policyOverride = wrong
         }
-        let failures = Self.failed(result)
-        #expect(failures.contains("attempts_per_send.max == 1"), "\(result.verdictLine)")
-        #expect(failures.contains("jitter.samples == 0"), "\(result.verdictLine)")
+        return (failed(result), result.verdictLine)
+    }
+
+    @Test("an SDK that treats maxRetries 0 as the default retries, and fails retries-disabled")
+    func zeroAsDefault() async throws {
+        let (failures, line) = try await Self.failures("retries-disabled", maxRetries: RetryPolicy.default.maxRetries)
+        #expect(failures.contains("attempts_per_send.max == 1"), "\(line)")
+        #expect(failures.contains("jitter.samples == 0"), "\(line)")
     }
 
     @Test("an SDK that caps retries below the policy's maximum fails retries-maximal")
     func cappedRetries() async throws {
-        let result = try await Self.run("retries-maximal") { runner, scenario in
-            var wrong = scenario.client.scaledPolicy(scenario.timeScale)
-            wrong.maxRetries = 10
-            runner.policyOverride = wrong
-        }
-        let failures = Self.failed(result)
-        #expect(failures.contains("attempts_per_send.max == 101"), "\(result.verdictLine)")
-        #expect(failures.contains("send.ok >= 0.3 * send.sends"), "\(result.verdictLine)")
+        let (failures, line) = try await Self.failures("retries-maximal", maxRetries: 10)
+        #expect(failures.contains("attempts_per_send.max == 101"), "\(line)")
+        #expect(failures.contains("send.ok >= 0.3 * send.sends"), "\(line)")
     }
 
     @Test("a deadline twice too long lets the late answers through; one half as long cuts off the timely ones")

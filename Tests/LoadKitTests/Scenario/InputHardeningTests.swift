@@ -111,6 +111,14 @@ struct InputHardeningTests {
                 "this scenario runs no soak"
             ),
             (
+                #"{"name": "x", "cancellation": {"soak": 10}, "assertions": ["cancellation.soak.backoff_growth_per_2k <= 1"]}"#,
+                "assertions[0]: 'cancellation.soak.backoff_growth_per_2k': the soak reports backoff_growth_per_1k"
+            ),
+            (
+                #"{"name": "x", \#(cancel), "assertions": ["cancellation.random.idle.server_retries_after_cancel == 0"]}"#,
+                "assertions[0]: 'cancellation.random.idle.server_retries_after_cancel': server_retries_after_cancel is measured for inFlight, backoff, slowBody only"
+            ),
+            (
                 #"{"name": "x", "cancellation": {"backgroundLoad": 0}, "assertions": ["cancellation.inFlight.load.p99 <= 1"]}"#,
                 "backgroundLoad is 0"
             ),
@@ -130,7 +138,7 @@ struct InputHardeningTests {
             #"{"name": "x", \#(Self.closed), \#(Self.plan(#"{"type": "respond", "status": 418, "code": "teapot"}"#)), "assertions": ["send.errors.teapot >= 0", "send.errors.timeout == 0", "attempts.errors.unfinished == 0"]}"#
         )
         _ = try makeScenario(
-            #"{"name": "x", "transport": "socket", "cancellation": {"soak": 10}, "assertions": ["cancellation.slowBody.load.p99.9 <= 1", "cancellation.raw_urlsession.inFlight.load.aborted_ratio == 1", "cancellation.soak.growth_per_1k <= 1", "cancellation.live_requests_after == 0"]}"#
+            #"{"name": "x", "transport": "socket", "cancellation": {"soak": 10}, "assertions": ["cancellation.slowBody.load.p99.9 <= 1", "cancellation.raw_urlsession.inFlight.load.aborted_ratio == 1", "cancellation.soak.growth_per_1k <= 1", "cancellation.soak.backoff_growth_per_1k <= 1", "cancellation.backoff.load.server_retries_after_cancel == 0", "cancellation.live_requests_after == 0"]}"#
         )
     }
 
