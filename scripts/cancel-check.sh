@@ -25,8 +25,8 @@ trap 'stop_hogs; rm -rf "$scratch" || true' EXIT
 
 echo "== build: a copy whose SDK sleeps 50 ms before it throws aborted"
 planted="$scratch/planted"
-mkdir -p "$planted"
-tar --exclude=./.build --exclude=./results -cf - . | tar -xf - -C "$planted"
+. scripts/lib/tree.sh
+copy_tree "$planted"
 attempts="$planted/Sources/Frontmail/Frontmail+Attempts.swift"
 grep -q 'throw \.aborted' "$attempts"
 sed -i 's/throw \.aborted/usleep(50_000); throw .aborted/g' "$attempts"

@@ -26,12 +26,8 @@ scratch="$(mktemp -d)"
 . scripts/lib/hog.sh
 trap 'stop_hogs; rm -rf "$scratch" || true' EXIT
 
-# Both builds are clean builds of copies of this tree, made the same way as CI's (an incremental
-# build can lay the code out differently, and some ratios move with the layout).
-copy_tree() {
-    mkdir -p "$1"
-    tar --exclude=./.build --exclude=./results -cf - . | tar -xf - -C "$1"
-}
+# Both builds are clean builds of copies of this tree.
+. scripts/lib/tree.sh
 
 echo "== build: the code as it is (clean)"
 clean="$scratch/clean"
