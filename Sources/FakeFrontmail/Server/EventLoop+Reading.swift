@@ -74,15 +74,16 @@ extension EventLoop {
                     return
                 }
                 var target = request.target
-                if let prefix = options.pathPrefix {
-                    guard target.hasPrefix(prefix + "/") else {
+                if let prefix = routePrefix {
+                    guard target.hasPrefix(prefix) else {
                         counters.misdirected.add(1, ordering: .relaxed)
                         reject(
                             connection,
-                            ServerResponse.error(421, "misdirected_request", "This fake serves \(prefix)/ only."))
+                            ServerResponse.error(421, "misdirected_request", "This fake serves \(prefix) only."))
                         return
                     }
-                    target.removeFirst(prefix.count)
+                    // Keep the slash: the rest is the API's own path.
+                    target.removeFirst(prefix.count - 1)
                 }
                 let serverRequest = ServerRequest(
                     method: request.method, target: target, headers: request.headers, body: request.body)

@@ -39,6 +39,8 @@ final class EventLoop: @unchecked Sendable {
     let core: FakeFrontmailCore
     let parser: HTTPRequestParser
     let options: FakeFrontmailServer.Options
+    /// `options.pathPrefix` with its closing slash, made once (every request is checked against it).
+    let routePrefix: String?
     let counters: ServerCounters
     let host: String
     let port: Int
@@ -85,6 +87,7 @@ final class EventLoop: @unchecked Sendable {
         self.core = core
         self.parser = HTTPRequestParser(limits: options.limits)
         self.options = options
+        self.routePrefix = options.pathPrefix.map { $0 + "/" }
         self.counters = counters
         self.listener = listener
         self.host = host

@@ -1,5 +1,6 @@
 import Foundation
 import Frontmail
+import Synchronization
 import Testing
 
 @testable import FakeFrontmail
@@ -63,9 +64,12 @@ struct CancellationLatencyTests {
 
     @Test("a client that resends behind the SDK's back after a cancel is caught by the server's ledger")
     func retryAfterCancelFromTheLedger() async throws {
+        let resends = ResendLog()
+        // The resends of held requests are held too; end them with the test.
+        defer { resends.cancelAll() }
         let results = try await CancellationLatency.measure(
             client: .sdk, phases: [.inFlight, .backoff], samples: 5, backgroundLoad: 0, transport: .inProcess,
-            wrap: { ResendAfterCancelTransport(inner: $0) })
+            wrap: { ResendAfterCancelTransport(inner: $0, resends: resends) })
         for result in results {
             // The SDK's own account is clean: it started no attempt after the cancel.
             #expect(result.attemptsAfterCancel == 0, "\(result.phase)")
@@ -76,27 +80,40 @@ struct CancellationLatencyTests {
     }
 }
 
-/// When an attempt is cancelled, sends the same request once more from an unstructured task (what a
-/// transport that "finishes the job" in the background would do), then reports the cancellation.
-/// In a backoff the SDK makes no attempt, so the wrapper keeps the last request and resends that.
+/// The unstructured tasks a `ResendAfterCancelTransport` started.
+final class ResendLog: Sendable {
+    private let tasks = Mutex<[Task<Void, Never>]>([])
+    func add(_ task: Task<Void, Never>) { tasks.withLock { $0.append(task) } }
+    func cancelAll() { tasks.withLock { $0.forEach { $0.cancel() } } }
+}
+
+/// Sends requests behind the SDK's back from unstructured tasks, as a transport that "finishes the
+/// job" in the background would: when an attempt is cancelled, the same request once more; after a
+/// 5xx (the SDK then waits in a backoff, where it is cancelled), the same request 150 ms later.
 final class ResendAfterCancelTransport: FrontmailTransport {
     let inner: any FrontmailTransport
-    init(inner: any FrontmailTransport) { self.inner = inner }
+    let resends: ResendLog
+    init(inner: any FrontmailTransport, resends: ResendLog) {
+        self.inner = inner
+        self.resends = resends
+    }
 
     func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
         let inner = self.inner
+        let resends = self.resends
         let response = try await withTaskCancellationHandler {
             try await inner.send(request)
         } onCancel: {
-            Task.detached { _ = try? await inner.send(request) }
+            resends.add(Task.detached { _ = try? await inner.send(request) })
         }
         if response.status >= 500 {
             // The SDK will wait (0.3 s at this test's time scale) and is cancelled within moments;
             // the resend lands 150 ms into the wait, well after the cancel and before the count.
-            Task.detached {
-                try? await Task.sleep(nanoseconds: 150_000_000)
-                _ = try? await inner.send(request)
-            }
+            resends.add(
+                Task.detached {
+                    try? await Task.sleep(nanoseconds: 150_000_000)
+                    _ = try? await inner.send(request)
+                })
         }
         return response
     }
