@@ -84,7 +84,7 @@ struct CancellationLatencyTests {
 final class ResendLog: Sendable {
     private let tasks = Mutex<[Task<Void, Never>]>([])
     func add(_ task: Task<Void, Never>) { tasks.withLock { $0.append(task) } }
-    func cancelAll() { tasks.withLock { $0.forEach { $0.cancel() } } }
+    func cancelAll() { tasks.withLock { for task in $0 { task.cancel() } } }
 }
 
 /// Sends requests behind the SDK's back from unstructured tasks, as a transport that "finishes the
