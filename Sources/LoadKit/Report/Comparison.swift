@@ -171,7 +171,9 @@ public struct Comparison: Sendable {
                 }
                 // Judged as a factor, the same in both polarities: tolerance t allows (1 + t)× worse.
                 let worse = Self.worseFactor(baseline: row.value, current: now.value, polarity: polarity)
-                if worse > 1 + allowed {
+                if let slack = policy?.slack, slack > 0, abs(now.value - row.value) <= slack {
+                    verdict = .unchanged
+                } else if worse > 1 + allowed {
                     verdict = policy?.warnOnly == true ? .warning : .regression
                 } else if worse < 1 / (1 + allowed) {
                     verdict = .improvement

@@ -61,10 +61,35 @@ struct ComparisonTests {
             Comparison(baseline: Self.baseline, current: current, tolerance: 10, perMetric: []).regressions.count == 1)
         // A per-metric tolerance can loosen even a strict metric.
         current[4].value = 0
-        current[2].value = 3.1
+        current[2].value = 3.6
+        #expect(
+            Comparison(baseline: Self.baseline, current: current, tolerance: 10, perMetric: []).regressions.count == 1)
         let loosened = Comparison(
-            baseline: Self.baseline, current: current, tolerance: 0, perMetric: [("allocs_per_op", 0.1)])
+            baseline: Self.baseline, current: current, tolerance: 0, perMetric: [("allocs_per_op", 0.25)])
         #expect(loosened.regressions.isEmpty)
+    }
+
+    @Test("an allocation count may move by a stray fraction per call, not by part of an allocation more")
+    func allocationSlack() {
+        func verdict(_ count: Double) -> Comparison.Verdict? {
+            var current = Self.baseline
+            current[2].value = count
+            return Comparison(baseline: Self.baseline, current: current, tolerance: 0, perMetric: [])
+                .lines.first { $0.key.hasSuffix("allocs_per_op") }?.verdict
+        }
+        #expect(MetricPolicy.allocations.slack == MetricPolicy.allocationSlack)
+        #expect(verdict(3.04) == .unchanged)
+        #expect(verdict(3 + MetricPolicy.allocationSlack) == .unchanged)
+        #expect(verdict(2.96) == .unchanged)
+        // one allocation in every third call is a regression; so is one in every call
+        #expect(verdict(3.34) == .regression)
+        #expect(verdict(4) == .regression)
+        #expect(verdict(2) == .improvement)
+        // the slack is the allocation counts' alone: a defect count has none
+        var current = Self.baseline
+        current[4].value = 0.2
+        let defect = Comparison(baseline: Self.baseline, current: current, tolerance: 0, perMetric: [])
+        #expect(defect.regressions.count == 1)
     }
 
     @Test("per-metric tolerances match consecutive key parts; a missing metric is a regression; n/a is not judged")
