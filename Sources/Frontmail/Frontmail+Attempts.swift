@@ -73,13 +73,10 @@ extension Frontmail {
         case failure(FrontmailError)
     }
 
-    private enum RaceResult: Sendable {
-        case transport(Result<FrontmailHTTPResponse, any Error>)
-        case deadline
-        case deadlineCancelled
-    }
-
-    /// One attempt, raced against its deadline. The loser is cancelled; the transport must end
+    /// One attempt against its deadline. The exchange runs in a Task of its own (started at once,
+    /// on this thread, until it first suspends: a transport that answers without suspending costs
+    /// no thread hop), and the deadline is an entry in the shared timer that cancels that Task when
+    /// it expires. The caller's cancellation is passed on to the exchange; the transport must end
     /// promptly when cancelled (URLSessionTransport resumes its caller at once).
     private func runAttempt(_ request: FrontmailHTTPRequest) async -> AttemptOutcome {
         let clock = environment.clock
@@ -87,34 +84,29 @@ extension Frontmail {
         guard timeout.isFinite else {
             return Self.outcome(await Self.callTransport(transport, request))
         }
-        // Computed before either child starts, so a test clock that moves on can't be missed.
+        // Taken before the exchange starts, so a test clock that moves on can't be missed.
         let deadline = clock.now() + timeout
-        let transport = self.transport
-        return await withTaskGroup(of: RaceResult.self) { group in
-            group.addTask { .transport(await Self.callTransport(transport, request)) }
-            group.addTask {
-                do {
-                    try await clock.sleep(until: deadline)
-                    return .deadline
-                } catch {
-                    return .deadlineCancelled
-                }
-            }
-            var outcome: AttemptOutcome?
-            while outcome == nil, let next = await group.next() {
-                switch next {
-                case .transport(let result): outcome = Self.outcome(result)
-                case .deadline:
-                    outcome = .failure(
-                        .client(
-                            .timeout, "No complete response within \(Self.seconds(timeout)) (the per-attempt timeout).")
-                    )
-                case .deadlineCancelled: continue
-                }
-            }
-            group.cancelAll()
-            return outcome ?? .failure(.aborted)
+        let exchange = Self.startExchange(transport, request)
+        let token = clock.startDeadline(deadline) { exchange.cancel() }
+        let result = await withTaskCancellationHandler {
+            await exchange.value
+        } onCancel: {
+            exchange.cancel()
         }
+        if clock.cancelDeadline(token) { return Self.outcome(result) }
+        // The deadline expired and cancelled the exchange: a response that made it anyway stands.
+        if case .success(let response) = result { return .response(response) }
+        return .failure(
+            .client(.timeout, "No complete response within \(Self.seconds(timeout)) (the per-attempt timeout)."))
+    }
+
+    private static func startExchange(
+        _ transport: any FrontmailTransport, _ request: FrontmailHTTPRequest
+    ) -> Task<Result<FrontmailHTTPResponse, any Error>, Never> {
+        if #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
+            return Task.immediate { await callTransport(transport, request) }
+        }
+        return Task { await callTransport(transport, request) }
     }
 
     private static func callTransport(

@@ -9,11 +9,14 @@ package protocol FrontmailClock: Sendable {
     func wallNow() -> Date
     /// Sleeps for `seconds` (a backoff wait); throws when the Task is cancelled.
     func sleep(seconds: TimeInterval) async throws
-    /// Sleeps until `now() >= deadline` (a per-attempt deadline); throws when the Task is cancelled.
-    func sleep(until deadline: TimeInterval) async throws
+    /// Calls `expire` once, when `now() >= deadline` (a per-attempt deadline), unless
+    /// `cancelDeadline` removes it first. Returns its token. No Task waits for it.
+    func startDeadline(_ deadline: TimeInterval, onExpiry expire: @escaping @Sendable () -> Void) -> UInt64
+    /// Removes a deadline before it expires: false when it has expired (its `expire` ran or is running).
+    func cancelDeadline(_ token: UInt64) -> Bool
 }
 
-/// The real clock: `DispatchTime` (monotonic) and a cancellable Dispatch timer (`SleepScheduler`).
+/// The real clock: `DispatchTime` (monotonic) and one shared Dispatch timer (`SleepScheduler`).
 package struct SystemClock: FrontmailClock {
     package init() {}
 
@@ -31,8 +34,14 @@ package struct SystemClock: FrontmailClock {
         try await SleepScheduler.shared.sleep(nanoseconds: Self.nanoseconds(seconds))
     }
 
-    package func sleep(until deadline: TimeInterval) async throws {
-        try await sleep(seconds: deadline - now())
+    package func startDeadline(_ deadline: TimeInterval, onExpiry expire: @escaping @Sendable () -> Void) -> UInt64 {
+        let uptime = deadline * 1e9
+        return SleepScheduler.shared.startDeadline(
+            at: uptime >= Double(UInt64.max - 1) ? UInt64.max - 1 : UInt64(max(0, uptime)), expire)
+    }
+
+    package func cancelDeadline(_ token: UInt64) -> Bool {
+        SleepScheduler.shared.cancelDeadline(token)
     }
 
     private static func nanoseconds(_ seconds: TimeInterval) -> UInt64 {

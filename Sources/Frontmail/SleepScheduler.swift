@@ -1,30 +1,27 @@
 import Foundation
 
-/// Cancellable sleeps on one shared Dispatch timer.
+/// Cancellable sleeps and deadlines on one shared Dispatch timer.
 ///
 /// `Task.sleep` keeps a cancelled sleep's timer (and its memory) until the original deadline
 /// (swiftlang/swift#60441), so every attempt that ends before its deadline would leave a timer
-/// pending for the whole timeout. Here every sleep is an entry in an indexed min-heap: a cancelled
-/// sleep is removed at once (memory stays flat) and its Task resumes from the cancellation handler;
-/// one `DispatchSourceTimer` is re-armed only when the earliest deadline changes, so a busy client
-/// pays a heap insert and removal per attempt, not a timer of its own.
+/// pending for the whole timeout. Here every sleep and every per-attempt deadline is an entry in
+/// one `TimerQueue`: a cancelled one is removed at once (memory stays flat), and one
+/// `DispatchSourceTimer` is re-armed only when the earliest deadline moves earlier, so a busy client
+/// pays a heap insert and removal per attempt, not a timer or a Task of its own.
 // @unchecked Sendable: all mutable state is guarded by `lock`; the Dispatch source is thread-safe.
 final class SleepScheduler: @unchecked Sendable {
     static let shared = SleepScheduler()
 
-    private struct Entry {
-        var deadline: UInt64
-        var id: UInt64
+    /// What a timer entry does when it is due.
+    private enum Waiter {
+        /// A sleeping Task: resumed (thrown `CancellationError` when cancelled).
+        case sleep(UnsafeContinuation<Void, any Error>)
+        /// A deadline: the action runs on the timer's queue.
+        case deadline(@Sendable () -> Void)
     }
 
     private let lock = NSLock()
-    private var heap: [Entry] = []
-    private var positions: [UInt64: Int] = [:]
-    private var waiters: [UInt64: UnsafeContinuation<Void, any Error>] = [:]
-    /// Sleeps cancelled before their continuation was registered.
-    private var cancelledEarly: Set<UInt64> = []
-    private var nextID: UInt64 = 0
-    private var armed: UInt64 = .max
+    private var timers = TimerQueue<Waiter>()
     private let queue = DispatchQueue(label: "dev.frontmail.timers", qos: .userInitiated)
     private let source: any DispatchSourceTimer
 
@@ -36,48 +33,48 @@ final class SleepScheduler: @unchecked Sendable {
         source.resume()
     }
 
-    /// Live sleeps (0 when nothing waits).
+    /// Live sleeps and deadlines (0 when nothing waits).
     var pending: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return waiters.count
+        lock.withLock { timers.pending }
+    }
+
+    static func deadline(afterNanoseconds nanoseconds: UInt64) -> UInt64 {
+        let now = DispatchTime.now().uptimeNanoseconds
+        return nanoseconds >= UInt64.max - now ? UInt64.max - 1 : now + nanoseconds
     }
 
     func sleep(nanoseconds: UInt64) async throws {
-        let now = DispatchTime.now().uptimeNanoseconds
-        let deadline = nanoseconds >= UInt64.max - now ? UInt64.max - 1 : now + nanoseconds
-        let id = lock.withLock {
-            nextID &+= 1
-            return nextID
-        }
+        let deadline = Self.deadline(afterNanoseconds: nanoseconds)
+        let id = lock.withLock { timers.makeID() }
+        defer { lock.withLock { timers.finished(id: id) } }
         try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
                 lock.lock()
-                if cancelledEarly.remove(id) != nil {
-                    lock.unlock()
-                    continuation.resume(throwing: CancellationError())
-                    return
-                }
-                waiters[id] = continuation
-                insert(Entry(deadline: deadline, id: id))
-                // Re-armed under the lock, so two sleepers cannot leave the later deadline armed.
-                if deadline < armed {
-                    armed = deadline
-                    arm(deadline)
-                }
+                // Armed under the lock, so two sleepers cannot leave the later deadline armed.
+                let (added, arm) = timers.add(id: id, deadline: deadline, waiter: .sleep(continuation))
+                if let arm { self.arm(arm) }
                 lock.unlock()
+                if !added { continuation.resume(throwing: CancellationError()) }
             }
         } onCancel: {
-            lock.lock()
-            let continuation = waiters.removeValue(forKey: id)
-            if continuation == nil {
-                cancelledEarly.insert(id)
-            } else {
-                remove(id)
-            }
-            lock.unlock()
-            continuation?.resume(throwing: CancellationError())
+            let waiter = lock.withLock { timers.cancel(id: id, rememberIfAbsent: true) }
+            if case .sleep(let continuation) = waiter { continuation.resume(throwing: CancellationError()) }
         }
+    }
+
+    /// Runs `action` on the timer's queue at the uptime `deadline` (nanoseconds), unless
+    /// `cancelDeadline` removes it first. Returns its token.
+    func startDeadline(at deadline: UInt64, _ action: @escaping @Sendable () -> Void) -> UInt64 {
+        lock.lock()
+        defer { lock.unlock() }
+        let id = timers.makeID()
+        if let arm = timers.add(id: id, deadline: deadline, waiter: .deadline(action)).arm { self.arm(arm) }
+        return id
+    }
+
+    /// Removes a deadline before it fires; false when it has fired (its action ran or is running).
+    func cancelDeadline(_ token: UInt64) -> Bool {
+        lock.withLock { timers.cancel(id: token, rememberIfAbsent: false) } != nil
     }
 
     private func arm(_ deadline: UInt64) {
@@ -86,69 +83,20 @@ final class SleepScheduler: @unchecked Sendable {
 
     private func fire() {
         let now = DispatchTime.now().uptimeNanoseconds
-        var due: [UnsafeContinuation<Void, any Error>] = []
         lock.lock()
-        while let first = heap.first, first.deadline <= now {
-            remove(first.id)
-            if let continuation = waiters.removeValue(forKey: first.id) { due.append(continuation) }
-        }
-        armed = heap.first?.deadline ?? .max
-        if armed != .max {
-            arm(armed)
+        let (due, next) = timers.popDue(now: now)
+        if let next {
+            arm(next)
         } else {
             source.schedule(deadline: .distantFuture)
         }
         lock.unlock()
-        for continuation in due { continuation.resume() }
-    }
-
-    // MARK: Indexed binary heap (earliest deadline first); called under `lock`.
-
-    private func insert(_ entry: Entry) {
-        heap.append(entry)
-        positions[entry.id] = heap.count - 1
-        siftUp(heap.count - 1)
-    }
-
-    private func remove(_ id: UInt64) {
-        guard let index = positions.removeValue(forKey: id) else { return }
-        let last = heap.removeLast()
-        guard index < heap.count else { return }
-        heap[index] = last
-        positions[last.id] = index
-        siftDown(siftUp(index))
-    }
-
-    @discardableResult
-    private func siftUp(_ start: Int) -> Int {
-        var child = start
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard heap[child].deadline < heap[parent].deadline else { break }
-            swapEntries(child, parent)
-            child = parent
+        for waiter in due {
+            switch waiter {
+            case .sleep(let continuation): continuation.resume()
+            case .deadline(let action): action()
+            }
         }
-        return child
-    }
-
-    private func siftDown(_ start: Int) {
-        var parent = start
-        while true {
-            let left = 2 * parent + 1
-            let right = left + 1
-            var smallest = parent
-            if left < heap.count && heap[left].deadline < heap[smallest].deadline { smallest = left }
-            if right < heap.count && heap[right].deadline < heap[smallest].deadline { smallest = right }
-            guard smallest != parent else { return }
-            swapEntries(parent, smallest)
-            parent = smallest
-        }
-    }
-
-    private func swapEntries(_ a: Int, _ b: Int) {
-        heap.swapAt(a, b)
-        positions[heap[a].id] = a
-        positions[heap[b].id] = b
     }
 }
 

@@ -4,18 +4,17 @@ import Synchronization
 @testable import Frontmail
 
 /// A clock that only moves when told to. Backoff sleeps move it by their own length (and are
-/// recorded); deadline sleeps wait until `advance(by:)` passes them or the Task is cancelled.
+/// recorded); deadlines expire when `advance(by:)` passes them.
 final class ManualClock: FrontmailClock {
     private struct Waiter {
         var deadline: TimeInterval
-        var continuation: CheckedContinuation<Void, any Error>
+        var expire: @Sendable () -> Void
     }
 
     private struct State {
         var now: TimeInterval = 0
         var backoffSleeps: [TimeInterval] = []
         var waiters: [UInt64: Waiter] = [:]
-        var cancelled: Set<UInt64> = []
         var nextID: UInt64 = 0
     }
 
@@ -34,7 +33,7 @@ final class ManualClock: FrontmailClock {
     /// Every backoff wait so far, in order.
     var backoffSleeps: [TimeInterval] { state.withLock { $0.backoffSleeps } }
 
-    /// Deadline sleepers currently waiting.
+    /// Deadlines not yet expired or cancelled.
     var pendingDeadlines: Int { state.withLock { $0.waiters.count } }
 
     func sleep(seconds: TimeInterval) async throws {
@@ -43,34 +42,19 @@ final class ManualClock: FrontmailClock {
         advance(by: max(0, seconds))
     }
 
-    func sleep(until deadline: TimeInterval) async throws {
-        let id = state.withLock { state -> UInt64 in
+    func startDeadline(_ deadline: TimeInterval, onExpiry expire: @escaping @Sendable () -> Void) -> UInt64 {
+        let (id, expired) = state.withLock { state -> (UInt64, Bool) in
             state.nextID += 1
-            return state.nextID
+            if state.now >= deadline { return (state.nextID, true) }
+            state.waiters[state.nextID] = Waiter(deadline: deadline, expire: expire)
+            return (state.nextID, false)
         }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                enum Action { case resume, cancel, wait }
-                let action = state.withLock { state -> Action in
-                    if state.cancelled.remove(id) != nil { return .cancel }
-                    if state.now >= deadline { return .resume }
-                    state.waiters[id] = Waiter(deadline: deadline, continuation: continuation)
-                    return .wait
-                }
-                switch action {
-                case .resume: continuation.resume()
-                case .cancel: continuation.resume(throwing: CancellationError())
-                case .wait: break
-                }
-            }
-        } onCancel: {
-            let waiter = state.withLock { state -> Waiter? in
-                if let waiter = state.waiters.removeValue(forKey: id) { return waiter }
-                state.cancelled.insert(id)
-                return nil
-            }
-            waiter?.continuation.resume(throwing: CancellationError())
-        }
+        if expired { expire() }
+        return id
+    }
+
+    func cancelDeadline(_ token: UInt64) -> Bool {
+        state.withLock { $0.waiters.removeValue(forKey: token) } != nil
     }
 
     /// Moves time forward and wakes every deadline that is now due.
@@ -82,6 +66,6 @@ final class ManualClock: FrontmailClock {
             for id in due.keys { state.waiters[id] = nil }
             return Array(due.values)
         }
-        for waiter in due { waiter.continuation.resume() }
+        for waiter in due.sorted(by: { $0.deadline < $1.deadline }) { waiter.expire() }
     }
 }

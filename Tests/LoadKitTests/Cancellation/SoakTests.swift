@@ -60,5 +60,8 @@ struct TaskSleepClock: FrontmailClock {
     func sleep(seconds: TimeInterval) async throws {
         try await Task.sleep(nanoseconds: UInt64(max(0, min(seconds, 1e6)) * 1e9))
     }
-    func sleep(until deadline: TimeInterval) async throws { try await sleep(seconds: deadline - now()) }
+    func startDeadline(_ deadline: TimeInterval, onExpiry expire: @escaping @Sendable () -> Void) -> UInt64 {
+        system.startDeadline(deadline, onExpiry: expire)
+    }
+    func cancelDeadline(_ token: UInt64) -> Bool { system.cancelDeadline(token) }
 }
