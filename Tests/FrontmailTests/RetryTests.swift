@@ -180,6 +180,17 @@ struct RetryTests {
         #expect(clock.pendingDeadlines == 0)
     }
 
+    @Test("an answered attempt takes its deadline out of the timer: nothing is left to fire")
+    func answeredAttemptsLeaveNoDeadline() async throws {
+        let clock = ManualClock()
+        let transport = ScriptedTransport(Array(repeating: TestClient.accepted, count: 3), clock: clock)
+        let client = try TestClient.make(transport, clock: clock, timeout: 0.4)
+        for _ in 0..<3 { _ = try await client.send(templateID: "t") }
+        #expect(transport.count == 3)
+        #expect(clock.pendingDeadlines == 0)
+        #expect(transport.cancellations == 0)
+    }
+
     @Test("a hang with retries disabled throws timeout (not aborted), sub-second")
     func hangWithoutRetriesIsTimeout() async throws {
         let clock = ManualClock()
