@@ -32,17 +32,32 @@ extension Frontmail {
         )
     }
 
+    /// The members of a send's answer that a `SendResult` holds, in `parseSendResult`'s order.
+    private static let sendResultKeys = ["message_id", "status", "status_token", "locale"]
+
+    /// Reads only the four members a `SendResult` needs (the rest of the body is validated, not kept).
     static func parseSendResult(_ response: FrontmailHTTPResponse) throws(FrontmailError) -> SendResult {
         guard !response.body.isEmpty else { throw invalidResponse(response, "with an empty body") }
-        guard let body = try? JSONReader.parse(response.body) else {
+        // A tuple, not an array: no allocation.
+        var fields: (FrontmailValue?, FrontmailValue?, FrontmailValue?, FrontmailValue?) = (nil, nil, nil, nil)
+        do {
+            _ = try JSONReader.members(named: sendResultKeys, in: response.body) { index, value in
+                switch index {
+                case 0: fields.0 = value
+                case 1: fields.1 = value
+                case 2: fields.2 = value
+                default: fields.3 = value
+                }
+            }
+        } catch {
             throw invalidResponse(response, "the body is not JSON")
         }
-        guard case .string(let messageID)? = body["message_id"], !messageID.isEmpty else {
+        guard case .string(let messageID)? = fields.0, !messageID.isEmpty else {
             throw invalidResponse(response, "the body has no message_id")
         }
-        let status = body["status"]?.stringValue ?? SendResult.Status.queued.rawValue
-        let statusToken = body["status_token"]?.stringValue ?? ""
-        let locale = body["locale"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+        let status = fields.1?.stringValue ?? SendResult.Status.queued.rawValue
+        let statusToken = fields.2?.stringValue ?? ""
+        let locale = fields.3?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         return SendResult(
             messageID: messageID, status: SendResult.Status(rawValue: status), statusToken: statusToken, locale: locale)
     }

@@ -40,6 +40,42 @@ package struct JSONReader {
         return value
     }
 
+    /// Validates `data` as JSON and hands `found` the top-level members whose keys are in `names`
+    /// (their index there and their value, in document order; a repeated key is handed again), without
+    /// building the rest. Returns false when the value is not an object.
+    package static func members(
+        named names: [String], in data: Data, _ found: (Int, FrontmailValue) -> Void
+    ) throws(ParseError) -> Bool {
+        var outcome = Result<Bool, ParseError>.failure(ParseError(offset: 0, reason: "no input"))
+        data.withUnsafeBytes { raw in
+            do throws(ParseError) {
+                let buffer = UnsafeBufferPointer(
+                    start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count)
+                var reader = JSONReader(bytes: buffer)
+                reader.skipWhitespace()
+                var isObject = false
+                if reader.current == UInt8(ascii: "{") {
+                    isObject = true
+                    try reader.parseObjectMembers(depth: 1) { key, reader throws(ParseError) in
+                        if let index = names.firstIndex(of: key) {
+                            found(index, try reader.parseValue(depth: 1))
+                        } else {
+                            _ = try reader.parseValue(depth: 1)
+                        }
+                    }
+                } else {
+                    _ = try reader.parseValue(depth: 0)
+                }
+                reader.skipWhitespace()
+                guard reader.position == buffer.count else { throw reader.error("unexpected data after the value") }
+                outcome = .success(isObject)
+            } catch {
+                outcome = .failure(error)
+            }
+        }
+        return try outcome.get()
+    }
+
     private let bytes: UnsafeBufferPointer<UInt8>
     private var position = 0
 
@@ -94,13 +130,24 @@ package struct JSONReader {
     }
 
     private mutating func parseObject(depth: Int) throws(ParseError) -> FrontmailValue {
+        var members: [String: FrontmailValue] = [:]
+        try parseObjectMembers(depth: depth) { key, reader throws(ParseError) in
+            members[key] = try reader.parseValue(depth: depth)
+        }
+        return .object(members)
+    }
+
+    /// Reads an object from its `{` to its `}`, handing `member` each key with the reader at the
+    /// start of its value (which `member` must read).
+    private mutating func parseObjectMembers(
+        depth: Int, _ member: (String, inout JSONReader) throws(ParseError) -> Void
+    ) throws(ParseError) {
         guard depth <= Self.maxDepth else { throw error("nesting deeper than \(Self.maxDepth)") }
         position += 1
-        var members: [String: FrontmailValue] = [:]
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             position += 1
-            return .object(members)
+            return
         }
         while true {
             skipWhitespace()
@@ -110,13 +157,13 @@ package struct JSONReader {
             guard current == UInt8(ascii: ":") else { throw error("expected ':'") }
             position += 1
             skipWhitespace()
-            members[key] = try parseValue(depth: depth)
+            try member(key, &self)
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","): position += 1
             case UInt8(ascii: "}"):
                 position += 1
-                return .object(members)
+                return
             case nil: throw error("unexpected end of input")
             default: throw error("expected ',' or '}'")
             }

@@ -58,4 +58,26 @@ struct JSONReaderTests {
             #expect(error.description.contains("byte 6"))
         }
     }
+    @Test("members(named:): only the named top-level members, in order, the rest validated and dropped")
+    func namedMembers() throws {
+        func found(_ text: String) throws(JSONReader.ParseError) -> (Bool, [String]) {
+            var seen: [String] = []
+            let isObject = try JSONReader.members(named: ["b", "a"], in: Data(text.utf8)) { index, value in
+                seen.append("\(index)=\(value)")
+            }
+            return (isObject, seen)
+        }
+        let (isObject, seen) = try found(#" {"x":{"a":1},"a":"one","y":[1,{"b":2}],"b":true,"a":null} "#)
+        #expect(isObject)
+        // nested "a" and "b" are not top-level members; a repeated key is handed again
+        #expect(seen == [#"1="one""#, "0=true", "1=null"])
+        #expect(try found("[1,2]") == (false, []))
+        #expect(try found(#""a""#) == (false, []))
+        // the members it skips are still checked, as is what follows the object
+        for invalid in [#"{"x":[1,}"#, #"{"a":1} x"#, "{\"x\":\"\u{1}\"}", "{", ""] {
+            #expect(throws: JSONReader.ParseError.self) { try found(invalid) }
+        }
+        let deep = "{\"x\":" + String(repeating: "[", count: JSONReader.maxDepth + 1) + "}"
+        #expect(throws: JSONReader.ParseError.self) { try found(deep) }
+    }
 }

@@ -120,6 +120,18 @@ struct SendRequestTests {
             #expect("89ab".contains(characters[19]))
             #expect([8, 13, 18, 23].allSatisfy { characters[$0] == "-" })
         }
+        // Every one of the 122 random bits takes both values across the keys (a key built from
+        // fewer random bits, or with a stuck digit, fails here).
+        let bits = keys.map { key -> [UInt8] in
+            key.filter { $0 != "-" }.flatMap { hex -> [UInt8] in
+                let nibble = UInt8(hex.hexDigitValue!)
+                return (0..<4).map { (nibble >> (3 - $0)) & 1 }
+            }
+        }
+        let fixed = Set([48, 49, 50, 51, 64, 65])
+        for position in 0..<128 where !fixed.contains(position) {
+            #expect(Set(bits.map { $0[position] }).count == 2, "bit \(position)")
+        }
     }
 
     @Test("the body is encoded once: every attempt carries the same bytes and the same key")
