@@ -42,10 +42,11 @@ extension Frontmail {
     ///
     /// The token travels only in the `X-Frontmail-Status-Token` header, never in the URL.
     public func status(messageID: String, statusToken: String) async throws -> MessageStatus {
-        var headers = FrontmailHTTPHeaders()
-        headers.add(name: "X-Frontmail-Public-Key", value: publicKey)
-        headers.add(name: "X-Frontmail-Status-Token", value: statusToken)
-        headers.add(name: "X-Frontmail-Client", value: Self.clientHeaderValue)
+        let headers = FrontmailHTTPHeaders(fields: [
+            .init(name: "X-Frontmail-Public-Key", value: publicKey),
+            .init(name: "X-Frontmail-Status-Token", value: statusToken),
+            .init(name: "X-Frontmail-Client", value: Self.clientHeaderValue),
+        ])
         let request = FrontmailHTTPRequest(
             method: "GET", url: endpoint("/v1/messages/" + Self.percentEncodePathSegment(messageID)), headers: headers,
             body: nil, timeout: timeout)
@@ -82,11 +83,12 @@ extension Frontmail {
     private func send(body: Data, options: SendOptions) async throws -> SendResult {
         if Task.isCancelled { throw FrontmailError.aborted }
         let key = options.idempotencyKey.flatMap { $0.isEmpty ? nil : $0 } ?? Self.makeIdempotencyKey()
-        var headers = FrontmailHTTPHeaders()
-        headers.add(name: "X-Frontmail-Public-Key", value: publicKey)
-        headers.add(name: "Content-Type", value: "application/json")
-        headers.add(name: "Idempotency-Key", value: key)
-        headers.add(name: "X-Frontmail-Client", value: Self.clientHeaderValue)
+        let headers = FrontmailHTTPHeaders(fields: [
+            .init(name: "X-Frontmail-Public-Key", value: publicKey),
+            .init(name: "Content-Type", value: "application/json"),
+            .init(name: "Idempotency-Key", value: key),
+            .init(name: "X-Frontmail-Client", value: Self.clientHeaderValue),
+        ])
         let request = FrontmailHTTPRequest(
             method: "POST", url: sendURL, headers: headers, body: body, timeout: timeout)
         let response = try await execute(request, operation: .send, key: key, retry: retry)

@@ -32,6 +32,16 @@ public struct FrontmailHTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByD
         self.init(elements)
     }
 
+    /// The fields as they are (one allocation: the client's own requests are built this way).
+    package init(fields: [Field]) {
+        self.fields = fields
+    }
+
+    /// Room for `count` fields, so adding them does not grow the storage step by step.
+    package mutating func reserveCapacity(_ count: Int) {
+        fields.reserveCapacity(count)
+    }
+
     /// The first value of the field named `name` (any case).
     public subscript(name: String) -> String? {
         fields.first { $0.name.caseInsensitiveEquals(name) }?.value

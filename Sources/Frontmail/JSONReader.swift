@@ -12,6 +12,8 @@ package struct JSONReader {
     }
 
     package static let maxDepth = 256
+    /// The members an object makes room for when its first one arrives.
+    static let objectCapacity = 6
 
     package static func parse(_ data: Data) throws(ParseError) -> FrontmailValue {
         var outcome = Result<FrontmailValue, ParseError>.failure(ParseError(offset: 0, reason: "no input"))
@@ -132,6 +134,8 @@ package struct JSONReader {
     private mutating func parseObject(depth: Int) throws(ParseError) -> FrontmailValue {
         var members: [String: FrontmailValue] = [:]
         try parseObjectMembers(depth: depth) { key, reader throws(ParseError) in
+            // Room for a small object at once, not grown one step per member (1, 3, 6, …).
+            if members.isEmpty { members.reserveCapacity(Self.objectCapacity) }
             members[key] = try reader.parseValue(depth: depth)
         }
         return .object(members)
@@ -233,8 +237,11 @@ package struct JSONReader {
             ascii = false
             break
         }
+        if ascii { return String(decoding: bytes, as: UTF8.self) }
+        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+            return String(validating: bytes, as: UTF8.self)
+        }
         let string = String(decoding: bytes, as: UTF8.self)
-        if ascii { return string }
         // Decoding replaces invalid sequences with U+FFFD; valid input comes back byte for byte.
         return string.utf8.elementsEqual(bytes) ? string : nil
     }

@@ -169,6 +169,7 @@ private final class Exchange: @unchecked Sendable {
             continuation.resume(throwing: error)
         } else if let http = response as? HTTPURLResponse {
             var headers = FrontmailHTTPHeaders()
+            headers.reserveCapacity(http.allHeaderFields.count)
             for (name, value) in http.allHeaderFields {
                 headers.add(name: "\(name)", value: "\(value)")
             }

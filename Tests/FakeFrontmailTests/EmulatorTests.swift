@@ -21,6 +21,13 @@ struct EmulatorTests {
         #expect(emulator.committedCount == 1)
     }
 
+    @Test("a status token is stk_ and the value's 16 hex digits, most significant first")
+    func statusTokenDigits() {
+        #expect(Emulator.statusToken(0) == "stk_0000000000000000")
+        #expect(Emulator.statusToken(0x0123_4567_89AB_CDEF) == "stk_0123456789abcdef")
+        #expect(Emulator.statusToken(.max) == "stk_ffffffffffffffff")
+    }
+
     @Test("a completed duplicate replays the original status and body, with no second effect")
     func replay() {
         let first = emulator.handle(Requests.send())

@@ -63,11 +63,15 @@ public final class Emulator: Sendable {
 
     /// `stk_` and 16 hex digits.
     static func statusToken(_ value: UInt64) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var bytes = Array("stk_".utf8)
-        bytes.reserveCapacity(20)
-        for shift in stride(from: 60, through: 0, by: -4) { bytes.append(digits[Int((value >> UInt64(shift)) & 0xF)]) }
-        return String(decoding: bytes, as: UTF8.self)
+        // Written straight into the string: one allocation.
+        String(unsafeUninitializedCapacity: 20) { buffer in
+            let digits: StaticString = "0123456789abcdef"
+            for (index, byte) in "stk_".utf8.enumerated() { buffer[index] = byte }
+            for nibble in 0..<16 {
+                buffer[4 + nibble] = digits.utf8Start[Int((value >> UInt64(60 - 4 * nibble)) & 0xF)]
+            }
+            return 20
+        }
     }
 
     public init(
