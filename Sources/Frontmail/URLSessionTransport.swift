@@ -10,7 +10,7 @@ import Foundation
 /// a private serial dispatch queue, never on Swift's cooperative thread pool. The caller waits on a
 /// continuation that is resumed by whichever comes first: the task's completion or the caller's
 /// cancellation (which does not wait for URLSession's own cancelled callback).
-public struct URLSessionTransport: FrontmailTransport {
+public struct URLSessionTransport: InterruptibleTransport {
     public let session: URLSession
     private let queue: DispatchQueue
     private let live: LiveCounter
@@ -25,11 +25,24 @@ public struct URLSessionTransport: FrontmailTransport {
     package var liveRequests: Int { live.value }
 
     public func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
+        try await send(request, interruptible: { _ in })
+    }
+
+    package func send(
+        _ request: FrontmailHTTPRequest, interruptible: (_ interrupt: @escaping @Sendable () -> Void) -> Void
+    ) async throws -> FrontmailHTTPResponse {
         let urlRequest = Self.makeURLRequest(request)
         let exchange = Exchange(live: live)
-        return try await withTaskCancellationHandler {
+        let queue = self.queue
+        let end: @Sendable () -> Void = {
+            if let task = exchange.cancel() {
+                queue.async { task.cancel() }
+            }
+        }
+        interruptible(end)
+        let answer = try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation {
-                (continuation: UnsafeContinuation<FrontmailHTTPResponse, any Error>) in
+                (continuation: UnsafeContinuation<URLSessionTransport.Answer, any Error>) in
                 guard exchange.attach(continuation) else {
                     continuation.resume(throwing: CancellationError())
                     return
@@ -48,10 +61,22 @@ public struct URLSessionTransport: FrontmailTransport {
                 }
             }
         } onCancel: {
-            if let task = exchange.cancel() {
-                queue.async { task.cancel() }
-            }
+            end()
         }
+        // Converted here, on the caller's Task: URLSession's delegate queue is serial, and whatever
+        // its completion handler does is paid by every request of the session in turn.
+        var headers = FrontmailHTTPHeaders()
+        headers.reserveCapacity(answer.response.allHeaderFields.count)
+        for (name, value) in answer.response.allHeaderFields {
+            headers.add(name: "\(name)", value: "\(value)")
+        }
+        return FrontmailHTTPResponse(status: answer.response.statusCode, headers: headers, body: answer.data ?? Data())
+    }
+
+    /// What URLSession delivered for one exchange, as it delivered it.
+    struct Answer: @unchecked Sendable {
+        var data: Data?
+        var response: HTTPURLResponse
     }
 
     static func makeURLRequest(_ request: FrontmailHTTPRequest) -> URLRequest {
@@ -85,8 +110,8 @@ final class LiveCounter: @unchecked Sendable {
 private final class Exchange: @unchecked Sendable {
     private enum State {
         case idle
-        case waiting(UnsafeContinuation<FrontmailHTTPResponse, any Error>)
-        case running(UnsafeContinuation<FrontmailHTTPResponse, any Error>, URLSessionDataTask)
+        case waiting(UnsafeContinuation<URLSessionTransport.Answer, any Error>)
+        case running(UnsafeContinuation<URLSessionTransport.Answer, any Error>, URLSessionDataTask)
         case cancelledBeforeStart
         case finished
     }
@@ -99,7 +124,7 @@ private final class Exchange: @unchecked Sendable {
     }
 
     /// False when the caller was cancelled before the continuation existed.
-    func attach(_ continuation: UnsafeContinuation<FrontmailHTTPResponse, any Error>) -> Bool {
+    func attach(_ continuation: UnsafeContinuation<URLSessionTransport.Answer, any Error>) -> Bool {
         let attached = state.withLock { state -> Bool in
             guard case .idle = state else {
                 state = .finished
@@ -131,7 +156,7 @@ private final class Exchange: @unchecked Sendable {
     /// Resumes the caller at once; returns the task to cancel, if one was started.
     func cancel() -> URLSessionDataTask? {
         let (continuation, task) = state.withLock {
-            state -> (UnsafeContinuation<FrontmailHTTPResponse, any Error>?, URLSessionDataTask?) in
+            state -> (UnsafeContinuation<URLSessionTransport.Answer, any Error>?, URLSessionDataTask?) in
             switch state {
             case .idle:
                 state = .cancelledBeforeStart
@@ -154,7 +179,7 @@ private final class Exchange: @unchecked Sendable {
     }
 
     func complete(data: Data?, response: URLResponse?, error: (any Error)?) {
-        let continuation = state.withLock { state -> UnsafeContinuation<FrontmailHTTPResponse, any Error>? in
+        let continuation = state.withLock { state -> UnsafeContinuation<URLSessionTransport.Answer, any Error>? in
             switch state {
             case .running(let continuation, _), .waiting(let continuation):
                 state = .finished
@@ -168,13 +193,7 @@ private final class Exchange: @unchecked Sendable {
         if let error {
             continuation.resume(throwing: error)
         } else if let http = response as? HTTPURLResponse {
-            var headers = FrontmailHTTPHeaders()
-            headers.reserveCapacity(http.allHeaderFields.count)
-            for (name, value) in http.allHeaderFields {
-                headers.add(name: "\(name)", value: "\(value)")
-            }
-            continuation.resume(
-                returning: FrontmailHTTPResponse(status: http.statusCode, headers: headers, body: data ?? Data()))
+            continuation.resume(returning: URLSessionTransport.Answer(data: data, response: http))
         } else {
             continuation.resume(throwing: URLError(.badServerResponse))
         }
