@@ -38,7 +38,8 @@ final class InterruptibleScript: InterruptibleTransport {
 
 @Suite("the deadline of a transport it can interrupt")
 struct InterruptibleDeadlineTests {
-    static func client(_ transport: InterruptibleScript, clock: ManualClock, timeout: TimeInterval) throws -> Frontmail {
+    static func client(_ transport: InterruptibleScript, clock: ManualClock, timeout: TimeInterval) throws -> Frontmail
+    {
         try Frontmail(
             publicKey: TestClient.key, apiURL: TestClient.base, retry: .default, timeout: timeout,
             transport: transport, environment: SendEnvironment(clock: clock, random: { 0 }))
