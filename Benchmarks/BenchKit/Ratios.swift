@@ -46,7 +46,7 @@ public struct RatioCheck: Sendable {
             return String(format: "       %@: %@ is %.2fx %@%@", group, subject, ratio, baseline, noise)
         }
         return String(
-            format: "%@ %@: %@ is %.2fx %@%@ (target >= %.2gx)", met ? "MET   " : "MISSED", group, subject, ratio,
+            format: "%@ %@: %@ is %.2fx %@%@ (target >= %.3gx)", met ? "MET   " : "MISSED", group, subject, ratio,
             baseline, noise, target)
     }
 }

@@ -12,20 +12,14 @@ package enum Base64 {
         UInt16(alphabet[value >> 6]) | UInt16(alphabet[value & 0x3F]) << 8
     }
 
-    /// Appends `input` as base64 to `bytes` through a small stack buffer (no zero-filling).
+    /// Appends `input` as base64 to `bytes`, encoded in place into room made at its end (one
+    /// zero-fill of the output, no copy through a buffer).
     package static func append(_ input: UnsafeRawBufferPointer, to bytes: inout [UInt8]) {
-        bytes.reserveCapacity(bytes.count + encodedCount(input.count))
-        let chunkInput = 3 * 1024
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4 * 1024) { chunk in
-            var offset = 0
-            while offset < input.count {
-                let length = min(chunkInput, input.count - offset)
-                let slice = UnsafeRawBufferPointer(rebasing: input[offset..<(offset + length)])
-                let produced = encodedCount(length)
-                encode(slice, into: UnsafeMutableBufferPointer(rebasing: chunk[0..<produced]))
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[0..<produced]))
-                offset += length
-            }
+        let start = bytes.count
+        let produced = encodedCount(input.count)
+        bytes.append(contentsOf: repeatElement(0, count: produced))
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            encode(input, into: UnsafeMutableBufferPointer(rebasing: buffer[start..<(start + produced)]))
         }
     }
 
@@ -38,10 +32,31 @@ package enum Base64 {
             pairs.withUnsafeBufferPointer { pairTable in
                 let pairTable = pairTable.baseAddress!
                 let target16 = UnsafeMutableRawPointer(target)
-                let fullGroups = input.count / 3
                 var inIndex = 0
                 var outIndex = 0
-                for _ in 0..<fullGroups {
+                // Six input bytes per step, read as one 8-byte word (while 8 are readable), written
+                // as one 8-byte word of four table pairs.
+                @inline(__always) func pairs(_ group: UInt64) -> UInt64 {
+                    UInt64(pairTable[Int(group >> 12)]) | UInt64(pairTable[Int(group & 0xFFF)]) << 16
+                }
+                while inIndex + 14 <= input.count {
+                    let first = UInt64(bigEndian: source.loadUnaligned(fromByteOffset: inIndex, as: UInt64.self))
+                    let second = UInt64(bigEndian: source.loadUnaligned(fromByteOffset: inIndex + 6, as: UInt64.self))
+                    let a = pairs(first >> 40) | pairs((first >> 16) & 0xFF_FFFF) << 32
+                    let b = pairs(second >> 40) | pairs((second >> 16) & 0xFF_FFFF) << 32
+                    target16.storeBytes(of: a.littleEndian, toByteOffset: outIndex, as: UInt64.self)
+                    target16.storeBytes(of: b.littleEndian, toByteOffset: outIndex + 8, as: UInt64.self)
+                    inIndex += 12
+                    outIndex += 16
+                }
+                while inIndex + 8 <= input.count {
+                    let word = UInt64(bigEndian: source.loadUnaligned(fromByteOffset: inIndex, as: UInt64.self))
+                    let packed = pairs(word >> 40) | pairs((word >> 16) & 0xFF_FFFF) << 32
+                    target16.storeBytes(of: packed.littleEndian, toByteOffset: outIndex, as: UInt64.self)
+                    inIndex += 6
+                    outIndex += 8
+                }
+                for _ in 0..<((input.count - inIndex) / 3) {
                     let b0 = UInt32(source.load(fromByteOffset: inIndex, as: UInt8.self))
                     let b1 = UInt32(source.load(fromByteOffset: inIndex + 1, as: UInt8.self))
                     let b2 = UInt32(source.load(fromByteOffset: inIndex + 2, as: UInt8.self))

@@ -66,19 +66,20 @@ package struct JSONWriter {
         if count == 1, let (key, value) = members.first {
             try writeMember(key, value)
         } else if count > 1 {
-            try withUnsafeTemporaryAllocation(of: Dictionary<String, FrontmailValue>.Index.self, capacity: count) {
-                buffer throws(NonFiniteNumber) in
+            // The keys beside their positions, sorted without looking each key up again.
+            typealias Slot = (key: String, index: Dictionary<String, FrontmailValue>.Index)
+            try withUnsafeTemporaryAllocation(of: Slot.self, capacity: count) { buffer throws(NonFiniteNumber) in
                 var order = buffer
                 var next = members.startIndex
                 for slot in 0..<count {
-                    order.initializeElement(at: slot, to: next)
+                    order.initializeElement(at: slot, to: (members[next].key, next))
                     next = members.index(after: next)
                 }
-                order.sort { members[$0].key < members[$1].key }
+                defer { _ = order.deinitialize() }
+                order.sort { $0.key < $1.key }
                 for slot in 0..<count {
                     if slot != 0 { bytes.append(UInt8(ascii: ",")) }
-                    let member = members[order[slot]]
-                    try writeMember(member.key, member.value)
+                    try writeMember(order[slot].key, members[order[slot].index].value)
                 }
             }
         }
@@ -162,6 +163,18 @@ package struct JSONWriter {
         var index = 0
         let count = utf8.count
         while index < count {
+            // Eight bytes at a time while none needs escaping (a control byte, '"' or '\\'): the
+            // lowest flagged byte of each test is exact, so the scan stops on the first one.
+            if index + 8 <= count, let base = utf8.baseAddress {
+                let word = UInt64(
+                    littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                let flags = Self.needsEscape(word)
+                if flags == 0 {
+                    index += 8
+                    continue
+                }
+                index += flags.trailingZeroBitCount / 8
+            }
             let byte = utf8[index]
             if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") {
                 index += 1
@@ -195,6 +208,17 @@ package struct JSONWriter {
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// The high bit of every byte of `word` that is below 0x20, '"' or '\\' (bytes above the first
+    /// flagged one may be flagged falsely; the first is always right).
+    @inline(__always)
+    static func needsEscape(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func zeroBytes(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
+        let control = (word &- ones &* 0x20) & ~word & highs
+        return control | zeroBytes(word ^ (ones &* 0x22)) | zeroBytes(word ^ (ones &* 0x5C))
+    }
 
     // MARK: Base64
 

@@ -146,3 +146,54 @@ extension FrontmailValue {
         }
     }
 }
+
+@Suite("JSON writer: the eight-byte escape scan")
+struct EscapeScanTests {
+    static func mustEscape(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x22 || byte == 0x5C }
+
+    @Test("every byte value at every position of a word: flagged exactly when it needs escaping, found at its position")
+    func everyByteEveryPosition() {
+        for position in 0..<8 {
+            for value in 0...255 {
+                var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: 8)
+                bytes[position] = UInt8(value)
+                let word = bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
+                let flags = JSONWriter.needsEscape(word)
+                #expect((flags != 0) == Self.mustEscape(UInt8(value)), "byte \(value) at \(position)")
+                if flags != 0 { #expect(flags.trailingZeroBitCount / 8 == position) }
+            }
+        }
+    }
+
+    @Test("strings with escapes anywhere are written as a byte-at-a-time writer writes them (random trials)")
+    func matchesByteAtATime() {
+        func reference(_ string: String) -> String {
+            var out = Array("\"".utf8)
+            for byte in string.utf8 {
+                switch byte {
+                case 0x22: out += Array("\\\"".utf8)
+                case 0x5C: out += Array("\\\\".utf8)
+                case 0x0A: out += Array("\\n".utf8)
+                case 0x0D: out += Array("\\r".utf8)
+                case 0x09: out += Array("\\t".utf8)
+                case 0x08: out += Array("\\b".utf8)
+                case 0x0C: out += Array("\\f".utf8)
+                case 0..<0x20: out += Array(String(format: "\\u%04x", byte).utf8)
+                default: out.append(byte)
+                }
+            }
+            return String(decoding: out + Array("\"".utf8), as: UTF8.self)
+        }
+        var generator = SplitMix64(seed: 11)
+        let pieces: [String] = [
+            "a", "bc", "\"", "\\", "\n", "\u{1}", "\u{1F}", "é", "\u{1F4E6}", "xyzxyzxyz", "\t", " ",
+        ]
+        for _ in 0..<2000 {
+            let length = Int(generator.next() % 24)
+            let string = (0..<length).map { _ in pieces[Int(generator.next() % UInt64(pieces.count))] }.joined()
+            var writer = JSONWriter()
+            writer.writeString(string)
+            #expect(writer.string == reference(string), "\(Array(string.utf8))")
+        }
+    }
+}
