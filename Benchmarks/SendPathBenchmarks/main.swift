@@ -40,6 +40,16 @@ struct CannedTransport: FrontmailTransport {
 
 struct ReferenceFailed: Error {}
 
+/// The request a hand-written client would make: the same headers, a fresh key from Foundation.
+func referenceRequest(_ url: URL, _ body: Data) -> FrontmailHTTPRequest {
+    FrontmailHTTPRequest(
+        method: "POST", url: url,
+        headers: FrontmailHTTPHeaders([
+            ("Content-Type", "application/json"), ("X-Frontmail-Public-Key", "pk_bench"),
+            ("Idempotency-Key", UUID().uuidString.lowercased()),
+        ]), body: body)
+}
+
 /// Nonisolated: the workloads are made and called off the main actor, so no call hops between
 /// executors (the SDK's own hops are part of what is measured).
 func measureSendPath(_ runner: InterleavedRunner) async throws -> InterleavedResult {
@@ -57,13 +67,7 @@ func measureSendPath(_ runner: InterleavedRunner) async throws -> InterleavedRes
                 "template_id": "tpl_bench", "template_params": foundationParams, "user_id": "pk_bench",
             ])
         else { return nil }
-        let request = FrontmailHTTPRequest(
-            method: "POST", url: url,
-            headers: FrontmailHTTPHeaders([
-                ("Content-Type", "application/json"), ("X-Frontmail-Public-Key", "pk_bench"),
-                ("Idempotency-Key", UUID().uuidString.lowercased()),
-            ]), body: body)
-        guard let response = try? await transport.send(request),
+        guard let response = try? await transport.send(referenceRequest(url, body)),
             let object = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]
         else { return nil }
         return object["message_id"] as? String
@@ -185,13 +189,7 @@ func measureClosedLoop(file: String) async throws -> ClosedLoop {
         let url = fake.baseURL.appendingPathComponent("v1/send")
         let transport = fake.transport
         return await Calibration.closedLoopRate(concurrency: concurrency, seconds: quick ? 1 : 3) {
-            let request = FrontmailHTTPRequest(
-                method: "POST", url: url,
-                headers: FrontmailHTTPHeaders([
-                    ("Content-Type", "application/json"), ("X-Frontmail-Public-Key", "pk_bench"),
-                    ("Idempotency-Key", UUID().uuidString.lowercased()),
-                ]), body: body)
-            return (try? await transport.send(request))?.status == 202
+            (try? await transport.send(referenceRequest(url, body)))?.status == 202
         }.rate
     }
     return ClosedLoop(
