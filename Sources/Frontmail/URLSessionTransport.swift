@@ -40,9 +40,9 @@ public struct URLSessionTransport: InterruptibleTransport {
             }
         }
         interruptible(end)
-        let answer = try await withTaskCancellationHandler {
+        return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation {
-                (continuation: UnsafeContinuation<URLSessionTransport.Answer, any Error>) in
+                (continuation: UnsafeContinuation<FrontmailHTTPResponse, any Error>) in
                 guard exchange.attach(continuation) else {
                     continuation.resume(throwing: CancellationError())
                     return
@@ -63,20 +63,6 @@ public struct URLSessionTransport: InterruptibleTransport {
         } onCancel: {
             end()
         }
-        // Converted here, on the caller's Task: URLSession's delegate queue is serial, and whatever
-        // its completion handler does is paid by every request of the session in turn.
-        var headers = FrontmailHTTPHeaders()
-        headers.reserveCapacity(answer.response.allHeaderFields.count)
-        for (name, value) in answer.response.allHeaderFields {
-            headers.add(name: "\(name)", value: "\(value)")
-        }
-        return FrontmailHTTPResponse(status: answer.response.statusCode, headers: headers, body: answer.data ?? Data())
-    }
-
-    /// What URLSession delivered for one exchange, as it delivered it.
-    struct Answer: @unchecked Sendable {
-        var data: Data?
-        var response: HTTPURLResponse
     }
 
     static func makeURLRequest(_ request: FrontmailHTTPRequest) -> URLRequest {
@@ -110,8 +96,8 @@ final class LiveCounter: @unchecked Sendable {
 private final class Exchange: @unchecked Sendable {
     private enum State {
         case idle
-        case waiting(UnsafeContinuation<URLSessionTransport.Answer, any Error>)
-        case running(UnsafeContinuation<URLSessionTransport.Answer, any Error>, URLSessionDataTask)
+        case waiting(UnsafeContinuation<FrontmailHTTPResponse, any Error>)
+        case running(UnsafeContinuation<FrontmailHTTPResponse, any Error>, URLSessionDataTask)
         case cancelledBeforeStart
         case finished
     }
@@ -124,7 +110,7 @@ private final class Exchange: @unchecked Sendable {
     }
 
     /// False when the caller was cancelled before the continuation existed.
-    func attach(_ continuation: UnsafeContinuation<URLSessionTransport.Answer, any Error>) -> Bool {
+    func attach(_ continuation: UnsafeContinuation<FrontmailHTTPResponse, any Error>) -> Bool {
         let attached = state.withLock { state -> Bool in
             guard case .idle = state else {
                 state = .finished
@@ -156,7 +142,7 @@ private final class Exchange: @unchecked Sendable {
     /// Resumes the caller at once; returns the task to cancel, if one was started.
     func cancel() -> URLSessionDataTask? {
         let (continuation, task) = state.withLock {
-            state -> (UnsafeContinuation<URLSessionTransport.Answer, any Error>?, URLSessionDataTask?) in
+            state -> (UnsafeContinuation<FrontmailHTTPResponse, any Error>?, URLSessionDataTask?) in
             switch state {
             case .idle:
                 state = .cancelledBeforeStart
@@ -179,7 +165,7 @@ private final class Exchange: @unchecked Sendable {
     }
 
     func complete(data: Data?, response: URLResponse?, error: (any Error)?) {
-        let continuation = state.withLock { state -> UnsafeContinuation<URLSessionTransport.Answer, any Error>? in
+        let continuation = state.withLock { state -> UnsafeContinuation<FrontmailHTTPResponse, any Error>? in
             switch state {
             case .running(let continuation, _), .waiting(let continuation):
                 state = .finished
@@ -193,7 +179,16 @@ private final class Exchange: @unchecked Sendable {
         if let error {
             continuation.resume(throwing: error)
         } else if let http = response as? HTTPURLResponse {
-            continuation.resume(returning: URLSessionTransport.Answer(data: data, response: http))
+            // Converted here, on URLSession's delegate queue: done on the caller's Task instead, the
+            // conversion of every answer competes with cancellations for the cooperative threads
+            // (cancellation-socket's in-flight p99 under 1,024 sends went from 0.2 ms to 1.7-3 ms).
+            var headers = FrontmailHTTPHeaders()
+            headers.reserveCapacity(http.allHeaderFields.count)
+            for (name, value) in http.allHeaderFields {
+                headers.add(name: "\(name)", value: "\(value)")
+            }
+            continuation.resume(
+                returning: FrontmailHTTPResponse(status: http.statusCode, headers: headers, body: data ?? Data()))
         } else {
             continuation.resume(throwing: URLError(.badServerResponse))
         }
