@@ -86,9 +86,6 @@ extension Frontmail {
         }
         // Taken before the exchange starts, so a test clock that moves on can't be missed.
         let deadline = clock.now() + timeout
-        if let interruptible = interruptibleTransport {
-            return await Self.attempt(request, on: interruptible, deadline: deadline, timeout: timeout, clock: clock)
-        }
         let exchange = Self.startExchange(transport, request)
         let token = clock.startDeadline(deadline) { exchange.cancel() }
         let result = await withTaskCancellationHandler {
@@ -96,37 +93,11 @@ extension Frontmail {
         } onCancel: {
             exchange.cancel()
         }
-        return Self.judge(result, expired: !clock.cancelDeadline(token), timeout: timeout)
-    }
-
-    /// An attempt on a transport the deadline can interrupt: the exchange runs on this Task.
-    private static func attempt(
-        _ request: FrontmailHTTPRequest, on transport: any InterruptibleTransport, deadline: TimeInterval,
-        timeout: TimeInterval, clock: any FrontmailClock
-    ) async -> AttemptOutcome {
-        var token: UInt64?
-        let result: Result<FrontmailHTTPResponse, any Error>
-        do {
-            result = .success(
-                try await transport.send(request) { interrupt in
-                    token = clock.startDeadline(deadline, onExpiry: interrupt)
-                })
-        } catch {
-            result = .failure(error)
-        }
-        guard let token else { return outcome(result) }
-        return judge(result, expired: !clock.cancelDeadline(token), timeout: timeout)
-    }
-
-    /// An attempt's result once its deadline is settled: when it expired (and so ended the
-    /// exchange), a failure is a timeout; a response that made it anyway stands.
-    private static func judge(
-        _ result: Result<FrontmailHTTPResponse, any Error>, expired: Bool, timeout: TimeInterval
-    ) -> AttemptOutcome {
-        guard expired else { return outcome(result) }
+        if clock.cancelDeadline(token) { return Self.outcome(result) }
+        // The deadline expired and cancelled the exchange: a response that made it anyway stands.
         if case .success(let response) = result { return .response(response) }
         return .failure(
-            .client(.timeout, "No complete response within \(seconds(timeout)) (the per-attempt timeout)."))
+            .client(.timeout, "No complete response within \(Self.seconds(timeout)) (the per-attempt timeout)."))
     }
 
     private static func startExchange(

@@ -22,8 +22,6 @@ public final class Frontmail: Sendable {
     public let timeout: TimeInterval
     public let transport: any FrontmailTransport
     let environment: SendEnvironment
-    /// `transport`, when its exchange can be ended without cancelling a Task (decided once).
-    let interruptibleTransport: (any InterruptibleTransport)?
     let baseURLString: String
     /// `<base>/v1/send`, made once.
     let sendURL: URL
@@ -73,7 +71,6 @@ public final class Frontmail: Sendable {
         self.retry = retry
         self.timeout = timeout.isNaN || timeout <= 0 ? 15 : timeout
         self.transport = transport
-        self.interruptibleTransport = transport as? any InterruptibleTransport
         self.environment = environment
     }
 

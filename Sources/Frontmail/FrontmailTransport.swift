@@ -11,17 +11,6 @@ public protocol FrontmailTransport: Sendable {
     func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse
 }
 
-/// A transport whose exchange the client can end without cancelling a Task: the client's
-/// per-attempt deadline then needs no Task of its own around the exchange.
-package protocol InterruptibleTransport: FrontmailTransport {
-    /// Sends `request` on the calling Task (cancelling it ends the exchange, as for `send`). Before
-    /// the exchange starts, `interruptible` is handed a function that ends it at once: the call then
-    /// throws `CancellationError`, and the request is cancelled.
-    func send(
-        _ request: FrontmailHTTPRequest, interruptible: (_ interrupt: @escaping @Sendable () -> Void) -> Void
-    ) async throws -> FrontmailHTTPResponse
-}
-
 /// Header fields in order, looked up without regard to case.
 public struct FrontmailHTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
     public private(set) var fields: [Field]
