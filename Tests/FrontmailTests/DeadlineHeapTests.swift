@@ -42,6 +42,30 @@ struct DeadlineHeapTests {
         }
     }
 
+    @Test("an unindexed heap pops what an indexed one pops, in the same order (random trials)")
+    func unindexedSameOrder() {
+        var generator = SplitMix64(seed: 5)
+        for _ in 0..<100 {
+            var indexed = DeadlineHeap<UInt64, UInt64>()
+            var plain = DeadlineHeap<UInt64, UInt64>(indexed: false)
+            var popped: ([UInt64], [UInt64]) = ([], [])
+            for id in UInt64(0)..<UInt64(60) {
+                let deadline = generator.next() % 10
+                indexed.insert(id: id, deadline: deadline, value: id)
+                plain.insert(id: id, deadline: deadline, value: id)
+                if id % 7 == 6 {
+                    let now = generator.next() % 10
+                    while let entry = indexed.popDue(now) { popped.0.append(entry.id) }
+                    while let entry = plain.popDue(now) { popped.1.append(entry.id) }
+                }
+            }
+            while let entry = indexed.popDue(.max) { popped.0.append(entry.id) }
+            while let entry = plain.popDue(.max) { popped.1.append(entry.id) }
+            #expect(popped.0 == popped.1)
+            #expect(popped.1.count == 60)
+        }
+    }
+
     @Test("re-inserting an id replaces its entry")
     func replace() {
         var heap = DeadlineHeap<Int, Int>()

@@ -1,7 +1,7 @@
 import Frontmail
 
-/// Timers of one event loop, earliest first (the SDK's `DeadlineHeap`, keyed by a sequence number:
-/// the loop never removes a timer early, it checks the token when one fires).
+/// Timers of one event loop, earliest first (the SDK's `DeadlineHeap`, unindexed: the loop never
+/// removes a timer early, it checks the token when one fires).
 struct TimerHeap {
     struct Entry {
         var deadline: Double
@@ -9,7 +9,7 @@ struct TimerHeap {
         var kind: UInt8
     }
 
-    private var heap = DeadlineHeap<Double, (token: UInt64, kind: UInt8)>()
+    private var heap = DeadlineHeap<Double, (token: UInt64, kind: UInt8)>(indexed: false)
     private var sequence: UInt64 = 0
 
     var isEmpty: Bool { heap.isEmpty }
