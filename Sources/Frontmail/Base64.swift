@@ -12,17 +12,6 @@ package enum Base64 {
         UInt16(alphabet[value >> 6]) | UInt16(alphabet[value & 0x3F]) << 8
     }
 
-    /// Appends `input` as base64 to `bytes`, encoded in place into room made at its end (one
-    /// zero-fill of the output, no copy through a buffer).
-    package static func append(_ input: UnsafeRawBufferPointer, to bytes: inout [UInt8]) {
-        let start = bytes.count
-        let produced = encodedCount(input.count)
-        bytes.append(contentsOf: repeatElement(0, count: produced))
-        bytes.withUnsafeMutableBufferPointer { buffer in
-            encode(input, into: UnsafeMutableBufferPointer(rebasing: buffer[start..<(start + produced)]))
-        }
-    }
-
     /// Encodes `input` into `output`, which must hold exactly `encodedCount(input.count)` bytes.
     package static func encode(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableBufferPointer<UInt8>) {
         precondition(output.count == encodedCount(input.count), "base64 output buffer has the wrong size")

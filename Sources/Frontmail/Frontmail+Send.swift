@@ -29,11 +29,10 @@ extension Frontmail {
         serviceID: String? = nil,
         options: SendOptions = SendOptions()
     ) async throws -> SendResult {
-        let pairs = try Self.encodeParams(params)
         let body = try encodeSendBody(
-            templateID: templateID, estimatedSize: 256 + pairs.count * 48, serviceID: serviceID, options: options
-        ) { writer throws(JSONWriter.NonFiniteNumber) in
-            try writer.writePairs(pairs)
+            templateID: templateID, estimatedSize: 512, serviceID: serviceID, options: options
+        ) { writer throws(FrontmailError) in
+            try Self.writeParams(params, into: &writer)
         }
         return try await send(body: body, options: options)
     }
@@ -52,6 +51,21 @@ extension Frontmail {
             body: nil, timeout: timeout)
         let response = try await execute(request, operation: .status, key: nil, retry: retry)
         return try Self.parseMessageStatus(response)
+    }
+
+    /// Writes `Encodable` params as the object of `template_params`: straight into the writer,
+    /// or through the tree when the value uses its containers in a way a stream cannot follow or
+    /// throws (the tree then throws it with its coding path).
+    package static func writeParams<Params: Encodable>(
+        _ params: Params, into writer: inout JSONWriter
+    ) throws(FrontmailError) {
+        if StreamEncoder.writeObject(params, into: &writer) { return }
+        let pairs = try encodeParams(params)
+        do throws(JSONWriter.NonFiniteNumber) {
+            try writer.writePairs(pairs)
+        } catch {
+            throw nonFiniteParams(error)
+        }
     }
 
     /// Turns `Encodable` params into the members of `template_params` (in encoding order).
@@ -130,59 +144,63 @@ extension Frontmail {
     ) throws(FrontmailError) -> Data {
         try encodeSendBody(
             templateID: templateID, estimatedSize: 256 + params.count * 48, serviceID: serviceID, options: options
-        ) { writer throws(JSONWriter.NonFiniteNumber) in
-            try writer.writeObject(params)
+        ) { writer throws(FrontmailError) in
+            do throws(JSONWriter.NonFiniteNumber) {
+                try writer.writeObject(params)
+            } catch {
+                throw Self.nonFiniteParams(error)
+            }
         }
+    }
+
+    private static func nonFiniteParams(_ error: JSONWriter.NonFiniteNumber) -> FrontmailError {
+        .client(
+            .invalidParams,
+            "template_params.\(error.pathDescription) is \(error.value), which JSON cannot carry (only finite numbers)."
+        )
     }
 
     /// The body with `template_params` written by `writeParams`.
     func encodeSendBody(
         templateID: String, estimatedSize: Int, serviceID: String?, options: SendOptions,
-        writeParams: (inout JSONWriter) throws(JSONWriter.NonFiniteNumber) -> Void
+        writeParams: (inout JSONWriter) throws(FrontmailError) -> Void
     ) throws(FrontmailError) -> Data {
         var writer = JSONWriter(capacity: Self.estimatedBodySize(estimatedSize, options: options))
         writer.writeByte(UInt8(ascii: "{"))
         var first = true
-        func key(_ name: String) {
+        func key(_ name: String, _ writer: inout JSONWriter) {
             if !first { writer.writeByte(UInt8(ascii: ",")) }
             first = false
             writer.writeKey(name)
         }
         if let attachments = options.attachments {
-            key("attachments")
+            key("attachments", &writer)
             writeAttachments(attachments, into: &writer)
         }
         if let locale = options.locale, !locale.isEmpty {
-            key("locale")
+            key("locale", &writer)
             writer.writeString(locale)
         }
         if let serviceID, !serviceID.isEmpty {
-            key("service_id")
+            key("service_id", &writer)
             writer.writeString(serviceID)
         }
-        key("template_id")
+        key("template_id", &writer)
         writer.writeString(templateID)
-        key("template_params")
-        do {
-            try writeParams(&writer)
-        } catch {
-            throw .client(
-                .invalidParams,
-                "template_params.\(error.pathDescription) is \(error.value), which JSON cannot carry (only finite numbers)."
-            )
-        }
+        key("template_params", &writer)
+        try writeParams(&writer)
         if let turnstileKey = options.turnstileKey {
-            key("turnstile_key")
+            key("turnstile_key", &writer)
             writer.writeString(turnstileKey.rawValue)
         }
         if let token = options.turnstileToken {
-            key("turnstile_token")
+            key("turnstile_token", &writer)
             writer.writeString(token)
         }
-        key("user_id")
+        key("user_id", &writer)
         writer.writeString(publicKey)
         writer.writeByte(UInt8(ascii: "}"))
-        return Data(writer.bytes)
+        return writer.data()
     }
 
     private func writeAttachments(_ attachments: [Attachment], into writer: inout JSONWriter) {

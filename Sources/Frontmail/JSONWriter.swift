@@ -5,16 +5,119 @@ import Foundation
 /// Object keys are written in sorted order, so the same value gives the same bytes in every
 /// process. Doubles use the shortest representation that round-trips; non-finite numbers are
 /// rejected with the path of the offending value.
-package struct JSONWriter {
-    package private(set) var bytes: [UInt8]
+///
+/// The buffer is the writer's own `malloc` block, so a write checks only the capacity (no
+/// copy-on-write uniqueness check per byte, as an array pays), and `data()` hands the block to the
+/// `Data` without copying it.
+package struct JSONWriter: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    /// The number of bytes written.
+    package private(set) var count = 0
 
+    /// A writer with room for `capacity` bytes (0: nothing is allocated until the first write).
     package init(capacity: Int = 512) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
+        self.capacity = max(capacity, 0)
+        base = self.capacity == 0 ? Self.unallocated : Self.allocate(self.capacity)
     }
 
+    deinit { if capacity > 0 { free(base) } }
+
+    /// A copy of the bytes written so far.
+    package var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
     /// The bytes written so far, as a string.
-    package var string: String { String(decoding: bytes, as: UTF8.self) }
+    package var string: String { String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self) }
+
+    /// The bytes as `Data` that owns the writer's buffer (no copy; a buffer much larger than what
+    /// was written is shrunk first).
+    package consuming func data() -> Data {
+        let base = self.base
+        let count = self.count
+        let capacity = self.capacity
+        discard self
+        if capacity == 0 { return Data() }
+        var block = base
+        if capacity - count > max(4096, count / 4), let smaller = realloc(base, max(count, 1)) {
+            block = smaller.assumingMemoryBound(to: UInt8.self)
+        }
+        return Data(bytesNoCopy: block, count: count, deallocator: .free)
+    }
+
+    /// Stands in for the buffer of a writer that has allocated nothing (never read or freed).
+    private static var unallocated: UnsafeMutablePointer<UInt8> { UnsafeMutablePointer(bitPattern: 0x10)! }
+
+    private static func allocate(_ capacity: Int) -> UnsafeMutablePointer<UInt8> {
+        guard let block = malloc(capacity) else { fatalError("JSONWriter: out of memory (\(capacity) bytes)") }
+        return block.assumingMemoryBound(to: UInt8.self)
+    }
+
+    /// Makes room for `extra` more bytes.
+    @inline(__always)
+    private mutating func reserve(_ extra: Int) {
+        if count + extra > capacity { grow(extra) }
+    }
+
+    @inline(never)
+    private mutating func grow(_ extra: Int) {
+        let needed = count + extra
+        var newCapacity = max(capacity * 2, 64)
+        while newCapacity < needed { newCapacity *= 2 }
+        if capacity == 0 {
+            base = Self.allocate(newCapacity)
+        } else {
+            guard let block = realloc(base, newCapacity) else {
+                fatalError("JSONWriter: out of memory (\(newCapacity) bytes)")
+            }
+            base = block.assumingMemoryBound(to: UInt8.self)
+        }
+        capacity = newCapacity
+    }
+
+    /// Appends bytes from memory.
+    @inline(__always)
+    private mutating func append(_ source: UnsafePointer<UInt8>, _ length: Int) {
+        reserve(length)
+        (base + count).update(from: source, count: length)
+        count += length
+    }
+
+    /// Appends where `reserve` made room already.
+    @inline(__always)
+    private mutating func appendReserved(_ source: UnsafePointer<UInt8>, _ length: Int) {
+        (base + count).update(from: source, count: length)
+        count &+= length
+    }
+
+    @inline(__always)
+    private mutating func appendReserved(_ byte: UInt8) {
+        base[count] = byte
+        count &+= 1
+    }
+
+    @inline(__always)
+    private mutating func append(_ byte: UInt8) {
+        reserve(1)
+        base[count] = byte
+        count += 1
+    }
+
+    /// Removes what was written after `position` (a `count` read earlier).
+    package mutating func truncate(to position: Int) {
+        precondition(position >= 0 && position <= count, "JSONWriter: truncate past the end")
+        count = position
+    }
+
+    /// Bytes that are already JSON (a part of this writer's output copied aside, say).
+    package mutating func writeBytes(_ source: UnsafeRawBufferPointer) {
+        guard let start = source.baseAddress, !source.isEmpty else { return }
+        append(start.assumingMemoryBound(to: UInt8.self), source.count)
+    }
+
+    /// Lends the bytes written so far.
+    package func withWrittenBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body(UnsafeRawBufferPointer(start: base, count: count))
+    }
 
     /// A number that JSON cannot carry (NaN or an infinity), with the path to it.
     package struct NonFiniteNumber: Error, Equatable {
@@ -44,16 +147,16 @@ package struct JSONWriter {
         case .bool(let bool): writeRaw(bool ? "true" : "false")
         case .null: writeRaw("null")
         case .array(let elements):
-            bytes.append(UInt8(ascii: "["))
+            append(UInt8(ascii: "["))
             for index in elements.indices {
-                if index != 0 { bytes.append(UInt8(ascii: ",")) }
+                if index != 0 { append(UInt8(ascii: ",")) }
                 do {
                     try write(elements[index])
                 } catch {
                     throw error.prefixed("[\(index)]")
                 }
             }
-            bytes.append(UInt8(ascii: "]"))
+            append(UInt8(ascii: "]"))
         case .object(let members):
             try writeObject(members)
         }
@@ -61,29 +164,63 @@ package struct JSONWriter {
 
     /// Writes an object with its keys in sorted order.
     package mutating func writeObject(_ members: [String: FrontmailValue]) throws(NonFiniteNumber) {
-        bytes.append(UInt8(ascii: "{"))
+        append(UInt8(ascii: "{"))
         let count = members.count
         if count == 1, let (key, value) = members.first {
             try writeMember(key, value)
         } else if count > 1 {
-            // The keys beside their positions, sorted without looking each key up again.
-            typealias Slot = (key: String, index: Dictionary<String, FrontmailValue>.Index)
-            try withUnsafeTemporaryAllocation(of: Slot.self, capacity: count) { buffer throws(NonFiniteNumber) in
-                var order = buffer
-                var next = members.startIndex
-                for slot in 0..<count {
-                    order.initializeElement(at: slot, to: (members[next].key, next))
-                    next = members.index(after: next)
+            // The members copied out in one pass of the dictionary's iterator, then an order of
+            // their slots sorted by key: no key is moved or looked up again.
+            typealias Member = (key: String, value: FrontmailValue)
+            try withUnsafeTemporaryAllocation(of: Member.self, capacity: count) { buffer throws(NonFiniteNumber) in
+                var copied = 0
+                for member in members where copied < count {
+                    buffer.initializeElement(at: copied, to: member)
+                    copied += 1
                 }
-                defer { _ = order.deinitialize() }
-                order.sort { $0.key < $1.key }
-                for slot in 0..<count {
-                    if slot != 0 { bytes.append(UInt8(ascii: ",")) }
-                    try writeMember(order[slot].key, members[order[slot].index].value)
+                try withUnsafeTemporaryAllocation(of: Int.self, capacity: copied) { order throws(NonFiniteNumber) in
+                    Self.sortSlots(order, by: { buffer[$0].key < buffer[$1].key })
+                    // Each member is moved out as it is written (no copy); after an error, the
+                    // rest are moved out and dropped.
+                    var rank = 0
+                    defer {
+                        while rank < copied {
+                            _ = buffer.moveElement(from: order[rank])
+                            rank += 1
+                        }
+                    }
+                    while rank < copied {
+                        if rank != 0 { append(UInt8(ascii: ",")) }
+                        let member = buffer.moveElement(from: order[rank])
+                        rank += 1
+                        try writeMember(member.key, member.value)
+                    }
                 }
             }
         }
-        bytes.append(UInt8(ascii: "}"))
+        append(UInt8(ascii: "}"))
+    }
+
+    /// Fills `order` with `0..<order.count` sorted by `precedes` (stable: equal slots keep their
+    /// order). Insertion sort for the few members of a typical object, the library sort above that.
+    @inline(__always)
+    static func sortSlots(_ order: UnsafeMutableBufferPointer<Int>, by precedes: (Int, Int) -> Bool) {
+        let count = order.count
+        for slot in 0..<count { order.initializeElement(at: slot, to: slot) }
+        if count > 16 {
+            var sorted = order
+            sorted.sort { precedes($0, $1) || (!precedes($1, $0) && $0 < $1) }
+            return
+        }
+        for next in 1..<max(count, 1) {
+            let slot = order[next]
+            var hole = next
+            while hole > 0 && precedes(slot, order[hole - 1]) {
+                order[hole] = order[hole - 1]
+                hole -= 1
+            }
+            order[hole] = slot
+        }
     }
 
     private mutating func writeMember(_ key: String, _ value: FrontmailValue) throws(NonFiniteNumber) {
@@ -97,8 +234,7 @@ package struct JSONWriter {
 
     /// Writes `"key":`.
     package mutating func writeKey(_ key: String) {
-        writeString(key)
-        bytes.append(UInt8(ascii: ":"))
+        writeQuoted(key, then: UInt8(ascii: ":"))
     }
 
     /// Writes like `write(_:)`, but puts `null` where a number is not finite (for descriptions).
@@ -106,7 +242,7 @@ package struct JSONWriter {
         do {
             try write(value)
         } catch {
-            bytes.removeAll(keepingCapacity: true)
+            count = 0
             writeLenient(value.replacingNonFinite())
         }
     }
@@ -115,16 +251,16 @@ package struct JSONWriter {
 
     /// Bytes that are already valid JSON (punctuation, literals).
     package mutating func writeRaw(_ text: StaticString) {
-        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        append(text.utf8Start, text.utf8CodeUnitCount)
     }
 
     package mutating func writeByte(_ byte: UInt8) {
-        bytes.append(byte)
+        append(byte)
     }
 
     package mutating func writeInteger(_ value: Int) {
         if value >= 0 && value < 10 {
-            bytes.append(UInt8(truncatingIfNeeded: value) &+ 48)
+            append(UInt8(truncatingIfNeeded: value) &+ 48)
             return
         }
         var magnitude = value.magnitude
@@ -135,8 +271,8 @@ package struct JSONWriter {
                 digits[position] = UInt8(truncatingIfNeeded: magnitude % 10) &+ 48
                 magnitude /= 10
             } while magnitude != 0
-            if value < 0 { bytes.append(UInt8(ascii: "-")) }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[position..<20]))
+            if value < 0 { append(UInt8(ascii: "-")) }
+            append(digits.baseAddress! + position, 20 - position)
         }
     }
 
@@ -145,69 +281,106 @@ package struct JSONWriter {
         // Swift's description is the shortest string that round-trips, and always valid JSON
         // for finite values ("0.5", "1e-05", "1e+16", "-0.0").
         var text = value.description
-        text.withUTF8 { bytes.append(contentsOf: $0) }
+        text.withUTF8 { append($0.baseAddress!, $0.count) }
     }
 
     package mutating func writeString(_ string: String) {
-        bytes.append(UInt8(ascii: "\""))
-        let done: Void? = string.utf8.withContiguousStorageIfAvailable { writeEscaped($0) }
+        writeQuoted(string, then: nil)
+    }
+
+    /// Writes `"string"` and then `suffix`, if any.
+    private mutating func writeQuoted(_ string: String, then suffix: UInt8?) {
+        let done: Void? = string.utf8.withContiguousStorageIfAvailable { writeQuoted($0, then: suffix) }
         if done == nil {
             var copy = string
-            copy.withUTF8 { writeEscaped($0) }
-        }
-        bytes.append(UInt8(ascii: "\""))
-    }
-
-    private mutating func writeEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
-        var runStart = 0
-        var index = 0
-        let count = utf8.count
-        while index < count {
-            // Eight bytes at a time while none needs escaping (a control byte, '"' or '\\'): the
-            // lowest flagged byte of each test is exact, so the scan stops on the first one.
-            if index + 8 <= count, let base = utf8.baseAddress {
-                let word = UInt64(
-                    littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
-                let flags = Self.needsEscape(word)
-                if flags == 0 {
-                    index += 8
-                    continue
-                }
-                index += flags.trailingZeroBitCount / 8
-            }
-            let byte = utf8[index]
-            if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") {
-                index += 1
-                continue
-            }
-            if runStart < index {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-            }
-            bytes.append(UInt8(ascii: "\\"))
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
-            case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\"))
-            case 0x0A: bytes.append(UInt8(ascii: "n"))
-            case 0x0D: bytes.append(UInt8(ascii: "r"))
-            case 0x09: bytes.append(UInt8(ascii: "t"))
-            case 0x08: bytes.append(UInt8(ascii: "b"))
-            case 0x0C: bytes.append(UInt8(ascii: "f"))
-            default:
-                bytes.append(UInt8(ascii: "u"))
-                bytes.append(UInt8(ascii: "0"))
-                bytes.append(UInt8(ascii: "0"))
-                bytes.append(Self.hexDigits[Int(byte >> 4)])
-                bytes.append(Self.hexDigits[Int(byte & 0x0F)])
-            }
-            index += 1
-            runStart = index
-        }
-        if runStart < count {
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<count]))
+            copy.withUTF8 { writeQuoted($0, then: suffix) }
         }
     }
 
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+    /// Writes `utf8` in quotes: runs that need no escaping copied whole, between escapes. Room for
+    /// everything but the escapes is made once; each escape makes room for itself and the rest.
+    private mutating func writeQuoted(_ utf8: UnsafeBufferPointer<UInt8>, then suffix: UInt8?) {
+        let length = utf8.count
+        reserve(length + 3)
+        appendReserved(UInt8(ascii: "\""))
+        if let source = utf8.baseAddress {
+            var runStart = 0
+            var index = Self.firstEscape(source, length, from: 0)
+            while index < length {
+                appendReserved(source + runStart, index - runStart)
+                reserve(6 + (length - index) + 2)
+                writeEscape(source[index])
+                runStart = index + 1
+                index = Self.firstEscape(source, length, from: runStart)
+            }
+            appendReserved(source + runStart, length - runStart)
+        }
+        appendReserved(UInt8(ascii: "\""))
+        if let suffix { appendReserved(suffix) }
+    }
+
+    /// The position of the first byte from `start` that needs escaping (a control byte, '"' or
+    /// '\\'), or `length`. Eight bytes at a time: the lowest flagged byte of a word is exact. The
+    /// last one to seven bytes are read as a word padded with 'A's: the string's last eight bytes
+    /// shifted down, or (a string shorter than eight) in two or three overlapping loads.
+    @inline(__always)
+    static func firstEscape(_ source: UnsafePointer<UInt8>, _ length: Int, from start: Int) -> Int {
+        var index = start
+        while length - index >= 8 {
+            let flags = needsEscape(loadWord(source + index))
+            if flags != 0 { return index + flags.trailingZeroBitCount / 8 }
+            index += 8
+        }
+        let remaining = length - index
+        if remaining == 0 { return length }
+        let word: UInt64
+        let tail = source + index
+        if length >= 8 {
+            word = loadWord(source + length - 8) &>> UInt64(8 * (8 - remaining))
+        } else if remaining >= 4 {
+            // Two four-byte loads that overlap in the middle (the same bytes, so OR is exact).
+            let low = UInt64(UInt32(littleEndian: UnsafeRawPointer(tail).loadUnaligned(as: UInt32.self)))
+            let high = UInt64(
+                UInt32(littleEndian: UnsafeRawPointer(tail + remaining - 4).loadUnaligned(as: UInt32.self)))
+            word = low | high &<< UInt64(8 * (remaining - 4))
+        } else {
+            // The first, middle and last bytes cover one to three.
+            word =
+                UInt64(tail[0]) | UInt64(tail[remaining >> 1]) &<< UInt64(8 * (remaining >> 1))
+                | UInt64(tail[remaining - 1]) &<< UInt64(8 * (remaining - 1))
+        }
+        let flags = needsEscape(word | padding &<< UInt64(8 * remaining))
+        return flags == 0 ? length : index + flags.trailingZeroBitCount / 8
+    }
+
+    /// The escape sequence of one byte that needs escaping (room for six bytes made).
+    private mutating func writeEscape(_ byte: UInt8) {
+        appendReserved(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""): appendReserved(UInt8(ascii: "\""))
+        case UInt8(ascii: "\\"): appendReserved(UInt8(ascii: "\\"))
+        case 0x0A: appendReserved(UInt8(ascii: "n"))
+        case 0x0D: appendReserved(UInt8(ascii: "r"))
+        case 0x09: appendReserved(UInt8(ascii: "t"))
+        case 0x08: appendReserved(UInt8(ascii: "b"))
+        case 0x0C: appendReserved(UInt8(ascii: "f"))
+        default:
+            let digits: StaticString = "0123456789abcdef"
+            appendReserved(UInt8(ascii: "u"))
+            appendReserved(UInt8(ascii: "0"))
+            appendReserved(UInt8(ascii: "0"))
+            appendReserved(digits.utf8Start[Int(byte >> 4)])
+            appendReserved(digits.utf8Start[Int(byte & 0x0F)])
+        }
+    }
+
+    private static let padding: UInt64 = 0x4141_4141_4141_4141
+
+    /// Eight bytes from `address`, the first in the lowest byte.
+    @inline(__always)
+    private static func loadWord(_ address: UnsafePointer<UInt8>) -> UInt64 {
+        UInt64(littleEndian: UnsafeRawPointer(address).loadUnaligned(as: UInt64.self))
+    }
 
     /// The high bit of every byte of `word` that is below 0x20, '"' or '\\' (bytes above the first
     /// flagged one may be flagged falsely; the first is always right).
@@ -224,13 +397,16 @@ package struct JSONWriter {
 
     /// Writes `data` as a quoted standard base64 string (RFC 4648, with padding).
     package mutating func writeBase64String(_ data: Data) {
-        bytes.append(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
         data.withUnsafeBytes { writeBase64(UnsafeRawBufferPointer($0)) }
-        bytes.append(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
     }
 
     package mutating func writeBase64(_ input: UnsafeRawBufferPointer) {
-        Base64.append(input, to: &bytes)
+        let produced = Base64.encodedCount(input.count)
+        reserve(produced)
+        Base64.encode(input, into: UnsafeMutableBufferPointer(start: base + count, count: produced))
+        count += produced
     }
 }
 

@@ -66,7 +66,7 @@ extension Turnstile {
         var writer = JSONWriter()
         writer.writeLenient(value)
         var result = ""
-        result.reserveCapacity(writer.bytes.count)
+        result.reserveCapacity(writer.count)
         for scalar in writer.string.unicodeScalars {
             switch scalar {
             case "<": result += "\\u003c"

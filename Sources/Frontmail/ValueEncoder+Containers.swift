@@ -206,13 +206,11 @@ struct BoxSingleContainer: SingleValueEncodingContainer {
     }
 }
 
-private struct IndexKey: CodingKey {
-    var stringValue: String
+/// The key of an array element in a coding path ("Index 3"; the text is made only when read).
+struct IndexKey: CodingKey {
     var intValue: Int?
-    init(_ index: Int) {
-        stringValue = "Index \(index)"
-        intValue = index
-    }
+    var stringValue: String { "Index \(intValue ?? 0)" }
+    init(_ index: Int) { intValue = index }
     init?(stringValue: String) { nil }
     init?(intValue: Int) { self.init(intValue) }
 }

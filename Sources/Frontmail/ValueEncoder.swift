@@ -58,6 +58,14 @@ package enum ValueEncoder {
         return nil
     }
 
+    /// Whether `specialNode` turns values of `T` into a node of their own.
+    @inline(__always)
+    static func isSpecial<T: Encodable>(_ type: T.Type) -> Bool {
+        T.self == String.self || T.self == Int.self || T.self == Bool.self || T.self == Double.self
+            || T.self == Date.self || T.self == FrontmailValue.self || T.self == Data.self || T.self == URL.self
+            || T.self == Decimal.self
+    }
+
     static func checkedDouble(_ value: Double, codingPath: [any CodingKey]) throws -> FrontmailValue {
         guard value.isFinite else {
             throw EncodingError.invalidValue(

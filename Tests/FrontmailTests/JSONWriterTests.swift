@@ -100,6 +100,23 @@ struct JSONWriterTests {
         }
     }
 
+    @Test(
+        "the buffer grows from nothing, and data() hands over exactly what was written", arguments: [0, 1, 64, 1 << 20])
+    func bufferGrowth(capacity: Int) throws {
+        var generator = SplitMix64(seed: UInt64(capacity))
+        let value = FrontmailValue.random(using: &generator, depth: 4)
+        var reference = JSONWriter(capacity: 1 << 16)
+        try reference.write(value)
+        var writer = JSONWriter(capacity: capacity)
+        for _ in 0..<3 { try writer.write(value) }
+        writer.truncate(to: reference.count)
+        let expected = reference.bytes
+        #expect(writer.bytes == expected)
+        let data = writer.data()
+        #expect(data == Data(expected))
+        #expect(JSONWriter(capacity: capacity).data().isEmpty)
+    }
+
     @Test("description is compact sorted JSON, with null for non-finite numbers")
     func valueDescription() {
         let value: FrontmailValue = ["b": .double(.nan), "a": [1, "x"]]
