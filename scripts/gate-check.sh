@@ -39,9 +39,9 @@ bench="$clean/.build/release/frontmail-bench"
 echo "== build: a copy whose JSON writer writes every string twice (clean)"
 planted="$scratch/planted"
 copy_tree "$planted"
-writer="$planted/Sources/Frontmail/JSONWriter.swift"
-grep -q '    package mutating func writeString(_ string: String) {' "$writer"
-sed -i 's/^    package mutating func writeString(_ string: String) {$/    package mutating func writeString(_ string: String) {\n        let mark = bytes.count\n        writeStringOnce(string)\n        bytes.removeSubrange(mark...)\n        writeStringOnce(string)\n    }\n\n    mutating func writeStringOnce(_ string: String) {/' "$writer"
+writer="$planted/Sources/Frontmail/JSONWriter+Strings.swift"
+grep -q '    mutating func writeQuoted(_ string: String, then suffix: UInt8?) {' "$writer"
+sed -i 's/^    mutating func writeQuoted(_ string: String, then suffix: UInt8?) {$/    mutating func writeQuoted(_ string: String, then suffix: UInt8?) {\n        let mark = count\n        writeQuotedOnce(string, then: suffix)\n        truncate(to: mark)\n        writeQuotedOnce(string, then: suffix)\n    }\n\n    private mutating func writeQuotedOnce(_ string: String, then suffix: UInt8?) {/' "$writer"
 (cd "$planted" && swift build -c release --product EncoderBenchmarks >/dev/null)
 
 gate() {

@@ -129,7 +129,8 @@ struct StreamEncoderTests {
 
     @Test("a streamed value's encode(to:) runs once")
     func encodesOnce() throws {
-        final class Counter: @unchecked Sendable {  // test-only counter, read after the encode
+        // Counts calls in this one synchronous test; read only after the encode returned.
+        final class Counter: @unchecked Sendable {
             var calls = 0
         }
         struct Counted: Encodable {
