@@ -113,11 +113,11 @@ extension Frontmail {
     /// written straight into the string (`UUID().uuidString.lowercased()` reads /dev/urandom through
     /// a file of its own on Linux and formats through `snprintf`, then copies the string to lowercase).
     static func makeIdempotencyKey() -> String {
-        var generator = SystemRandomNumberGenerator()
+        let random = randomWords()
         // Bytes 0-7 and 8-15 of the UUID, most significant first; the version nibble (4) is the
         // high nibble of byte 6, the variant bits (10) the top of byte 8.
-        let high = (generator.next() & ~0xF000) | 0x4000
-        let low = (generator.next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
+        let high = (random.0 & ~0xF000) | 0x4000
+        let low = (random.1 & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
         return String(unsafeUninitializedCapacity: 36) { buffer in
             let digits: StaticString = "0123456789abcdef"
             var index = 0
@@ -135,6 +135,20 @@ extension Frontmail {
             write(low, nibbles: 0...15)
             return index
         }
+    }
+
+    /// Sixteen bytes of the system's random generator in one call (`SystemRandomNumberGenerator`
+    /// makes a system call per eight bytes on Linux).
+    static func randomWords() -> (UInt64, UInt64) {
+        var words: (UInt64, UInt64) = (0, 0)
+        #if os(Linux)
+            if withUnsafeMutableBytes(of: &words, { getentropy($0.baseAddress, $0.count) }) == 0 { return words }
+        #elseif canImport(Darwin)
+            withUnsafeMutableBytes(of: &words) { arc4random_buf($0.baseAddress, $0.count) }
+            return words
+        #endif
+        var generator = SystemRandomNumberGenerator()
+        return (generator.next(), generator.next())
     }
 
     /// The body of `POST /v1/send`, written once per logical send. Keys are in sorted order and

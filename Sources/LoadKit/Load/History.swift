@@ -72,6 +72,17 @@ public final class History: SendObserver {
         }
     }
 
+    /// Schedules the next send id to start now, unless `limit` sends were scheduled already.
+    func scheduleNext(limit: Int) -> Int? {
+        let at = now()
+        return state.withLock { state -> Int? in
+            let sendID = state.records.count
+            guard sendID < limit else { return nil }
+            state.records.append(Record(sendID: sendID, intended: at))
+            return sendID
+        }
+    }
+
     func started(_ sendID: Int) {
         let at = now()
         state.withLock { state in

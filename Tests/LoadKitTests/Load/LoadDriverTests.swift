@@ -60,7 +60,9 @@ struct LoadDriverTests {
         load.sends = 25
         let history = History(now: realClock())
         let peak = Mutex((now: 0, max: 0))
+        let sent = Mutex([Int]())
         await LoadDriver.run(load, history: history) { sendID in
+            sent.withLock { $0.append(sendID) }
             peak.withLock {
                 $0.now += 1
                 $0.max = max($0.max, $0.now)
@@ -71,6 +73,9 @@ struct LoadDriverTests {
         }
         #expect(history.records.count == 25)
         #expect(peak.withLock { $0.max } == 3)
+        // Every scheduled id is sent exactly once, by whichever slot was free.
+        #expect(sent.withLock { $0.sorted() } == Array(0..<25))
+        #expect(history.records.map(\.sendID) == Array(0..<25))
     }
 
     @Test(
