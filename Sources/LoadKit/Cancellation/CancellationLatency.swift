@@ -139,7 +139,9 @@ public enum CancellationLatency {
             for index in 0..<backgroundLoad {
                 background.addTask { _ = await send("background-\(index)") }
             }
-            try await waitUntil(timeout: 120) { core.ledger.count >= backgroundLoad }
+            try await waitUntil(timeout: 120, "the background sends to reach the server") {
+                core.ledger.count >= backgroundLoad
+            }
             var random = SeededRandom(seed: 77)
             for phase in phases {
                 var result = Result(client: kind, phase: phase, backgroundLoad: backgroundLoad)
@@ -159,12 +161,18 @@ public enum CancellationLatency {
                     case .beforeFirstAttempt:
                         break
                     case .inFlight:
-                        try await waitUntil(timeout: 30) { core.ledger.count > before }
+                        try await waitUntil(timeout: 30, "the \(phase) sample's request to reach the server") {
+                            core.ledger.count > before
+                        }
                     case .slowBody:
-                        try await waitUntil(timeout: 30) { core.ledger.count > before }
+                        try await waitUntil(timeout: 30, "the \(phase) sample's request to reach the server") {
+                            core.ledger.count > before
+                        }
                         try await Task.sleep(nanoseconds: 20_000_000)
                     case .backoff:
-                        try await waitUntil(timeout: 30) { observer.count > backoffsBefore }
+                        try await waitUntil(timeout: 30, "the backoff sample to start its backoff") {
+                            observer.count > backoffsBefore
+                        }
                     case .random:
                         try await Task.sleep(nanoseconds: UInt64(random.unit() * 0.6 * timeScale * 1e9))
                     }
@@ -184,7 +192,12 @@ public enum CancellationLatency {
                     if phase == .inFlight || phase == .slowBody,
                         let held = ours.last(where: { $0.record.arrival <= cancelledAt })
                     {
-                        try await waitUntil(timeout: 10) { !core.ledger.record(held.index).finished.isNaN }
+                        try await waitUntil(
+                            timeout: 10,
+                            "the server to finish the \(phase) attempt it held at the cancel (\(kind), \(backgroundLoad) in the background)"
+                        ) {
+                            !core.ledger.record(held.index).finished.isNaN
+                        }
                         result.serverClose.record(core.ledger.record(held.index).finished - cancelledAt, scale: 1e9)
                     }
                 }
@@ -210,7 +223,9 @@ public enum CancellationLatency {
             background.cancelAll()
         }
         if let urlTransport = harness.transport as? URLSessionTransport, kind == .sdk {
-            try await waitUntil(timeout: 10) { urlTransport.liveRequests == 0 }
+            try await waitUntil(timeout: 10, "URLSession to end every request of the run") {
+                urlTransport.liveRequests == 0
+            }
             for index in results.indices { results[index].liveAfter = urlTransport.liveRequests }
         }
         return results

@@ -30,14 +30,17 @@ final class ProbeObserver: SendObserver {
 
 struct WaitTimedOut: Error, CustomStringConvertible {
     var seconds: Double
-    var description: String { "a condition was not met within \(seconds) s" }
+    /// What was waited for ("the server to finish …").
+    var what: String
+    var description: String { "waited \(seconds) s for \(what), in vain" }
 }
 
-/// Polls `condition` every 0.2 ms until it holds or `timeout` seconds pass.
-func waitUntil(timeout: Double, _ condition: () -> Bool) async throws {
+/// Polls `condition` every 0.2 ms until it holds or `timeout` seconds pass; `what` names the
+/// condition in the error.
+func waitUntil(timeout: Double, _ what: @autoclosure () -> String, _ condition: () -> Bool) async throws {
     let deadline = Date().addingTimeInterval(timeout)
     while !condition() {
-        guard Date() < deadline else { throw WaitTimedOut(seconds: timeout) }
+        guard Date() < deadline else { throw WaitTimedOut(seconds: timeout, what: what()) }
         try await Task.sleep(nanoseconds: 200_000)
     }
 }
@@ -52,7 +55,7 @@ extension CancellationLatency {
             try? await waitUntilCancelled()
             return core.now()
         }
-        try await waitUntil(timeout: 30) { entered.load(ordering: .acquiring) }
+        try await waitUntil(timeout: 30, "the reference task to start") { entered.load(ordering: .acquiring) }
         let cancelledAt = core.now()
         waiting.cancel()
         return await waiting.value - cancelledAt
@@ -129,8 +132,9 @@ extension CancellationLatency {
             let client = self.client
             let task = Task { try? await client.send(templateID: "tpl_bench", params: ["soak": true]) }
             switch phase {
-            case .inFlight: try await waitUntil(timeout: 10) { transport.entered > entered }
-            case .backoff: try await waitUntil(timeout: 10) { observer.count > backoffs }
+            case .inFlight:
+                try await waitUntil(timeout: 10, "the send to enter the transport") { transport.entered > entered }
+            case .backoff: try await waitUntil(timeout: 10, "the send to start a backoff") { observer.count > backoffs }
             }
             task.cancel()
             _ = await task.value

@@ -9,6 +9,17 @@ import Testing
 /// The cancellation experiment's parts: its fault plan, its report, and one short in-process run.
 @Suite("cancellation experiment: plan, report, measurement")
 struct CancellationLatencyTests {
+    @Test("a wait that times out names what it waited for")
+    func waitNamesItsCondition() async throws {
+        do {
+            try await waitUntil(timeout: 0.01, "the server to finish the held attempt") { false }
+            Issue.record("the wait returned")
+        } catch let error as WaitTimedOut {
+            #expect(error.description == "waited 0.01 s for the server to finish the held attempt, in vain")
+        }
+        try await waitUntil(timeout: 0.01, "nothing") { true }
+    }
+
     @Test("each phase's measured sends meet their fault; every other send hangs")
     func plan() throws {
         let plan = CancellationLatency.plan([.inFlight, .backoff], timeScale: 0.01)
