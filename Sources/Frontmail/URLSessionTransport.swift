@@ -24,6 +24,12 @@ public struct URLSessionTransport: FrontmailTransport {
     /// Requests whose continuation has not been resumed yet (0 when nothing is in flight).
     package var liveRequests: Int { live.value }
 
+    /// Waits until every task creation or cancellation already queued has run (before the owner
+    /// of the session invalidates it: a task made on an invalidated session traps).
+    package func drain() {
+        queue.sync {}
+    }
+
     public func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
         let urlRequest = Self.makeURLRequest(request)
         let exchange = Exchange(live: live)

@@ -86,10 +86,14 @@ public func withFakeFrontmail<T>(
         let server = try FakeFrontmailServer(core: core, options: serverOptions)
         defer { server.shutdown() }
         let session = URLSession(configuration: FakeFrontmailHarness.sessionConfiguration(options))
-        defer { session.invalidateAndCancel() }
+        let transport = URLSessionTransport(session: session)
+        defer {
+            transport.drain()
+            session.invalidateAndCancel()
+        }
         let harness = FakeFrontmailHarness(
-            frontEnd: frontEnd, core: core, server: server, session: session,
-            transport: URLSessionTransport(session: session), baseURL: server.url)
+            frontEnd: frontEnd, core: core, server: server, session: session, transport: transport,
+            baseURL: server.url)
         return try await body(harness)
     }
 }

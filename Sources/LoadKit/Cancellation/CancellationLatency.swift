@@ -157,24 +157,32 @@ public enum CancellationLatency {
                         let code = await send(key)
                         return (code, core.now())
                     }
-                    switch phase {
-                    case .beforeFirstAttempt:
-                        break
-                    case .inFlight:
-                        try await waitUntil(timeout: 30, "the \(phase) sample's request to reach the server") {
-                            core.ledger.count > before
+                    // A wait that fails must not leave the sample's send running past the
+                    // experiment (it would start requests on a session that is being torn down).
+                    do {
+                        switch phase {
+                        case .beforeFirstAttempt:
+                            break
+                        case .inFlight:
+                            try await waitUntil(timeout: 30, "the \(phase) sample's request to reach the server") {
+                                core.ledger.count > before
+                            }
+                        case .slowBody:
+                            try await waitUntil(timeout: 30, "the \(phase) sample's request to reach the server") {
+                                core.ledger.count > before
+                            }
+                            try await Task.sleep(nanoseconds: 20_000_000)
+                        case .backoff:
+                            try await waitUntil(timeout: 30, "the backoff sample to start its backoff") {
+                                observer.count > backoffsBefore
+                            }
+                        case .random:
+                            try await Task.sleep(nanoseconds: UInt64(random.unit() * 0.6 * timeScale * 1e9))
                         }
-                    case .slowBody:
-                        try await waitUntil(timeout: 30, "the \(phase) sample's request to reach the server") {
-                            core.ledger.count > before
-                        }
-                        try await Task.sleep(nanoseconds: 20_000_000)
-                    case .backoff:
-                        try await waitUntil(timeout: 30, "the backoff sample to start its backoff") {
-                            observer.count > backoffsBefore
-                        }
-                    case .random:
-                        try await Task.sleep(nanoseconds: UInt64(random.unit() * 0.6 * timeScale * 1e9))
+                    } catch {
+                        measured.cancel()
+                        _ = await measured.value
+                        throw error
                     }
                     let cancelledAt = core.now()
                     let cancelledOnSDKClock = SystemClock().now()
