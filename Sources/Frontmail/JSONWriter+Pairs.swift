@@ -26,10 +26,9 @@ extension JSONWriter {
             try write(pairs[0].value)
         } else if count > 1 {
             try withUnsafeTemporaryAllocation(of: Int.self, capacity: count) { buffer throws(NonFiniteNumber) in
-                var order = buffer
-                for index in 0..<count { order.initializeElement(at: index, to: index) }
+                let order = buffer
                 // Stable by position, so among repeated keys the last one is found last.
-                order.sort { pairs[$0].key < pairs[$1].key || (pairs[$0].key == pairs[$1].key && $0 < $1) }
+                Self.sortSlots(order, by: { pairs[$0].key < pairs[$1].key })
                 var first = true
                 for slot in 0..<count {
                     let index = order[slot]

@@ -29,19 +29,15 @@ package struct JSONWriter: ~Copyable {
     /// The bytes written so far, as a string.
     package var string: String { String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self) }
 
-    /// The bytes as `Data` that owns the writer's buffer (no copy; a buffer much larger than what
-    /// was written is shrunk first).
+    /// The bytes as `Data` that owns the writer's buffer (no copy; the block keeps its capacity,
+    /// at most twice what was written once the writer had to grow).
     package consuming func data() -> Data {
         let base = self.base
         let count = self.count
         let capacity = self.capacity
         discard self
         if capacity == 0 { return Data() }
-        var block = base
-        if capacity - count > max(4096, count / 4), let smaller = realloc(base, max(count, 1)) {
-            block = smaller.assumingMemoryBound(to: UInt8.self)
-        }
-        return Data(bytesNoCopy: block, count: count, deallocator: .free)
+        return Data(bytesNoCopy: base, count: count, deallocator: .free)
     }
 
     /// Stands in for the buffer of a writer that has allocated nothing (never read or freed).
@@ -63,14 +59,14 @@ package struct JSONWriter: ~Copyable {
         let needed = count + extra
         var newCapacity = max(capacity * 2, 64)
         while newCapacity < needed { newCapacity *= 2 }
-        if capacity == 0 {
-            base = Self.allocate(newCapacity)
-        } else {
-            guard let block = realloc(base, newCapacity) else {
-                fatalError("JSONWriter: out of memory (\(newCapacity) bytes)")
-            }
-            base = block.assumingMemoryBound(to: UInt8.self)
+        // A new block and a copy, not realloc: whether realloc can grow in place depends on the
+        // heap's layout, which would make the allocation count per encode vary between processes.
+        let block = Self.allocate(newCapacity)
+        if capacity > 0 {
+            block.update(from: base, count: count)
+            free(base)
         }
+        base = block
         capacity = newCapacity
     }
 
@@ -202,14 +198,15 @@ package struct JSONWriter: ~Copyable {
     }
 
     /// Fills `order` with `0..<order.count` sorted by `precedes` (stable: equal slots keep their
-    /// order). Insertion sort for the few members of a typical object, the library sort above that.
+    /// order). Insertion sort for the few members of a typical object, heapsort above that: both in
+    /// place, so the number of allocations never depends on the order the members came in (the
+    /// library sort's merge buffer does, and a dictionary's order changes from process to process).
     @inline(__always)
     static func sortSlots(_ order: UnsafeMutableBufferPointer<Int>, by precedes: (Int, Int) -> Bool) {
         let count = order.count
         for slot in 0..<count { order.initializeElement(at: slot, to: slot) }
         if count > 16 {
-            var sorted = order
-            sorted.sort { precedes($0, $1) || (!precedes($1, $0) && $0 < $1) }
+            heapSort(order) { precedes($0, $1) || (!precedes($1, $0) && $0 < $1) }
             return
         }
         for next in 1..<max(count, 1) {
@@ -220,6 +217,26 @@ package struct JSONWriter: ~Copyable {
                 hole -= 1
             }
             order[hole] = slot
+        }
+    }
+
+    /// Sorts `items` by the strict total order `less`, in place.
+    static func heapSort(_ items: UnsafeMutableBufferPointer<Int>, by less: (Int, Int) -> Bool) {
+        func siftDown(_ start: Int, _ end: Int) {
+            var root = start
+            while 2 * root + 1 < end {
+                var child = 2 * root + 1
+                if child + 1 < end && less(items[child], items[child + 1]) { child += 1 }
+                guard less(items[root], items[child]) else { return }
+                items.swapAt(root, child)
+                root = child
+            }
+        }
+        let count = items.count
+        for start in stride(from: count / 2 - 1, through: 0, by: -1) { siftDown(start, count) }
+        for end in stride(from: count - 1, to: 0, by: -1) {
+            items.swapAt(0, end)
+            siftDown(0, end)
         }
     }
 

@@ -117,6 +117,21 @@ struct JSONWriterTests {
         #expect(JSONWriter(capacity: capacity).data().isEmpty)
     }
 
+    @Test("slots sort stably at every size, in place (insertion sort, then heapsort above 16)")
+    func slotSort() {
+        var generator = SplitMix64(seed: 3)
+        for count in [0, 1, 2, 16, 17, 40, 257] {
+            let keys = (0..<count).map { _ in Int(generator.next() % 12) }
+            let sorted = withUnsafeTemporaryAllocation(of: Int.self, capacity: count) { order -> [Int] in
+                JSONWriter.sortSlots(order, by: { keys[$0] < keys[$1] })
+                return Array(order)
+            }
+            // The reference: by key, equal keys in their original order.
+            let expected = (0..<count).sorted { keys[$0] < keys[$1] || (keys[$0] == keys[$1] && $0 < $1) }
+            #expect(sorted == expected, "\(count) slots")
+        }
+    }
+
     @Test("description is compact sorted JSON, with null for non-finite numbers")
     func valueDescription() {
         let value: FrontmailValue = ["b": .double(.nan), "a": [1, "x"]]
