@@ -21,8 +21,7 @@ struct StreamingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     private func integer(_ value: some BinaryInteger, _ key: Key) throws {
         guard let integer = Int(exactly: value) else {
-            _ = try ValueEncoder.checkedInteger(value, codingPath: codingPath + [key])
-            return
+            throw StreamEncoder.Unwritable()
         }
         member(key) { $0.writeInteger(integer) }
     }
@@ -34,8 +33,7 @@ struct StreamingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encode(_ value: String, forKey key: Key) throws { member(key) { $0.writeString(value) } }
     mutating func encode(_ value: Double, forKey key: Key) throws {
         guard value.isFinite else {
-            _ = try ValueEncoder.checkedDouble(value, codingPath: codingPath + [key])
-            return
+            throw StreamEncoder.Unwritable()
         }
         member(key) { try? $0.writeDouble(value) }
     }
@@ -92,7 +90,7 @@ struct StreamingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 }
 
-struct StreamingUnkeyedContainer: UnkeyedEncodingContainer {
+struct StreamingUnkeyedContainer: UnkeyedEncodingContainer, StreamingScalarSink {
     let state: StreamState
     let level: Int?
     let owner: Int
@@ -105,44 +103,28 @@ struct StreamingUnkeyedContainer: UnkeyedEncodingContainer {
         return state.storage.pointee.open[level].count
     }
 
-    private var nextPath: [any CodingKey] { codingPath + [IndexKey(count)] }
-
     @inline(__always)
-    private func element(_ write: (inout JSONWriter) -> Void) {
+    func put(_ write: (inout JSONWriter) -> Void) {
         guard let level, state.activate(level: level, owner: owner) else { return }
         state.beginElement(level: level)
         write(&state.storage.pointee.writer)
     }
 
-    private func integer(_ value: some BinaryInteger) throws {
-        guard let integer = Int(exactly: value) else {
-            _ = try ValueEncoder.checkedInteger(value, codingPath: nextPath)
-            return
-        }
-        element { $0.writeInteger(integer) }
-    }
-
-    mutating func encodeNil() throws { element { $0.writeRaw("null") } }
-    mutating func encode(_ value: Bool) throws { element { $0.writeRaw(value ? "true" : "false") } }
-    mutating func encode(_ value: String) throws { element { $0.writeString(value) } }
-    mutating func encode(_ value: Double) throws {
-        guard value.isFinite else {
-            _ = try ValueEncoder.checkedDouble(value, codingPath: nextPath)
-            return
-        }
-        element { try? $0.writeDouble(value) }
-    }
+    mutating func encodeNil() throws { put { $0.writeRaw("null") } }
+    mutating func encode(_ value: Bool) throws { put { $0.writeRaw(value ? "true" : "false") } }
+    mutating func encode(_ value: String) throws { put { $0.writeString(value) } }
+    mutating func encode(_ value: Double) throws { try putDouble(value) }
     mutating func encode(_ value: Float) throws { try encode(Double(value)) }
-    mutating func encode(_ value: Int) throws { element { $0.writeInteger(value) } }
-    mutating func encode(_ value: Int8) throws { try integer(value) }
-    mutating func encode(_ value: Int16) throws { try integer(value) }
-    mutating func encode(_ value: Int32) throws { try integer(value) }
-    mutating func encode(_ value: Int64) throws { try integer(value) }
-    mutating func encode(_ value: UInt) throws { try integer(value) }
-    mutating func encode(_ value: UInt8) throws { try integer(value) }
-    mutating func encode(_ value: UInt16) throws { try integer(value) }
-    mutating func encode(_ value: UInt32) throws { try integer(value) }
-    mutating func encode(_ value: UInt64) throws { try integer(value) }
+    mutating func encode(_ value: Int) throws { put { $0.writeInteger(value) } }
+    mutating func encode(_ value: Int8) throws { try putInteger(value) }
+    mutating func encode(_ value: Int16) throws { try putInteger(value) }
+    mutating func encode(_ value: Int32) throws { try putInteger(value) }
+    mutating func encode(_ value: Int64) throws { try putInteger(value) }
+    mutating func encode(_ value: UInt) throws { try putInteger(value) }
+    mutating func encode(_ value: UInt8) throws { try putInteger(value) }
+    mutating func encode(_ value: UInt16) throws { try putInteger(value) }
+    mutating func encode(_ value: UInt32) throws { try putInteger(value) }
+    mutating func encode(_ value: UInt64) throws { try putInteger(value) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         guard let level, state.activate(level: level, owner: owner) else { return }
@@ -177,7 +159,7 @@ struct StreamingUnkeyedContainer: UnkeyedEncodingContainer {
     mutating func superEncoder() -> any Encoder { StreamingEncoder.unfollowable(state, depth: depth + 1) }
 }
 
-struct StreamingSingleContainer: SingleValueEncodingContainer {
+struct StreamingSingleContainer: SingleValueEncodingContainer, StreamingScalarSink {
     let state: StreamState
     let level: Int
     let depth: Int
@@ -185,44 +167,53 @@ struct StreamingSingleContainer: SingleValueEncodingContainer {
     var codingPath: [any CodingKey] { state.path(depth: depth) }
 
     @inline(__always)
-    private func single(_ write: (inout JSONWriter) -> Void) {
+    func put(_ write: (inout JSONWriter) -> Void) {
         guard state.singleWritable(level: level, mark: mark) else { return }
         write(&state.storage.pointee.writer)
     }
 
-    private func integer(_ value: some BinaryInteger) throws {
-        guard let integer = Int(exactly: value) else {
-            _ = try ValueEncoder.checkedInteger(value, codingPath: codingPath)
-            return
-        }
-        single { $0.writeInteger(integer) }
-    }
-
-    mutating func encodeNil() throws { single { $0.writeRaw("null") } }
-    mutating func encode(_ value: Bool) throws { single { $0.writeRaw(value ? "true" : "false") } }
-    mutating func encode(_ value: String) throws { single { $0.writeString(value) } }
-    mutating func encode(_ value: Double) throws {
-        guard value.isFinite else {
-            _ = try ValueEncoder.checkedDouble(value, codingPath: codingPath)
-            return
-        }
-        single { try? $0.writeDouble(value) }
-    }
+    mutating func encodeNil() throws { put { $0.writeRaw("null") } }
+    mutating func encode(_ value: Bool) throws { put { $0.writeRaw(value ? "true" : "false") } }
+    mutating func encode(_ value: String) throws { put { $0.writeString(value) } }
+    mutating func encode(_ value: Double) throws { try putDouble(value) }
     mutating func encode(_ value: Float) throws { try encode(Double(value)) }
-    mutating func encode(_ value: Int) throws { single { $0.writeInteger(value) } }
-    mutating func encode(_ value: Int8) throws { try integer(value) }
-    mutating func encode(_ value: Int16) throws { try integer(value) }
-    mutating func encode(_ value: Int32) throws { try integer(value) }
-    mutating func encode(_ value: Int64) throws { try integer(value) }
-    mutating func encode(_ value: UInt) throws { try integer(value) }
-    mutating func encode(_ value: UInt8) throws { try integer(value) }
-    mutating func encode(_ value: UInt16) throws { try integer(value) }
-    mutating func encode(_ value: UInt32) throws { try integer(value) }
-    mutating func encode(_ value: UInt64) throws { try integer(value) }
+    mutating func encode(_ value: Int) throws { put { $0.writeInteger(value) } }
+    mutating func encode(_ value: Int8) throws { try putInteger(value) }
+    mutating func encode(_ value: Int16) throws { try putInteger(value) }
+    mutating func encode(_ value: Int32) throws { try putInteger(value) }
+    mutating func encode(_ value: Int64) throws { try putInteger(value) }
+    mutating func encode(_ value: UInt) throws { try putInteger(value) }
+    mutating func encode(_ value: UInt8) throws { try putInteger(value) }
+    mutating func encode(_ value: UInt16) throws { try putInteger(value) }
+    mutating func encode(_ value: UInt32) throws { try putInteger(value) }
+    mutating func encode(_ value: UInt64) throws { try putInteger(value) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         guard state.singleWritable(level: level, mark: mark) else { return }
         state.leave(depth: depth)
         try state.encodeValue(value, depth: depth)
+    }
+}
+
+/// A container that writes one unkeyed value at a time (an array's next element, a single value):
+/// the checks of integers and doubles it shares.
+protocol StreamingScalarSink {
+    /// Writes one value, or nothing when the stream was abandoned.
+    func put(_ write: (inout JSONWriter) -> Void)
+}
+
+extension StreamingScalarSink {
+    func putInteger(_ value: some BinaryInteger) throws {
+        guard let integer = Int(exactly: value) else {
+            throw StreamEncoder.Unwritable()
+        }
+        put { $0.writeInteger(integer) }
+    }
+
+    func putDouble(_ value: Double) throws {
+        guard value.isFinite else {
+            throw StreamEncoder.Unwritable()
+        }
+        put { try? $0.writeDouble(value) }
     }
 }

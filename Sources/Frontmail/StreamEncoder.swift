@@ -10,6 +10,10 @@ import Foundation
 /// of container for one value ends the attempt, and the caller falls back to the tree path, which
 /// supports every use. So does any error (the tree path then throws it with its coding path).
 package enum StreamEncoder {
+    /// A value JSON cannot carry (a non-finite number, an integer beyond 64 bits). The stream ends
+    /// and the tree path encodes again, throwing the error with its coding path.
+    struct Unwritable: Error {}
+
     /// Writes `value`, which must encode to a JSON object, at the end of `writer`. Returns false,
     /// with `writer` as it was, when the value needs the tree path (see above).
     package static func writeObject<T: Encodable>(_ value: T, into writer: inout JSONWriter) -> Bool {
@@ -141,9 +145,7 @@ final class StreamState {
             do {
                 try storage.pointee.writer.write(node)
             } catch {
-                throw EncodingError.invalidValue(
-                    error.value,
-                    EncodingError.Context(codingPath: path(depth: depth), debugDescription: "not a valid JSON number"))
+                throw StreamEncoder.Unwritable()
             }
         } else {
             return false
@@ -153,8 +155,7 @@ final class StreamState {
 
     func writeDouble(_ value: Double, depth: Int) throws {
         guard value.isFinite else {
-            _ = try ValueEncoder.checkedDouble(value, codingPath: path(depth: depth))
-            return
+            throw StreamEncoder.Unwritable()
         }
         try? storage.pointee.writer.writeDouble(value)
     }
