@@ -185,8 +185,10 @@ public enum CancellationLatency {
                         throw error
                     }
                     let cancelledAt = core.now()
-                    let cancelledOnSDKClock = SystemClock().now()
                     measured.cancel()
+                    // Read after the cancel is requested, so an attempt begun just before `cancel()`
+                    // (in the `random` phase, say) does not count as one begun after it.
+                    let cancelledOnSDKClock = SystemClock().now()
                     let (code, thrownAt) = await measured.value
                     result.latency.record(thrownAt - cancelledAt, scale: 1e9)
                     result.codes[code, default: 0] += 1
