@@ -184,7 +184,7 @@ struct FaultPlanTests {
         let model = CapacityModel(workers: 2, serviceTime: .fixed(.milliseconds(100)))
         let queued = FaultEngine(plan: FaultPlan(capacity: model), seed: 1)
         let waits = (0..<4).map { index -> Double in
-            if case .proceed(let wait) = queued.admit(at: 0, identity: UInt64(index), attempt: 1) { return wait }
+            if case .proceed(let wait, _) = queued.admit(at: 0, identity: UInt64(index), attempt: 1) { return wait }
             return -1
         }
         #expect(waits.map { ($0 * 1000).rounded() } == [100, 100, 200, 200])

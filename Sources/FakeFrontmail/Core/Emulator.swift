@@ -167,6 +167,15 @@ public final class Emulator: Sendable {
     private static let fingerprintConflict = ServerResponse.error(
         409, "idempotency_conflict", "This Idempotency-Key was used with a different request body.")
 
+    /// The claimed send will never be processed (the server dropped it): its key is free again,
+    /// as a refused send's is.
+    public func releaseSend(_ claim: SendClaim) {
+        guard let key = claim.key else { return }
+        state.withLock { state in
+            if case .inProgress? = state.idempotency[key] { state.idempotency[key] = nil }
+        }
+    }
+
     // MARK: Send, phase 2
 
     /// Validates the send and commits it. Returns the answer and the message committed (if any).

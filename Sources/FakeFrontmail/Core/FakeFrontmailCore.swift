@@ -23,6 +23,8 @@ public struct Ticket: Sendable {
     /// How long the server waits before it completes the request (processing or fault delay).
     public let wait: TimeInterval
     let stage: Stage
+    /// Its place on the capacity calendar (nil without a capacity model).
+    var booking: CapacityBook.Booking?
 
     enum Stage: Sendable {
         case ready(Disposition)
@@ -44,14 +46,19 @@ public final class FakeFrontmailCore: Sendable {
     private let startNanos: UInt64
     private let connections = Atomic<UInt32>(0)
 
-    public init(config: EmulatorConfig = EmulatorConfig(), plan: FaultPlan = .none, seed: UInt64 = 1) {
+    /// `seriesWidth`: the bucket width in seconds of the capacity model's busy-worker and queue-depth
+    /// series (`capacitySeries`); nil records none.
+    public init(
+        config: EmulatorConfig = EmulatorConfig(), plan: FaultPlan = .none, seed: UInt64 = 1,
+        seriesWidth: Double? = nil
+    ) {
         let start = DispatchTime.now().uptimeNanoseconds
         startNanos = start
         let now: @Sendable () -> TimeInterval = { Double(DispatchTime.now().uptimeNanoseconds &- start) / 1e9 }
         emulator = Emulator(config: config, seed: seed, now: now)
         ledger = AttemptLedger()
         self.plan = plan
-        faults = FaultEngine(plan: plan, seed: seed)
+        faults = FaultEngine(plan: plan, seed: seed, seriesWidth: seriesWidth)
     }
 
     /// Seconds since the core was made (monotonic).
@@ -63,6 +70,10 @@ public final class FakeFrontmailCore: Sendable {
     public func nextConnectionID() -> UInt32 {
         connections.wrappingAdd(1, ordering: .relaxed).newValue
     }
+
+    /// The capacity model's busy-worker and queue-depth integrals per bucket so far (nil without a
+    /// capacity model or a series width).
+    public var capacitySeries: CapacitySeries? { faults.capacitySeries }
 
     /// Whether a refuse window is open now.
     public var isRefusing: Bool { faults.isRefusing(at: now()) }
@@ -99,7 +110,9 @@ public final class FakeFrontmailCore: Sendable {
             note.rule = Int16(clamping: rule)
             note.action = LedgerAction(action.kind)
         }
-        func ticket(_ stage: Ticket.Stage) -> Ticket { Ticket(index: index, wait: steps.wait, stage: stage) }
+        func ticket(_ stage: Ticket.Stage) -> Ticket {
+            Ticket(index: index, wait: steps.wait, stage: stage, booking: steps.booking)
+        }
 
         let rewrite: FaultSteps.Rewrite
         let commitAtOnce: Bool
@@ -134,6 +147,14 @@ public final class FakeFrontmailCore: Sendable {
     public func complete(_ ticket: Ticket, clientGone: Bool = false) -> Disposition? {
         let disposition: Disposition
         var note = LedgerNote()
+        if clientGone, let booking = ticket.booking, faults.release(booking, at: now()) {
+            // The plan drops abandoned work: the request is never processed.
+            if case .send(let claim, _) = ticket.stage { emulator.releaseSend(claim) }
+            note.action = .dropped
+            note.clientGone = true
+            record(note, at: ticket.index)
+            return nil
+        }
         switch ticket.stage {
         case .ready(let ready):
             disposition = ready

@@ -13,15 +13,14 @@ final class FaultEngine: Sendable {
         var nthCounters: [Int]
         /// How often each rule has applied (for `limit`).
         var applied: [Int]
-        /// When each capacity worker is next free (seconds since start).
-        var workerFreeAt: [Double]
-        /// Start times of booked requests that may still be waiting (kept only with `maxQueue`).
-        var pendingStarts: [Double] = []
+        /// The capacity model's calendar (nil without a capacity model).
+        var book: CapacityBook?
     }
 
     private let state: Mutex<State>
 
-    init(plan: FaultPlan, seed: UInt64) {
+    /// `seriesWidth`: the bucket width (seconds) of the capacity model's busy and queue series.
+    init(plan: FaultPlan, seed: UInt64, seriesWidth: Double? = nil) {
         self.plan = plan
         self.seed = seed
         self.refuseWindows = plan.rules.filter { $0.action.kind == .refuse }.map {
@@ -31,7 +30,7 @@ final class FaultEngine: Sendable {
             State(
                 nthCounters: Array(repeating: 0, count: plan.rules.count),
                 applied: Array(repeating: 0, count: plan.rules.count),
-                workerFreeAt: Array(repeating: 0, count: plan.capacity?.workers ?? 0)))
+                book: plan.capacity.map { CapacityBook(model: $0, seriesWidth: seriesWidth) }))
     }
 
     func isRefusing(at elapsed: Double) -> Bool {
@@ -78,36 +77,30 @@ final class FaultEngine: Sendable {
     }
 
     enum Admission {
-        /// Processing starts after `wait` (queueing plus service time).
-        case proceed(wait: Double)
+        /// Processing starts after `wait` (queueing plus service time); `booking` is its place on
+        /// the capacity calendar (nil without a capacity model).
+        case proceed(wait: Double, booking: CapacityBook.Booking?)
         case shed
     }
 
     /// Books a worker for a request arriving at `elapsed` (virtual time, no threads involved).
     func admit(at elapsed: Double, identity: UInt64, attempt: UInt32) -> Admission {
-        guard let capacity = plan.capacity else { return .proceed(wait: 0) }
+        guard let capacity = plan.capacity else { return .proceed(wait: 0, booking: nil) }
         var random = SeededRandom(seed: seed ^ 0xC0FF_EE00, mixing: identity, UInt64(attempt))
         let service = capacity.serviceTime.sample(&random)
         return state.withLock { state -> Admission in
-            var best = 0
-            for index in state.workerFreeAt.indices where state.workerFreeAt[index] < state.workerFreeAt[best] {
-                best = index
+            switch state.book?.admit(at: elapsed, service: service) {
+            case .proceed(let booking)?: return .proceed(wait: booking.finish - elapsed, booking: booking)
+            case .shed?, nil: return .shed
             }
-            let start = max(elapsed, state.workerFreeAt[best])
-            if start > elapsed {
-                switch capacity.mode {
-                case .shed:
-                    return .shed
-                case .queue:
-                    if let limit = capacity.maxQueue {
-                        state.pendingStarts.removeAll { $0 <= elapsed }
-                        if state.pendingStarts.count >= limit { return .shed }
-                        state.pendingStarts.append(start)
-                    }
-                }
-            }
-            state.workerFreeAt[best] = start + service
-            return .proceed(wait: start + service - elapsed)
         }
     }
+
+    /// The client of a booked request left at `now`: true when the plan drops it unprocessed.
+    func release(_ booking: CapacityBook.Booking, at now: Double) -> Bool {
+        state.withLock { $0.book?.release(booking, at: now) ?? false }
+    }
+
+    /// The capacity model's series so far (nil without a capacity model or a series width).
+    var capacitySeries: CapacitySeries? { state.withLock { $0.book?.series } }
 }

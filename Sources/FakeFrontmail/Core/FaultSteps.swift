@@ -9,6 +9,8 @@ struct FaultSteps: Sendable {
     /// Seconds before the request completes: the fault's delay plus capacity queueing and service.
     var wait: Double
     var next: Next
+    /// The request's place on the capacity calendar (nil without a capacity model or when shed).
+    var booking: CapacityBook.Booking?
 
     enum Next: Sendable {
         /// Answer this without processing the request.
@@ -74,8 +76,9 @@ extension FaultEngine {
             response.headers.set(name: "Retry-After", value: retryAfter)
             steps.wait = 0
             steps.next = .shed(.respond(response, bytesPerSecond: nil))
-        case .proceed(let capacityWait):
+        case .proceed(let capacityWait, let booking):
             steps.wait += capacityWait
+            steps.booking = booking
             steps.next = .process(FaultSteps.Rewrite(action), commitAtOnce: action?.kind == .commitThenDelay)
         }
         return steps

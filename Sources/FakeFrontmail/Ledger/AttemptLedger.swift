@@ -16,6 +16,8 @@ public enum LedgerAction: UInt8, Sendable, Hashable, CaseIterable {
     case commitThenDelay
     /// Refused by the capacity model (503 + Retry-After).
     case shed
+    /// Queued, and dropped unprocessed because its client had gone (`abandoned: drop`).
+    case dropped
 
     public var name: String {
         switch self {
@@ -30,6 +32,7 @@ public enum LedgerAction: UInt8, Sendable, Hashable, CaseIterable {
         case .commitThenDrop: return "commitThenDrop"
         case .commitThenDelay: return "commitThenDelay"
         case .shed: return "shed"
+        case .dropped: return "dropped"
         }
     }
 
