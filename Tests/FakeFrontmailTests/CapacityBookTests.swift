@@ -167,6 +167,8 @@ struct CapacityBookTests {
         let series = try #require(book.series)
         #expect(series.busy == [1, 1, 0.5])
         #expect(series.waiting == [0.5, 0.5])
+        #expect(series.served == [0, 1, 1])
+        #expect(series.dead.isEmpty)
         do {
             let released = book.release(second, at: 1.0)
             #expect(released)
@@ -174,6 +176,23 @@ struct CapacityBookTests {
         let after = try #require(book.series)
         #expect(after.busy == [1, 0.5, 0])
         #expect(after.waiting == [0.5, 0])
+        #expect(after.served == [0, 1, 0])
+    }
+
+    @Test("serve counts the work an abandoned request still takes as dead work, when its worker finishes it")
+    func deadWork() throws {
+        var book = CapacityBook(
+            model: try Self.model(#"{"workers": 1, "serviceTime": "1s", "abandoned": "serve"}"#), seriesWidth: 1)
+        _ = book.admit(at: 0, service: 1)
+        guard case .proceed(let waiting) = book.admit(at: 0, service: 1) else {
+            Issue.record("not booked")
+            return
+        }
+        let released = book.release(waiting, at: 0.5)
+        #expect(!released)
+        let series = try #require(book.series)
+        #expect(series.dead == [0, 0, 1])
+        #expect(series.served == [0, 1, 1])
     }
 
     @Test("a schedule is validated: order, overlap, workers or factor, ranges")

@@ -67,19 +67,24 @@ struct CapacityBook {
         let booking = Booking(worker: best.worker, arrival: elapsed, start: best.start, finish: best.start + service)
         freeAt[best.worker] = booking.finish
         series?.add(waiting: booking.arrival..<booking.start, busy: booking.start..<booking.finish, sign: 1)
+        series?.count(served: booking.finish, sign: 1)
         return .proceed(booking)
     }
 
     /// The client of `booking` left at `now`. With `abandoned: drop` and the request still waiting
     /// for its turn, its reserved time is given back and true returned (the request must not be
-    /// processed); otherwise nothing changes (the work is served, dead).
+    /// processed); otherwise the calendar stays and the work still to do counts as dead work.
     mutating func release(_ booking: Booking, at now: Double) -> Bool {
-        guard model.abandoned == .drop, now < booking.start else { return false }
+        guard model.abandoned == .drop, now < booking.start else {
+            if now < booking.finish { series?.count(dead: booking.finish) }
+            return false
+        }
         freeAt[booking.worker] = max(now, freeAt[booking.worker] - (booking.finish - booking.start))
         if model.maxQueue != nil, let index = pendingStarts.firstIndex(of: booking.start) {
             pendingStarts.remove(at: index)
         }
         series?.add(waiting: now..<booking.start, busy: booking.start..<booking.finish, sign: -1)
+        series?.count(served: booking.finish, sign: -1)
         return true
     }
 
@@ -92,19 +97,33 @@ struct CapacityBook {
 }
 
 /// Per-bucket integrals of the capacity model: worker-seconds busy and request-seconds waiting
-/// (divided by the width: the mean busy workers and the mean queue depth of each bucket).
+/// (divided by the width: the mean busy workers and the mean queue depth of each bucket), and the
+/// requests whose service ends in each bucket (served; dead: their client had gone by then).
 public struct CapacitySeries: Sendable {
     public let width: Double
     public private(set) var busy: [Double] = []
     public private(set) var waiting: [Double] = []
+    public private(set) var served: [Int] = []
+    public private(set) var dead: [Int] = []
     /// A run that goes on longer keeps its first buckets only (a day at one-second buckets).
-    static let maxBuckets = 1 << 17
+    public static let maxBuckets = 1 << 17
 
     init(width: Double) { self.width = width }
 
     mutating func add(waiting span: Range<Double>, busy work: Range<Double>, sign: Double) {
         Self.integrate(&waiting, span, sign, width)
         Self.integrate(&busy, work, sign, width)
+    }
+
+    mutating func count(served at: Double, sign: Int) { Self.bump(&served, at, sign, width) }
+
+    mutating func count(dead at: Double) { Self.bump(&dead, at, 1, width) }
+
+    private static func bump(_ buckets: inout [Int], _ time: Double, _ sign: Int, _ width: Double) {
+        guard time >= 0, time.isFinite, width > 0 else { return }
+        let bucket = min(Int(time / width), maxBuckets - 1)
+        if buckets.count <= bucket { buckets.append(contentsOf: repeatElement(0, count: bucket + 1 - buckets.count)) }
+        buckets[bucket] += sign
     }
 
     private static func integrate(_ buckets: inout [Double], _ span: Range<Double>, _ sign: Double, _ width: Double) {

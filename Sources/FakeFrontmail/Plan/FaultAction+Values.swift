@@ -208,7 +208,8 @@ public struct CapacityModel: Sendable, Hashable, Codable {
             if index > 0, change.from < schedule[index - 1].to {
                 throw InputError(
                     path: item + ".from",
-                    reason: "windows must be in order and not overlap (the one before ends at \(schedule[index - 1].to))")
+                    reason:
+                        "windows must be in order and not overlap (the one before ends at \(schedule[index - 1].to))")
             }
         }
     }

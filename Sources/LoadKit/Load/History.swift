@@ -50,14 +50,19 @@ public final class History: SendObserver {
         /// Attempts that ended in an error, by code (every attempt, not just the last).
         var attemptErrors: [String: Int] = [:]
         var ok = 0
+        /// Attempts started per bucket of `bucketWidth` seconds (the time series' client side).
+        var attemptBuckets: [Int] = []
     }
 
     private let state = Mutex(State())
     /// The run's clock (seconds since the fake server started).
     let now: @Sendable () -> Double
+    /// The width of the attempt-count buckets in seconds of the run's clock (a policy second).
+    let bucketWidth: Double
 
-    init(now: @escaping @Sendable () -> Double, expected: Int = 0) {
+    init(now: @escaping @Sendable () -> Double, expected: Int = 0, bucketWidth: Double = 1) {
         self.now = now
+        self.bucketWidth = bucketWidth
         state.withLock {
             $0.records.reserveCapacity(expected)
         }
@@ -109,7 +114,13 @@ public final class History: SendObserver {
         guard let sendID = Self.currentSendID else { return }
         switch event {
         case .attemptStarted(_, let key, _, _):
+            let bucket = min(CapacitySeries.maxBuckets - 1, max(0, Int(now() / bucketWidth)))
             state.withLock { state in
+                if state.attemptBuckets.count <= bucket {
+                    state.attemptBuckets.append(
+                        contentsOf: repeatElement(0, count: bucket + 1 - state.attemptBuckets.count))
+                }
+                state.attemptBuckets[bucket] += 1
                 state.records[sendID].attempts += 1
                 if let first = state.records[sendID].firstKey {
                     if first != key { state.records[sendID].keyChanged = true }
@@ -139,6 +150,8 @@ public final class History: SendObserver {
     public var records: [Record] { state.withLock { $0.records } }
     public var backoffs: [Backoff] { state.withLock { $0.backoffs } }
     public var attemptErrors: [String: Int] { state.withLock { $0.attemptErrors } }
+    /// Attempts the SDK reported starting, per bucket of `bucketWidth` seconds.
+    public var attemptBuckets: [Int] { state.withLock { $0.attemptBuckets } }
 
     /// For progress lines: scheduled, finished ok, in flight, errors by code.
     var snapshot: (scheduled: Int, ok: Int, inFlight: Int, errors: [String: Int]) {

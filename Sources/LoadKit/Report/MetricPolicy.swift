@@ -135,6 +135,18 @@ public enum MetricPolicies {
                 "reference_p99", "reference_max",
             ]),
             policy: .info),
+        // the time series and the metastability verdict: recovering is strict, the rest judged by
+        // which way is better
+        Rule(
+            probe: .one(["timeseries"]), metric: .one(["peak_load", "peak_queue_depth", "dead_work"]),
+            statistic: .one(["value"]), policy: .lower),
+        Rule(probe: .one(["timeseries"]), metric: .any, statistic: .any, policy: .info),
+        Rule(probe: .one(["metastability"]), metric: .one(["verdict"]), statistic: .any, policy: .mustNotGrow),
+        Rule(
+            probe: .one(["metastability"]), metric: .one(["recovery_s", "peak_load", "dead_work"]), statistic: .any,
+            policy: .lower),
+        Rule(probe: .one(["metastability"]), metric: .one(["goodput_after"]), statistic: .any, policy: .higher),
+        Rule(probe: .one(["metastability"]), metric: .any, statistic: .any, policy: .info),
         // what a calibrated load was a fraction of
         Rule(probe: .one(["calibration"]), metric: .any, statistic: .any, policy: .info),
         // the run itself

@@ -45,13 +45,18 @@ struct LoadExperiment {
     }
 
     private func runLoad(_ scenario: Scenario) async throws -> Measurement {
-        let core = FakeFrontmailCore(config: scenario.server, plan: scenario.scaledPlan, seed: scenario.seed)
         let scale = scenario.timeScale
+        let core = FakeFrontmailCore(
+            config: scenario.server, plan: scenario.scaledPlan, seed: scenario.seed, seriesWidth: scale)
+        // What the driver and the progress line see: a policy-time load in real time.
+        var running = scenario
+        running.load = scenario.load.running(timeScale: scale)
         let session = FakeFrontmailHarness.SessionOptions(
             maxConnections: scenario.client.maxConnections,
             requestTimeout: max(60, scenario.client.timeout.seconds * scale * 4))
         return try await withFakeFrontmail(frontEnd: scenario.transport, core: core, session: session) { harness in
-            let history = History(now: { core.now() }, expected: min(scenario.load.sends ?? 1024, 1_000_000))
+            let history = History(
+                now: { core.now() }, expected: min(scenario.load.sends ?? 1024, 1_000_000), bucketWidth: scale)
             var environment = SendEnvironment(observer: observerWrapper?(history) ?? history)
             if let randomOverride { environment.random = randomOverride }
             let client = try harness.client(
@@ -61,10 +66,10 @@ struct LoadExperiment {
             let send = LogicalSend(scenario: scenario, client: client, history: history)
 
             let started = core.now()
-            let reporter = progress ? ProgressReporter(scenario: scenario, history: history, start: started) : nil
+            let reporter = progress ? ProgressReporter(scenario: running, history: history, start: started) : nil
             await withTaskGroup(of: Void.self) { group in
                 if let reporter { group.addTask { await reporter.run() } }
-                await LoadDriver.run(scenario.load, history: history, send: send.callAsFunction)
+                await LoadDriver.run(running.load, history: history, send: send.callAsFunction)
                 group.cancelAll()
             }
             reporter?.finish()
@@ -79,8 +84,34 @@ struct LoadExperiment {
             measurement.metrics = probes.metrics
             measurement.files = probes.files
             measurement.effects = probes.effects
+            measurement.addTimeSeries(scenario, core: core, history: history)
             measurement.addRunRows(scenario: scenario.name, timeScale: scale)
             return measurement
         }
+    }
+}
+
+extension Measurement {
+    /// `timeseries.csv` and the `timeseries.*` figures of every load, and the verdict of a
+    /// `metastability` section.
+    mutating func addTimeSeries(_ scenario: Scenario, core: FakeFrontmailCore, history: History) {
+        let series = TimeSeries(
+            TimeSeries.Input(
+                width: scenario.timeScale, records: history.records, ledger: core.ledger.records,
+                attemptBuckets: history.attemptBuckets, capacity: core.capacitySeries, model: core.plan.capacity,
+                end: core.now()))
+        files["timeseries.csv"] = series.csv
+        let summary = series.summary(scenario: scenario.name)
+        rows += summary.rows
+        metrics.merge(summary.metrics) { $1 }
+        guard let settings = scenario.metastability, let (trigger, restore) = settings.resolved(plan: scenario.plan)
+        else { return }
+        let judged = series.metastability(settings, trigger: trigger, restore: restore)
+        var builder = SummaryBuilder(scenario: scenario.name)
+        for (name, value, unit) in judged {
+            builder.add("metastability", name, "value", value, unit)
+            metrics["metastability.\(name)"] = value
+        }
+        rows += builder.rows
     }
 }

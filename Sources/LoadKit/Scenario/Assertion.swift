@@ -77,7 +77,13 @@ public struct Assertion: Sendable, Hashable, CustomStringConvertible {
                 throw InputError(path: path, reason: "'\(name)': \(reason)")
             }
             switch (source, scenario.experiment) {
-            case (.cancellation, .cancellation), (.calibration, .load): break
+            case (.cancellation, .cancellation), (.calibration, .load), (.timeseries, .load): break
+            case (.metastability, .load) where scenario.metastability != nil: break
+            case (.metastability, _):
+                throw InputError(
+                    path: path, reason: "'\(name)' needs a metastability section, which this scenario lacks")
+            case (.timeseries, .cancellation):
+                throw InputError(path: path, reason: "'\(name)' is measured in a load, not a cancellation experiment")
             case (.calibration, .cancellation):
                 throw InputError(
                     path: path, reason: "'\(name)' belongs to a calibrated load, not a cancellation experiment")

@@ -47,6 +47,15 @@ extension MetricCatalog {
             ("calibration.<reference>.throughput", "sends/s"), ("calibration.<reference>.window", "s"),
             ("calibration.load.fraction", "ratio"), ("calibration.load.rate", "sends/s"),
         ]
+        list += [
+            ("timeseries.seconds", "s"), ("timeseries.peak_arrivals", "requests"), ("timeseries.peak_load", "ratio"),
+            ("timeseries.peak_queue_depth", "requests"), ("timeseries.dead_work", "requests"),
+            ("timeseries.dropped_unprocessed", "requests"),
+            ("metastability.verdict", "runs"), ("metastability.recovery_s", "s"),
+            ("metastability.goodput_before", "sends/s"), ("metastability.goodput_after", "sends/s"),
+            ("metastability.peak_load", "ratio"), ("metastability.dead_work", "requests"),
+            ("metastability.trigger_s", "s"), ("metastability.restore_s", "s"),
+        ]
         let cell = "cancellation.<phase>.<idle|load>"
         list += histogram.map { ("\(cell).\($0)", "ms") }
         list += [

@@ -27,6 +27,19 @@ public enum MetricCatalog {
         ],
     ]
 
+    /// What every load reports second by second (`timeseries.*`).
+    public static let timeseriesNames: Set<String> = [
+        "timeseries.seconds", "timeseries.peak_arrivals", "timeseries.peak_load", "timeseries.peak_queue_depth",
+        "timeseries.dead_work", "timeseries.dropped_unprocessed",
+    ]
+
+    /// What a `metastability` section reports.
+    public static let metastabilityNames: Set<String> = [
+        "metastability.verdict", "metastability.recovery_s", "metastability.goodput_before",
+        "metastability.goodput_after", "metastability.peak_load", "metastability.dead_work",
+        "metastability.trigger_s", "metastability.restore_s",
+    ]
+
     static let examples = "idempotency.duplicates, jitter.ks_d, send.success_rate, attempts_per_send.max"
 
     /// What produces a metric.
@@ -36,6 +49,10 @@ public enum MetricCatalog {
         case cancellation
         /// The calibration of a load's rate (`calibration.*`).
         case calibration
+        /// The per-second series of a load (`timeseries.*`).
+        case timeseries
+        /// A load's `metastability` section (`metastability.*`).
+        case metastability
     }
 
     /// Who produces `name`; nil for a name nothing produces.
@@ -43,6 +60,8 @@ public enum MetricCatalog {
         if name.hasPrefix("send.errors.") || name.hasPrefix("attempts.errors.") { return .probe(.outcome) }
         if name.hasPrefix("cancellation.") { return .cancellation }
         if name.hasPrefix("calibration.") { return .calibration }
+        if timeseriesNames.contains(name) { return .timeseries }
+        if metastabilityNames.contains(name) { return .metastability }
         for base in ["jitter.ks_d", "jitter.ks_critical_001", "jitter.ks_critical", "jitter.ks_p", "jitter.samples"]
         where name.hasPrefix(base + ".attempt") && Int(name.dropFirst(base.count + 8)) != nil {
             return .probe(.jitter)
@@ -91,6 +110,11 @@ extension MetricCatalog {
             let code = String(name.dropFirst(prefix.count))
             return errorCodes(in: scenario).contains(code)
                 ? nil : "no error code '\(code)' (the codes are listed in docs/scenarios.md)"
+        }
+        if name == "timeseries.peak_load" || name == "timeseries.peak_queue_depth"
+            || name == "metastability.peak_load", scenario.plan.capacity == nil
+        {
+            return "the plan has no capacity model to measure load against"
         }
         if name.hasPrefix("calibration.") {
             guard let reference = scenario.load.calibratedRate?.of, scenario.experiment == .load else {

@@ -6,7 +6,7 @@ extension Scenario: Decodable {
     static let fields: Set<String> = [
         "name", "description", "seed", "transport", "timeScale", "client", "load", "payload", "server", "plan",
         "probes",
-        "assertions", "quick", "cancellation",
+        "assertions", "quick", "cancellation", "metastability",
     ]
 
     public init(from decoder: any Decoder) throws {
@@ -24,6 +24,7 @@ extension Scenario: Decodable {
         server = try container.decodeIfPresent(EmulatorConfig.self, forKey: key("server")) ?? EmulatorConfig()
         plan = try container.decodeIfPresent(FaultPlan.self, forKey: key("plan")) ?? .none
         cancellation = try container.decodeIfPresent(CancellationSettings.self, forKey: key("cancellation"))
+        metastability = try container.decodeIfPresent(MetastabilitySettings.self, forKey: key("metastability"))
         let listed = try container.decodeIfPresent([String].self, forKey: key("probes"))
         if cancellation != nil, let listed, !listed.isEmpty {
             throw InputError(
@@ -90,6 +91,10 @@ extension Scenario: Decodable {
         try checkPlannedWork()
         try server.validate(path: "server")
         try plan.validate(path: "plan")
+        if let metastability {
+            try metastability.validate(path: "metastability", scenario: self)
+            try metastability.validate(path: "metastability", scenario: quickened())
+        }
         for (index, assertion) in assertions.enumerated() {
             try assertion.validate(path: "assertions[\(index)]", in: self)
         }
@@ -137,7 +142,9 @@ extension ClientSettings.ExplicitKeys: Decodable {
 
 extension LoadSettings: Decodable {
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(["type", "concurrency", "sends", "duration", "rate", "maxInFlight", "stages"])
+        try decoder.rejectUnknownKeys([
+            "type", "concurrency", "sends", "duration", "rate", "maxInFlight", "stages", "policyTime",
+        ])
         let container = try decoder.container(keyedBy: AnyKey.self)
         self.init()
         kind = try container.decodeIfPresent(Kind.self, forKey: AnyKey("type")) ?? .closed
@@ -152,6 +159,7 @@ extension LoadSettings: Decodable {
         }
         maxInFlight = try container.integer(Int.self, AnyKey("maxInFlight")) ?? maxInFlight
         stages = try container.decodeIfPresent([Stage].self, forKey: AnyKey("stages")) ?? []
+        policyTime = try container.decodeIfPresent(Bool.self, forKey: AnyKey("policyTime")) ?? false
     }
 
     /// The most sends one run may plan (the history keeps a record of each).
@@ -171,6 +179,11 @@ extension LoadSettings: Decodable {
                 throw InputError(path: path + ".duration", reason: "an open load needs a duration (or stages)")
             }
             if let calibratedRate {
+                guard !policyTime else {
+                    throw InputError(
+                        path: path + ".policyTime",
+                        reason: "takes written rates, not a calibrated one (measured in real time)")
+                }
                 try InputError.check(calibratedRate.fraction, in: 0.01...10, path + ".rate.fraction")
                 guard stages.isEmpty else {
                     throw InputError(path: path + ".stages", reason: "stages take absolute rates, not a calibrated one")
@@ -272,6 +285,8 @@ extension Scenario {
             copy.cancellation?.samples = max(10, (cancellation?.samples ?? 0) / 10)
             copy.cancellation?.soak = (cancellation?.soak ?? 0) / 10
             copy.load.sends = load.sends.map { max(20, $0 / 10) }
+            // A metastability run's length is the experiment (trigger, restore, window): kept.
+            guard metastability == nil else { return copy }
             copy.load.duration = load.duration.map { TimeSpan(seconds: max(0.5, $0.seconds / 10)) }
             copy.load.stages = load.stages.map {
                 LoadSettings.Stage(rate: $0.rate, duration: $0.duration.scaled(by: 0.1))

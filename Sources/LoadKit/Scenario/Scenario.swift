@@ -23,6 +23,8 @@ public struct Scenario: Sendable, Hashable {
     public var quick: QuickSettings?
     /// Makes the scenario a cancellation experiment instead of a load (see docs/scenarios.md).
     public var cancellation: CancellationSettings?
+    /// Judges recovery after a trigger from goodput per second (see docs/scenarios.md).
+    public var metastability: MetastabilitySettings?
     /// The file it came from.
     public var file: String = ""
 }
@@ -88,8 +90,27 @@ public struct LoadSettings: Sendable, Hashable {
     public var maxInFlight = 256
     /// Open loop: consecutive rate stages instead of one `rate` for `duration`.
     public var stages: [Stage] = []
+    /// Rates are per policy second and durations in policy seconds (multiplied by `timeScale` to
+    /// run), so a time-scaled run keeps its shape against the plan's windows.
+    public var policyTime = false
 
     public init() {}
+
+    /// The open loop's length as written (policy seconds when `policyTime`).
+    public var policyLength: Double {
+        stages.isEmpty ? duration?.seconds ?? 0 : stages.reduce(0) { $0 + $1.duration.seconds }
+    }
+
+    /// The load as the driver runs it: with `policyTime`, rates divided and durations multiplied by
+    /// `timeScale`.
+    public func running(timeScale: Double) -> LoadSettings {
+        guard policyTime, timeScale != 1 else { return self }
+        var copy = self
+        copy.rate = rate / timeScale
+        copy.duration = duration?.scaled(by: timeScale)
+        copy.stages = stages.map { Stage(rate: $0.rate / timeScale, duration: $0.duration.scaled(by: timeScale)) }
+        return copy
+    }
 }
 
 public struct QuickSettings: Sendable, Hashable {

@@ -43,7 +43,7 @@ struct ScenarioRunnerTests {
         #expect(
             names == [
                 "assertions.csv", "history.csv", "jitter_histogram.csv", "jitter_samples.csv", "latency_histogram.csv",
-                "ledger.csv", "summary.csv",
+                "ledger.csv", "summary.csv", "timeseries.csv",
             ])
         #expect(result.rows.last?.key == "run.time_scale.value")
     }

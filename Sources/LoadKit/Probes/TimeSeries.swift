@@ -1,0 +1,215 @@
+import FakeFrontmail
+import Foundation
+
+/// A run second by second (policy seconds): the server from its ledger and capacity calendar, the
+/// client from the history. Written as `timeseries.csv` for every load (docs/csv.md).
+struct TimeSeries {
+    struct Second: Sendable, Hashable {
+        /// Server: requests that arrived, were processed (with a capacity model: whose worker
+        /// finished them), shed, dropped unprocessed.
+        var arrivals = 0
+        var served = 0
+        var shed = 0
+        var dropped = 0
+        /// Processed although the client had gone (dead work).
+        var deadWork = 0
+        /// Mean requests waiting for a worker, mean busy workers, workers the plan gives (NaN
+        /// without a capacity model).
+        var queueDepth = Double.nan
+        var busyWorkers = Double.nan
+        var capacityWorkers = Double.nan
+        /// Client: logical sends started, ended ok, ended otherwise, not started (open loop's cap).
+        var sendsStarted = 0
+        var sendsOK = 0
+        var sendsFailed = 0
+        var sendsDropped = 0
+        /// Attempts the SDK reported starting.
+        var attemptsStarted = 0
+        /// Mean logical sends in flight.
+        var inFlight = 0.0
+    }
+
+    /// One entry per policy second from the start of the run's clock.
+    private(set) var seconds: [Second]
+    /// Requests per policy second the base capacity model serves (NaN without one).
+    let capacityRate: Double
+
+    /// What the series is made from.
+    struct Input {
+        /// Wall seconds per policy second (the scenario's `timeScale`).
+        var width: Double
+        var records: [History.Record]
+        var ledger: [LedgerRecord]
+        var attemptBuckets: [Int]
+        var capacity: CapacitySeries?
+        /// The plan's capacity model as the server ran it (scaled).
+        var model: CapacityModel?
+        /// The end of the run on its clock (seconds).
+        var end: Double
+    }
+
+    init(_ input: Input) {
+        let width = input.width
+        let count = max(1, min(CapacitySeries.maxBuckets, Int((input.end / width).rounded(.up))))
+        var seconds = Array(repeating: Second(), count: count)
+        func bucket(_ time: Double) -> Int? {
+            guard time.isFinite, time >= 0 else { return nil }
+            return min(count - 1, Int(time / width))
+        }
+        for record in input.ledger {
+            if let at = bucket(record.arrival) { seconds[at].arrivals += 1 }
+            switch record.action {
+            case .shed: if let at = bucket(record.arrival) { seconds[at].shed += 1 }
+            case .dropped: if let at = bucket(record.arrival) { seconds[at].dropped += 1 }
+            case .hang, .reset, .close: break
+            case .served, .respond, .delay, .slowBody, .truncate, .commitThenDrop, .commitThenDelay:
+                guard let at = bucket(record.finished) else { break }
+                seconds[at].served += 1
+                if record.clientGone { seconds[at].deadWork += 1 }
+            }
+        }
+        for record in input.records {
+            if record.outcome == .dropped {
+                if let at = bucket(record.intended) { seconds[at].sendsDropped += 1 }
+                continue
+            }
+            if let at = bucket(record.started) { seconds[at].sendsStarted += 1 }
+            if let at = bucket(record.ended) {
+                if case .ok = record.outcome { seconds[at].sendsOK += 1 } else { seconds[at].sendsFailed += 1 }
+            }
+            let end = record.ended.isFinite ? record.ended : input.end
+            Self.spread(record.started..<end, width: width, into: &seconds) { $0.inFlight += $1 }
+        }
+        for (index, attempts) in input.attemptBuckets.enumerated() where index < count {
+            seconds[index].attemptsStarted = attempts
+        }
+        if let series = input.capacity, let model = input.model {
+            // With a capacity model, work is counted when its worker finishes it (the ledger's
+            // finish of an abandoned request is when its client left).
+            for index in seconds.indices {
+                seconds[index].served = index < series.served.count ? series.served[index] : 0
+                seconds[index].deadWork = index < series.dead.count ? series.dead[index] : 0
+                let busy = index < series.busy.count ? series.busy[index] : 0
+                let waiting = index < series.waiting.count ? series.waiting[index] : 0
+                seconds[index].busyWorkers = busy / series.width
+                seconds[index].queueDepth = waiting / series.width
+                seconds[index].capacityWorkers = Self.meanWorkers(model, from: Double(index) * width, width: width)
+            }
+        }
+        self.seconds = seconds
+        capacityRate = input.model.map { Double($0.workers) / (Self.meanService($0.serviceTime) / width) } ?? .nan
+    }
+
+    /// Adds each bucket's share of `span` (as a fraction of the bucket) with `add`.
+    private static func spread(
+        _ span: Range<Double>, width: Double, into seconds: inout [Second], _ add: (inout Second, Double) -> Void
+    ) {
+        guard span.lowerBound.isFinite, span.upperBound > span.lowerBound, span.lowerBound >= 0 else { return }
+        let first = Int(span.lowerBound / width)
+        let last = min(seconds.count - 1, Int(span.upperBound / width))
+        guard first <= last else { return }
+        for index in first...last {
+            let low = max(span.lowerBound, Double(index) * width)
+            let high = min(span.upperBound, Double(index + 1) * width)
+            if high > low { add(&seconds[index], (high - low) / width) }
+        }
+    }
+
+    /// The mean number of workers the plan gives over one bucket.
+    private static func meanWorkers(_ model: CapacityModel, from start: Double, width: Double) -> Double {
+        let steps = 16
+        var total = 0
+        for step in 0..<steps { total += model.workers(at: start + (Double(step) + 0.5) * width / Double(steps)) }
+        return Double(total) / Double(steps)
+    }
+
+    /// A distribution's mean, from a fixed sample (caps make the closed forms awkward).
+    static func meanService(_ distribution: Distribution) -> Double {
+        var random = SeededRandom(seed: 0x5EED)
+        let draws = 4096
+        var total = 0.0
+        for _ in 0..<draws { total += distribution.sample(&random) }
+        return total / Double(draws)
+    }
+
+    // MARK: Figures
+
+    /// Sends ended ok in each second.
+    var goodput: [Double] { seconds.map { Double($0.sendsOK) } }
+
+    /// The busiest second's server arrivals ÷ the base capacity (requests per second).
+    var peakLoad: Double { Double(seconds.map(\.arrivals).max() ?? 0) / capacityRate }
+
+    var deadWork: Int { seconds.reduce(0) { $0 + $1.deadWork } }
+
+    /// The `timeseries.*` summary rows and metrics.
+    func summary(scenario: String) -> (rows: [SummaryRow], metrics: [String: Double]) {
+        var builder = SummaryBuilder(scenario: scenario)
+        var metrics: [String: Double] = [:]
+        func put(_ name: String, _ value: Double, _ unit: String) {
+            builder.add("timeseries", name, "value", value, unit)
+            metrics["timeseries.\(name)"] = value
+        }
+        put("seconds", Double(seconds.count), "s")
+        put("peak_arrivals", Double(seconds.map(\.arrivals).max() ?? 0), "requests")
+        if capacityRate.isFinite {
+            put("peak_load", peakLoad, "ratio")
+            put("peak_queue_depth", seconds.map(\.queueDepth).max() ?? 0, "requests")
+        }
+        put("dead_work", Double(deadWork), "requests")
+        put("dropped_unprocessed", Double(seconds.reduce(0) { $0 + $1.dropped }), "requests")
+        return (builder.rows, metrics)
+    }
+
+    static let header =
+        "second,arrivals,served,shed,dropped,dead_work,queue_depth,busy_workers,capacity_workers,sends_started,sends_ok,sends_failed,sends_dropped,attempts_started,in_flight"
+
+    var csv: String {
+        var text = Self.header + "\n"
+        for (index, second) in seconds.enumerated() {
+            text +=
+                CSV.line(
+                    [String(index)]
+                        + [second.arrivals, second.served, second.shed, second.dropped, second.deadWork].map {
+                            String($0)
+                        }
+                        + [second.queueDepth, second.busyWorkers, second.capacityWorkers].map {
+                            $0.isFinite ? SummaryCSV.format($0) : ""
+                        }
+                        + [
+                            second.sendsStarted, second.sendsOK, second.sendsFailed, second.sendsDropped,
+                            second.attemptsStarted,
+                        ].map { String($0) } + [SummaryCSV.format(second.inFlight)]) + "\n"
+        }
+        return text
+    }
+}
+
+extension TimeSeries {
+    /// The `metastability.*` figures: the verdict (1: metastable), the recovery time (the window's
+    /// length when it never recovered), goodput before and after, and the peak load and dead work
+    /// from the trigger to the end of the window.
+    func metastability(_ settings: MetastabilitySettings, trigger: Double, restore: Double) -> [(
+        String, Double, String
+    )] {
+        let window = settings.window.seconds
+        let verdict = MetastabilityVerdict(
+            goodput: goodput, trigger: trigger, restore: restore, window: window, smooth: settings.smooth.seconds,
+            threshold: settings.threshold)
+        let span = max(0, Int(trigger))..<min(seconds.count, Int((restore + window).rounded(.up)))
+        let during = span.isEmpty ? [] : Array(seconds[span])
+        var figures: [(String, Double, String)] = [
+            ("verdict", verdict.metastable ? 1 : 0, "runs"),
+            ("recovery_s", verdict.recovery ?? window, "s"),
+            ("goodput_before", verdict.baseline, "sends/s"),
+            ("goodput_after", verdict.after, "sends/s"),
+            ("dead_work", Double(during.reduce(0) { $0 + $1.deadWork }), "requests"),
+            ("trigger_s", trigger, "s"),
+            ("restore_s", restore, "s"),
+        ]
+        if capacityRate.isFinite {
+            figures.append(("peak_load", Double(during.map(\.arrivals).max() ?? 0) / capacityRate, "ratio"))
+        }
+        return figures
+    }
+}

@@ -1,0 +1,142 @@
+import FakeFrontmail
+import Foundation
+import Frontmail
+import Testing
+
+@testable import LoadKit
+
+/// The time series and the metastability verdict, on made-up goodput and records. The run in which a
+/// retry storm keeps the server down while the SDK's default policy recovers is a timing experiment,
+/// so it is a pair of scenarios (`metastable-retry-storm`, `metastable-trigger-default-policy`), not
+/// a unit test: under a parallel test run the load's own tasks starve and the baseline is lost.
+@Suite("metastability: goodput after a trigger, and the series it is read from")
+struct MetastabilityTests {
+    static func scenario(_ json: String) throws -> Scenario {
+        var scenario = try JSONDecoder().decode(Scenario.self, from: Data(json.utf8))
+        try scenario.validate()
+        scenario.file = "test"
+        return scenario
+    }
+
+    static func goodput(_ parts: [(count: Int, value: Double)]) -> [Double] {
+        parts.flatMap { Array(repeating: $0.value, count: $0.count) }
+    }
+
+    @Test("goodput back within the window is recovered, with the seconds it took; goodput that stays low is not")
+    func verdict() {
+        // 10 s at 100/s, a 10 s trigger at 20/s, then back at once.
+        let back = MetastabilityVerdict(
+            goodput: Self.goodput([(10, 100), (10, 20), (30, 100)]), trigger: 10, restore: 20, window: 30, smooth: 3,
+            threshold: 0.9)
+        #expect(!back.metastable && back.recovery == 0 && back.baseline == 100 && back.after == 100)
+        // Back 12 s after the restore.
+        let slow = MetastabilityVerdict(
+            goodput: Self.goodput([(10, 100), (10, 20), (12, 30), (18, 95)]), trigger: 10, restore: 20, window: 30,
+            smooth: 3, threshold: 0.9)
+        #expect(slow.recovery == 12)
+        // Stuck at a third of the baseline.
+        let stuck = MetastabilityVerdict(
+            goodput: Self.goodput([(10, 100), (10, 20), (30, 33)]), trigger: 10, restore: 20, window: 30, smooth: 3,
+            threshold: 0.9)
+        #expect(stuck.metastable && stuck.after == 33)
+        // One good second in a bad stretch is not a recovery (smoothed over three).
+        var spiky = Self.goodput([(10, 100), (10, 20), (30, 10)])
+        spiky[25] = 300
+        let spike = MetastabilityVerdict(
+            goodput: spiky, trigger: 10, restore: 20, window: 30, smooth: 3, threshold: 0.9)
+        #expect(spike.recovery == 3, "a 300 spike averages to 106 over three seconds")
+        let single = MetastabilityVerdict(
+            goodput: spiky, trigger: 10, restore: 20, window: 30, smooth: 4, threshold: 0.9)
+        #expect(single.metastable, "over four seconds it averages to 82.5, under 90")
+        // A run cut short of the window counts its missing seconds as nothing served.
+        let short = MetastabilityVerdict(
+            goodput: Self.goodput([(10, 100), (10, 20), (2, 100)]), trigger: 10, restore: 20, window: 30, smooth: 3,
+            threshold: 0.9)
+        #expect(short.metastable)
+    }
+
+    @Test("the series counts arrivals, sends and time in flight per policy second")
+    func series() {
+        var records: [History.Record] = []
+        // Two sends in second 0 (one ok, one failed in second 1), one dropped by the open loop.
+        var ok = History.Record(sendID: 0, intended: 0.1)
+        ok.started = 0.1
+        ok.ended = 0.6
+        ok.outcome = .ok(messageID: "m")
+        var failed = History.Record(sendID: 1, intended: 0.5)
+        failed.started = 0.5
+        failed.ended = 1.5
+        failed.outcome = .failed(code: .timeout, status: nil)
+        var dropped = History.Record(sendID: 2, intended: 0.7)
+        dropped.outcome = .dropped
+        records = [ok, failed, dropped]
+        let series = TimeSeries(
+            TimeSeries.Input(
+                width: 1, records: records, ledger: [], attemptBuckets: [3, 1], capacity: nil, model: nil, end: 2))
+        #expect(series.seconds.count == 2)
+        #expect(series.seconds[0].sendsStarted == 2 && series.seconds[0].sendsOK == 1)
+        #expect(series.seconds[1].sendsFailed == 1 && series.seconds[0].sendsDropped == 1)
+        #expect(series.seconds[0].attemptsStarted == 3 && series.seconds[1].attemptsStarted == 1)
+        // In flight: 0.5 s + 0.5 s in second 0, 0.5 s in second 1.
+        #expect(abs(series.seconds[0].inFlight - 1.0) < 1e-9 && abs(series.seconds[1].inFlight - 0.5) < 1e-9)
+        #expect(series.goodput == [1, 0])
+        #expect(!series.capacityRate.isFinite && series.seconds[0].queueDepth.isNaN)
+        let csv = series.csv.split(separator: "\n")
+        #expect(csv.first.map(String.init) == TimeSeries.header && csv.count == 3)
+    }
+
+    @Test("a metastability section is checked: its trigger, its load and its window")
+    func validation() {
+        let plan =
+            #""plan": {"capacity": {"workers": 2, "serviceTime": "10ms", "schedule": [{"from": "10s", "to": "20s", "factor": 0.5}]}}"#
+        let load = #""load": {"type": "open", "policyTime": true, "rate": 100, "duration": "60s"}"#
+        let cases: [(String, String)] = [
+            (
+                #"{"name": "m", \#(load), "metastability": {}}"#,
+                "metastability.trigger: the plan has no capacity schedule"
+            ),
+            (
+                #"{"name": "m", "load": {"type": "open", "rate": 100, "duration": "60s"}, \#(plan), "metastability": {}}"#,
+                "metastability: judges an open load written in policy time"
+            ),
+            (
+                #"{"name": "m", "load": {"type": "closed", "sends": 10}, \#(plan), "metastability": {}}"#,
+                "metastability: judges an open load"
+            ),
+            (
+                #"{"name": "m", \#(load), \#(plan), "metastability": {"window": "50s"}}"#,
+                "metastability.window: the load ends at 60s, before the window does"
+            ),
+            (#"{"name": "m", \#(load), \#(plan), "metastability": {"threshold": 1.5}}"#, "metastability.threshold"),
+            (#"{"name": "m", \#(load), \#(plan), "metastability": {"trigger": "1s"}}"#, "at least 2 s"),
+            (#"{"name": "m", \#(load), \#(plan), "metastability": {"windw": "1s"}}"#, "windw"),
+            (
+                #"{"name": "m", \#(load), \#(plan), "assertions": ["metastability.verdict == 0"]}"#,
+                "needs a metastability section"
+            ),
+            (
+                #"{"name": "m", \#(load), "assertions": ["timeseries.peak_load < 1"]}"#,
+                "no capacity model"
+            ),
+            (
+                #"{"name": "m", "load": {"type": "open", "policyTime": true, "rate": {"fraction": 0.5, "of": "inProcessCore"}, "duration": "1s"}}"#,
+                "load.policyTime: takes written rates"
+            ),
+        ]
+        for (json, expected) in cases {
+            do {
+                _ = try Self.scenario(json)
+                Issue.record("accepted: \(json)")
+            } catch let error as InputError {
+                #expect(error.description.contains(expected), "\(error.description)")
+            } catch {
+                #expect(String(describing: error).contains(expected), "\(error)")
+            }
+        }
+        #expect(throws: Never.self) {
+            _ = try Self.scenario(
+                #"{"name": "m", \#(load), \#(plan), "metastability": {"window": "30s"}, "assertions": ["metastability.verdict == 0", "timeseries.peak_load < 2"]}"#
+            )
+        }
+    }
+}
