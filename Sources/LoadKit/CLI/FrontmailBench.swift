@@ -7,6 +7,7 @@ public enum FrontmailBench {
 
         commands:
           run       run scenario files against the fake API and judge the SDK (the main job)
+          tune      sweep retry policies over fault environments and recommend the defaults
           list      list the scenarios with their descriptions
           compare   compare two summary CSVs: the regression gate
           baseline  merge several benchmark runs into a baseline for compare
@@ -23,6 +24,7 @@ public enum FrontmailBench {
         let rest = Array(arguments.dropFirst())
         switch command {
         case "run": return await RunCommand.run(rest)
+        case "tune": return await TuneCommand.run(rest)
         case "list": return ListCommand.run(rest)
         case "compare": return CompareCommand.run(rest)
         case "baseline": return BaselineCommand.run(rest)

@@ -147,6 +147,19 @@ public enum MetricPolicies {
             policy: .lower),
         Rule(probe: .one(["metastability"]), metric: .one(["goodput_after"]), statistic: .any, policy: .higher),
         Rule(probe: .one(["metastability"]), metric: .any, statistic: .any, policy: .info),
+        // a sweep's cells (`tune`): correctness is strict, the rest judged by which way is better
+        Rule(
+            probe: .one(["cell"]), metric: .any, statistic: .one(["duplicates", "lost", "metastable"]),
+            policy: .mustNotGrow),
+        Rule(probe: .one(["cell"]), metric: .any, statistic: .one(["success_rate"]), policy: .higher),
+        Rule(
+            probe: .one(["cell"]), metric: .any,
+            statistic: .one([
+                "latency_p50", "latency_p99", "latency_p99.9", "amplification", "peak_load", "dead_work", "recovery_s",
+            ]), policy: .lower),
+        Rule(probe: .one(["cell"]), metric: .any, statistic: .any, policy: .info),
+        Rule(probe: .one(["sanity"]), metric: .any, statistic: .one(["checks"]), policy: .info),
+        Rule(probe: .one(["sanity"]), metric: .any, statistic: .any, policy: .mustNotGrow),
         // what a calibrated load was a fraction of
         Rule(probe: .one(["calibration"]), metric: .any, statistic: .any, policy: .info),
         // the run itself

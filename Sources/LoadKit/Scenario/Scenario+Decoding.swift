@@ -13,7 +13,8 @@ extension Scenario: Decodable {
         try decoder.rejectUnknownKeys(Self.fields)
         let container = try decoder.container(keyedBy: AnyKey.self)
         func key(_ name: String) -> AnyKey { AnyKey(name) }
-        name = try container.decode(String.self, forKey: key("name"))
+        // Required by validate() (a tune file's base takes the sweep's name instead).
+        name = try container.decodeIfPresent(String.self, forKey: key("name")) ?? ""
         description = try container.decodeIfPresent(String.self, forKey: key("description")) ?? ""
         seed = try container.integer(UInt64.self, key("seed")) ?? 1
         transport = try container.decodeIfPresent(FrontEnd.self, forKey: key("transport")) ?? .inProcess

@@ -1,0 +1,261 @@
+import FakeFrontmail
+import Foundation
+
+/// What one run of one cell measured: counts from the client's history and the server's ledger
+/// (never the SDK's own account), and the run's verdict figures.
+struct RunFigures: Sendable {
+    /// Logical sends scheduled (the open loop's dropped ones included: the user saw them fail).
+    var sends = 0
+    /// Sends started (not dropped).
+    var started = 0
+    var ok = 0
+    /// Send requests the server's ledger holds.
+    var serverRequests = 0
+    /// Latency of every send that ended, from its intended start, in policy nanoseconds.
+    var latency = Histogram()
+    var duplicates = 0
+    var lost = 0
+    var peakLoad = Double.nan
+    var deadWork = 0
+    var recovery = Double.nan
+    var metastable: Bool?
+    var interrupted = false
+
+    init() {}
+
+    init(_ measurement: Measurement, timeScale: Double) {
+        let records = measurement.history?.records ?? []
+        sends = records.count
+        for record in records {
+            switch record.outcome {
+            case .dropped: continue
+            case .ok: ok += 1
+            case .failed, .pending: break
+            }
+            started += 1
+            if record.ended.isFinite { latency.record((record.ended - record.intended) / timeScale, scale: 1e9) }
+        }
+        let metrics = measurement.metrics
+        serverRequests = Int(metrics["load.server_requests"] ?? 0)
+        duplicates = Int(metrics["idempotency.duplicates"] ?? 0)
+        lost = Int(metrics["idempotency.lost"] ?? 0)
+        peakLoad = metrics["timeseries.peak_load"] ?? .nan
+        deadWork = Int(metrics["timeseries.dead_work"] ?? 0)
+        recovery = metrics["metastability.recovery_s"] ?? .nan
+        metastable = metrics["metastability.verdict"].map { $0 != 0 }
+        interrupted = measurement.interrupted
+    }
+}
+
+/// One (policy, environment) cell over its seeds.
+struct TuneCell: Sendable {
+    var policy: PolicyPoint
+    var environment: TuneEnvironment
+    var runs: [RunFigures] = []
+    /// On the Pareto frontier of its environment (high success, low p99, low amplification).
+    var pareto = false
+
+    init(policy: PolicyPoint, environment: TuneEnvironment) {
+        self.policy = policy
+        self.environment = environment
+    }
+
+    var sends: Int { runs.reduce(0) { $0 + $1.sends } }
+    var started: Int { runs.reduce(0) { $0 + $1.started } }
+    var ok: Int { runs.reduce(0) { $0 + $1.ok } }
+
+    /// Sends ending ok per send, pooled over the seeds.
+    var successRate: Double { sends == 0 ? .nan : Double(ok) / Double(sends) }
+
+    /// A 95 % interval: over the seeds' rates (Student's t) with two seeds or more, Wilson's score
+    /// interval on the counts of a single seed.
+    var successInterval: (low: Double, high: Double) {
+        let rates = runs.filter { $0.sends > 0 }.map { Double($0.ok) / Double($0.sends) }
+        if rates.count >= 2 {
+            let mean = rates.reduce(0, +) / Double(rates.count)
+            let variance = rates.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(rates.count - 1)
+            let half = Statistics.studentT975(degrees: rates.count - 1) * (variance / Double(rates.count)).squareRoot()
+            return (max(0, mean - half), min(1, mean + half))
+        }
+        return Statistics.wilson(successes: ok, trials: sends)
+    }
+
+    var latency: Histogram {
+        var merged = Histogram()
+        for run in runs { merged.merge(run.latency) }
+        return merged
+    }
+
+    /// Policy milliseconds at `quantile` of every ended send's latency.
+    func latency(at quantile: Double) -> Double {
+        let merged = latency
+        return merged.count == 0 ? .nan : merged.value(at: quantile) / 1e6
+    }
+
+    /// Server send requests per started send.
+    var amplification: Double {
+        started == 0 ? .nan : Double(runs.reduce(0) { $0 + $1.serverRequests }) / Double(started)
+    }
+
+    var peakLoad: Double { runs.map(\.peakLoad).filter(\.isFinite).max() ?? .nan }
+    var duplicates: Int { runs.reduce(0) { $0 + $1.duplicates } }
+    var lost: Int { runs.reduce(0) { $0 + $1.lost } }
+    var deadWork: Int { runs.reduce(0) { $0 + $1.deadWork } }
+    /// The slowest seed's recovery (NaN without a trigger).
+    var recovery: Double { runs.map(\.recovery).filter(\.isFinite).max() ?? .nan }
+    /// Metastable in any seed; nil without a trigger.
+    var metastable: Bool? {
+        let verdicts = runs.compactMap(\.metastable)
+        return verdicts.isEmpty ? nil : verdicts.contains(true)
+    }
+
+    /// Whether `self` is at least as good as `other` on every objective and better on one.
+    func dominates(_ other: TuneCell) -> Bool {
+        let mine = objectives
+        let theirs = other.objectives
+        let noWorse = zip(mine, theirs).allSatisfy { $0 <= $1 }
+        return noWorse && zip(mine, theirs).contains { $0 < $1 }
+    }
+
+    /// Lower is better: failure rate, p99, amplification (an unmeasured figure is the worst).
+    private var objectives: [Double] {
+        [1 - successRate, latency(at: 0.99), amplification].map { $0.isFinite ? $0 : .infinity }
+    }
+}
+
+enum Pareto {
+    /// Marks every cell no other cell of its environment dominates.
+    static func mark(_ cells: inout [TuneCell]) {
+        for index in cells.indices {
+            let cell = cells[index]
+            cells[index].pareto =
+                !cell.runs.isEmpty
+                && !cells.contains { other in
+                    other.environment.name == cell.environment.name && !other.runs.isEmpty && other.dominates(cell)
+                }
+        }
+    }
+}
+
+/// The policy to ship, and why.
+struct Recommendation: Sendable {
+    var policy: PolicyPoint
+    /// Environments in which its cell is on the frontier, of how many.
+    var onFrontier: Int
+    var environments: Int
+    /// The rule that chose it.
+    var rule: String
+
+    /// Among policies with no duplicate, no lost send and no metastable cell: one on the frontier
+    /// in every environment if there is one, else the one on the frontier most often; ties go to
+    /// the highest worst-environment success rate, then the lowest worst-environment p99, then the
+    /// lowest mean amplification.
+    static func choose(_ cells: [TuneCell]) -> Recommendation? {
+        let environments = Set(cells.map(\.environment.name))
+        let byPolicy = Dictionary(grouping: cells.filter { !$0.runs.isEmpty }, by: \.policy)
+        let candidates = byPolicy.filter { _, cells in
+            cells.count == environments.count
+                && cells.allSatisfy { $0.duplicates == 0 && $0.lost == 0 && $0.metastable != true }
+        }
+        func key(_ cells: [TuneCell]) -> (Int, Double, Double, Double) {
+            let frontier = cells.filter(\.pareto).count
+            let worstSuccess = cells.map(\.successRate).min() ?? 0
+            let worstP99 = cells.map { $0.latency(at: 0.99) }.max() ?? .infinity
+            let amplification = cells.map(\.amplification).reduce(0, +) / Double(max(1, cells.count))
+            return (frontier, worstSuccess, -worstP99, -amplification)
+        }
+        let best = candidates.max { left, right in
+            let (a, b) = (key(left.value), key(right.value))
+            return a < b || (a == b && right.key < left.key)
+        }
+        guard let best else { return nil }
+        let frontier = best.value.filter(\.pareto).count
+        let rule =
+            frontier == environments.count
+            ? "on the Pareto frontier in every environment (ties: highest worst-case success rate, then lowest worst-case p99)"
+            : "no policy is on the frontier everywhere: the one on it in the most environments, then the highest worst-case success rate, then the lowest worst-case p99 (policies with duplicates, lost sends or a metastable cell excluded)"
+        return Recommendation(policy: best.key, onFrontier: frontier, environments: environments.count, rule: rule)
+    }
+}
+
+/// The sweep's check of itself: an independent brownout with failure probability p and r retries
+/// succeeds with 1 − p^(r+1) and takes (1 − p^(r+1)) / (1 − p) attempts per send.
+struct BrownoutCheck: Sendable {
+    var environment: String
+    var policy: PolicyPoint
+    var probability: Double
+    var sends: Int
+    var measuredSuccess: Double
+    var analyticSuccess: Double
+    var successZ: Double
+    var measuredAttempts: Double
+    var analyticAttempts: Double
+    var attemptsZ: Double
+
+    /// Agreement within sampling error: both figures within this many standard errors.
+    static let zLimit = 4.0
+
+    var agrees: Bool { abs(successZ) <= Self.zLimit && abs(attemptsZ) <= Self.zLimit }
+
+    init?(_ cell: TuneCell) {
+        guard let p = cell.environment.brownoutProbability, cell.started > 0 else { return nil }
+        environment = cell.environment.name
+        policy = cell.policy
+        probability = p
+        sends = cell.started
+        let r = cell.policy.maxRetries
+        let model = Self.model(p: p, retries: r)
+        measuredSuccess = Double(cell.ok) / Double(cell.started)
+        analyticSuccess = model.success
+        measuredAttempts = cell.amplification
+        analyticAttempts = model.meanAttempts
+        let n = Double(cell.started)
+        successZ = Self.z(measuredSuccess - model.success, variance: model.success * (1 - model.success), n: n)
+        attemptsZ = Self.z(measuredAttempts - model.meanAttempts, variance: model.attemptsVariance, n: n)
+    }
+
+    private static func z(_ difference: Double, variance: Double, n: Double) -> Double {
+        guard variance > 0 else { return abs(difference) < 1e-12 ? 0 : .infinity }
+        return difference / (variance / n).squareRoot()
+    }
+
+    /// Success probability, and mean and variance of the attempts per send (min(G, r + 1) for a
+    /// geometric G with success 1 − p).
+    static func model(p: Double, retries: Int) -> (success: Double, meanAttempts: Double, attemptsVariance: Double) {
+        var mean = 0.0
+        var square = 0.0
+        for attempts in 1...(retries + 1) {
+            let probability =
+                attempts <= retries ? pow(p, Double(attempts - 1)) * (1 - p) : pow(p, Double(retries))
+            mean += Double(attempts) * probability
+            square += Double(attempts * attempts) * probability
+        }
+        return (1 - pow(p, Double(retries + 1)), mean, max(0, square - mean * mean))
+    }
+}
+
+/// Small statistics the sweep needs.
+enum Statistics {
+    /// Student's t quantile at 0.975 for `degrees` degrees of freedom.
+    static func studentT975(degrees: Int) -> Double {
+        let table: [Double] = [
+            12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
+            2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
+            2.045, 2.042,
+        ]
+        guard degrees >= 1 else { return .nan }
+        return degrees <= table.count ? table[degrees - 1] : 1.96
+    }
+
+    /// Wilson's 95 % score interval for a binomial proportion.
+    static func wilson(successes: Int, trials: Int) -> (low: Double, high: Double) {
+        guard trials > 0 else { return (.nan, .nan) }
+        let z = 1.959_963_984_540_054
+        let n = Double(trials)
+        let rate = Double(successes) / n
+        let denominator = 1 + z * z / n
+        let centre = (rate + z * z / (2 * n)) / denominator
+        let half = z * (rate * (1 - rate) / n + z * z / (4 * n * n)).squareRoot() / denominator
+        return (max(0, centre - half), min(1, centre + half))
+    }
+}

@@ -1,0 +1,199 @@
+import FakeFrontmail
+import Foundation
+import Frontmail
+
+extension TuneFile: Decodable {
+    static let fields: Set<String> = [
+        "name", "description", "base", "environments", "grid", "seeds", "default", "quick",
+    ]
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(Self.fields)
+        let container = try decoder.container(keyedBy: AnyKey.self)
+        name = try container.decode(String.self, forKey: AnyKey("name"))
+        description = try container.decodeIfPresent(String.self, forKey: AnyKey("description")) ?? ""
+        base = try container.decode(Scenario.self, forKey: AnyKey("base"))
+        environments = try container.decode([TuneEnvironment].self, forKey: AnyKey("environments"))
+        grid = try container.decode(PolicyGrid.self, forKey: AnyKey("grid"))
+        seeds = try container.integer(Int.self, AnyKey("seeds")) ?? 3
+        defaultPolicy = try container.decodeIfPresent(PolicyPoint.self, forKey: AnyKey("default")) ?? .sdkDefault
+        quick = try container.decodeIfPresent(TuneQuick.self, forKey: AnyKey("quick"))
+    }
+
+    /// Reads, decodes and validates a tune file. Errors are `FILE: field.path: reason`.
+    public static func load(file: String) throws(InputFileError) -> TuneFile {
+        let data = try InputFileError.read(file)
+        var tune: TuneFile
+        do {
+            tune = try InputError.decode(TuneFile.self, from: data)
+            tune.base.name = tune.name
+            tune.file = file
+            try tune.validate()
+        } catch {
+            throw InputFileError(file: file, error: error)
+        }
+        return tune
+    }
+
+    public func validate() throws(InputError) {
+        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
+            throw InputError(path: "name", reason: "must be letters, digits, - or _ (it names the results folder)")
+        }
+        for (field, present) in [
+            ("assertions", !base.assertions.isEmpty), ("metastability", base.metastability != nil),
+            ("cancellation", base.cancellation != nil), ("quick", base.quick != nil),
+        ] where present {
+            throw InputError(
+                path: "base.\(field)",
+                reason: "a sweep judges every cell itself (environments carry metastability; quick is the file's own)")
+        }
+        try InputError.check(seeds, in: 1...100, "seeds")
+        guard !environments.isEmpty else { throw InputError(path: "environments", reason: "name at least one") }
+        try InputError.check(environments.count, in: 1...200, "environments", unit: " environments")
+        var names: Set<String> = []
+        for (index, environment) in environments.enumerated() {
+            let path = "environments[\(index)]"
+            guard names.insert(environment.name).inserted else {
+                throw InputError(path: path + ".name", reason: "'\(environment.name)' names two environments")
+            }
+            try environment.validate(path: path)
+        }
+        try grid.validate(path: "grid")
+        try defaultPolicy.validate(path: "default")
+        try checkSize()
+        if let quick {
+            try quick.validate(path: "quick", environments: names)
+            try quickened().checkSize(path: "quick")
+        }
+        // Every cell must be a scenario the runner accepts (the worst send bounded, the
+        // metastability window inside the load, …): checked here, before anything runs.
+        for sweep in quick == nil ? [self] : [self, quickened()] {
+            for (index, environment) in sweep.environments.enumerated() {
+                for policy in sweep.policies {
+                    do {
+                        try sweep.scenario(policy: policy, environment: environment, seed: 0).validate()
+                    } catch {
+                        let index = environments.firstIndex(of: environment) ?? index
+                        throw InputError(
+                            path: "environments[\(index)]",
+                            reason:
+                                "with policy \(policy.label): \(error.path.isEmpty ? "" : error.path + ": ")\(error.reason)"
+                        )
+                    }
+                }
+            }
+        }
+    }
+
+    func checkSize(path: String = "grid") throws(InputError) {
+        let cells = policies.count * environments.count
+        guard cells <= Self.maxCells else {
+            throw InputError(
+                path: path,
+                reason:
+                    "\(policies.count) policies × \(environments.count) environments = \(cells) cells; at most \(Self.maxCells) per sweep (narrow the grid or split the file)"
+            )
+        }
+        guard cells * seeds <= Self.maxRuns else {
+            throw InputError(
+                path: path,
+                reason:
+                    "\(cells) cells × \(seeds) seeds = \(cells * seeds) runs; at most \(Self.maxRuns) per sweep (fewer seeds or a narrower grid)"
+            )
+        }
+    }
+}
+
+extension PolicyPoint: Decodable {
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(["maxRetries", "baseDelay", "maxDelay", "timeout"])
+        let container = try decoder.container(keyedBy: AnyKey.self)
+        let base = PolicyPoint.sdkDefault
+        self.init(
+            maxRetries: try container.integer(Int.self, AnyKey("maxRetries")) ?? base.maxRetries,
+            baseDelay: try container.decodeIfPresent(TimeSpan.self, forKey: AnyKey("baseDelay")) ?? base.baseDelay,
+            maxDelay: try container.decodeIfPresent(TimeSpan.self, forKey: AnyKey("maxDelay")) ?? base.maxDelay,
+            timeout: try container.decodeIfPresent(TimeSpan.self, forKey: AnyKey("timeout")) ?? base.timeout)
+    }
+
+    func validate(path: String) throws(InputError) {
+        try InputError.check(maxRetries, in: 0...100, path + ".maxRetries")
+        try InputError.check(baseDelay, path + ".baseDelay")
+        try InputError.check(maxDelay, path + ".maxDelay")
+        try InputError.check(timeout, path + ".timeout", positive: true)
+    }
+}
+
+extension PolicyGrid: Decodable {
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(["maxRetries", "baseDelay", "maxDelay", "timeout"])
+        let container = try decoder.container(keyedBy: AnyKey.self)
+        self.init(
+            maxRetries: try container.decodeIfPresent([Int].self, forKey: AnyKey("maxRetries")),
+            baseDelay: try container.decodeIfPresent([TimeSpan].self, forKey: AnyKey("baseDelay")),
+            maxDelay: try container.decodeIfPresent([TimeSpan].self, forKey: AnyKey("maxDelay")),
+            timeout: try container.decodeIfPresent([TimeSpan].self, forKey: AnyKey("timeout")))
+    }
+
+    func validate(path: String) throws(InputError) {
+        for (field, count) in [
+            ("maxRetries", maxRetries?.count), ("baseDelay", baseDelay?.count), ("maxDelay", maxDelay?.count),
+            ("timeout", timeout?.count),
+        ] {
+            if let count { try InputError.check(count, in: 1...100, "\(path).\(field)", unit: " values") }
+        }
+        for (index, value) in (maxRetries ?? []).enumerated() {
+            try InputError.check(value, in: 0...100, "\(path).maxRetries[\(index)]")
+        }
+        for (field, spans) in [("baseDelay", baseDelay), ("maxDelay", maxDelay)] {
+            for (index, span) in (spans ?? []).enumerated() { try InputError.check(span, "\(path).\(field)[\(index)]") }
+        }
+        for (index, span) in (timeout ?? []).enumerated() {
+            try InputError.check(span, "\(path).timeout[\(index)]", positive: true)
+        }
+    }
+}
+
+extension TuneEnvironment: Decodable {
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(["name", "description", "rules", "capacity", "metastability"])
+        let container = try decoder.container(keyedBy: AnyKey.self)
+        name = try container.decode(String.self, forKey: AnyKey("name"))
+        description = try container.decodeIfPresent(String.self, forKey: AnyKey("description")) ?? ""
+        rules = try container.decodeIfPresent([FaultRule].self, forKey: AnyKey("rules")) ?? []
+        capacity = try container.decodeIfPresent(CapacityModel.self, forKey: AnyKey("capacity"))
+        metastability = try container.decodeIfPresent(MetastabilitySettings.self, forKey: AnyKey("metastability"))
+    }
+
+    func validate(path: String) throws(InputError) {
+        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
+            throw InputError(path: path + ".name", reason: "must be letters, digits, - or _")
+        }
+        try FaultPlan(rules: rules, capacity: capacity).validate(path: path)
+    }
+}
+
+extension TuneQuick: Decodable {
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(["seeds", "grid", "environments", "duration"])
+        let container = try decoder.container(keyedBy: AnyKey.self)
+        seeds = try container.integer(Int.self, AnyKey("seeds"))
+        grid = try container.decodeIfPresent(PolicyGrid.self, forKey: AnyKey("grid"))
+        environments = try container.decodeIfPresent([String].self, forKey: AnyKey("environments"))
+        duration = try container.decodeIfPresent(TimeSpan.self, forKey: AnyKey("duration"))
+    }
+
+    func validate(path: String, environments known: Set<String>) throws(InputError) {
+        if let seeds { try InputError.check(seeds, in: 1...100, path + ".seeds") }
+        try grid?.validate(path: path + ".grid")
+        if let duration { try InputError.check(duration, path + ".duration", positive: true) }
+        for (index, name) in (environments ?? []).enumerated() where !known.contains(name) {
+            throw InputError(
+                path: "\(path).environments[\(index)]",
+                reason: "no environment named '\(name)' (known: \(known.sorted().joined(separator: ", ")))")
+        }
+        if environments?.isEmpty == true {
+            throw InputError(path: path + ".environments", reason: "name at least one (or leave it out for all)")
+        }
+    }
+}

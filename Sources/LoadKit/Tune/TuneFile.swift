@@ -1,0 +1,189 @@
+import FakeFrontmail
+import Foundation
+import Frontmail
+
+/// A sweep of retry policies over fault environments (`tune/*.json`, documented in docs/tune.md):
+/// every (policy × environment × seed) cell runs the real SDK send path in process against the
+/// base scenario with the environment's faults.
+public struct TuneFile: Sendable, Hashable {
+    public var name: String
+    public var description: String
+    /// The load, payload, server, capacity and time scale every cell shares.
+    public var base: Scenario
+    public var environments: [TuneEnvironment]
+    public var grid: PolicyGrid
+    /// Runs per cell, seeded `base.seed`, `base.seed + 1`, …
+    public var seeds: Int
+    /// The policy the SDK ships (always swept, and marked in the results).
+    public var defaultPolicy: PolicyPoint
+    public var quick: TuneQuick?
+    /// The file it came from.
+    public var file = ""
+
+    /// At most this many (policy, environment) cells, and runs (cells × seeds), per sweep.
+    public static let maxCells = 2000
+    public static let maxRuns = 20_000
+
+    /// The policies of the sweep: the grid, plus the default when the grid lacks it.
+    public var policies: [PolicyPoint] {
+        var points = grid.points(filling: defaultPolicy)
+        if !points.contains(defaultPolicy) { points.append(defaultPolicy) }
+        return points
+    }
+
+    /// The scenario of one run of one cell.
+    public func scenario(policy: PolicyPoint, environment: TuneEnvironment, seed: Int) -> Scenario {
+        var scenario = base
+        // A scenario name is letters, digits, - and _ (a label may hold a decimal point).
+        scenario.name = "\(name)-\(environment.name)-\(policy.label)".replacingOccurrences(of: ".", with: "_")
+        scenario.description = environment.description
+        scenario.seed = base.seed &+ UInt64(seed)
+        scenario.client.maxRetries = policy.maxRetries
+        scenario.client.baseDelay = policy.baseDelay
+        scenario.client.maxDelay = policy.maxDelay
+        scenario.client.timeout = policy.timeout
+        scenario.plan = environment.plan(over: base.plan)
+        scenario.metastability = environment.metastability
+        scenario.probes = [.outcome, .idempotency]
+        scenario.assertions = []
+        scenario.quick = nil
+        return scenario
+    }
+
+    /// The sweep `--quick` runs: the `quick` block's seeds, grid and environments.
+    public func quickened() -> TuneFile {
+        var copy = self
+        guard let quick else {
+            copy.seeds = 1
+            return copy
+        }
+        if let seeds = quick.seeds { copy.seeds = seeds }
+        if let grid = quick.grid { copy.grid = grid }
+        if let names = quick.environments { copy.environments = environments.filter { names.contains($0.name) } }
+        if let duration = quick.duration { copy.base.load.duration = duration }
+        return copy
+    }
+}
+
+/// One policy in policy units.
+public struct PolicyPoint: Sendable, Hashable, Comparable {
+    public var maxRetries: Int
+    public var baseDelay: TimeSpan
+    public var maxDelay: TimeSpan
+    public var timeout: TimeSpan
+
+    public init(maxRetries: Int, baseDelay: TimeSpan, maxDelay: TimeSpan, timeout: TimeSpan) {
+        self.maxRetries = maxRetries
+        self.baseDelay = baseDelay
+        self.maxDelay = maxDelay
+        self.timeout = timeout
+    }
+
+    /// The guide's default: `RetryPolicy(maxRetries: 3, baseDelay: 0.3, maxDelay: 10)`, 15 s timeout
+    /// (what `ClientSettings` starts from).
+    public static let sdkDefault: PolicyPoint = {
+        let client = ClientSettings()
+        return PolicyPoint(
+            maxRetries: client.maxRetries, baseDelay: client.baseDelay, maxDelay: client.maxDelay,
+            timeout: client.timeout)
+    }()
+
+    /// `r3-b300ms-m10s-t15s`: names the cell in files and on screen.
+    public var label: String {
+        "r\(maxRetries)-b\(Self.short(baseDelay))-m\(Self.short(maxDelay))-t\(Self.short(timeout))"
+    }
+
+    /// A duration in the unit that keeps it short, without binary noise: `300ms`, `1.5s`, `9ms`.
+    static func short(_ span: TimeSpan) -> String {
+        let seconds = span.seconds
+        let (value, unit) = seconds >= 1 || seconds == 0 ? (seconds, "s") : (seconds * 1000, "ms")
+        var text = String(format: "%.3f", value)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text + unit
+    }
+
+    public static func < (lhs: PolicyPoint, rhs: PolicyPoint) -> Bool {
+        (lhs.maxRetries, lhs.baseDelay.seconds, lhs.maxDelay.seconds, lhs.timeout.seconds)
+            < (rhs.maxRetries, rhs.baseDelay.seconds, rhs.maxDelay.seconds, rhs.timeout.seconds)
+    }
+}
+
+/// The values to cross; a field left out takes the default policy's value.
+public struct PolicyGrid: Sendable, Hashable {
+    public var maxRetries: [Int]?
+    public var baseDelay: [TimeSpan]?
+    public var maxDelay: [TimeSpan]?
+    public var timeout: [TimeSpan]?
+
+    public init(
+        maxRetries: [Int]? = nil, baseDelay: [TimeSpan]? = nil, maxDelay: [TimeSpan]? = nil, timeout: [TimeSpan]? = nil
+    ) {
+        self.maxRetries = maxRetries
+        self.baseDelay = baseDelay
+        self.maxDelay = maxDelay
+        self.timeout = timeout
+    }
+
+    /// How many policies the grid makes.
+    public var count: Int {
+        [maxRetries?.count, baseDelay?.count, maxDelay?.count, timeout?.count].reduce(1) { $0 * max(1, $1 ?? 1) }
+    }
+
+    /// Every combination, in order (distinct values only).
+    public func points(filling base: PolicyPoint) -> [PolicyPoint] {
+        var points: [PolicyPoint] = []
+        for retries in maxRetries ?? [base.maxRetries] {
+            for baseDelay in baseDelay ?? [base.baseDelay] {
+                for maxDelay in maxDelay ?? [base.maxDelay] {
+                    for timeout in timeout ?? [base.timeout] {
+                        let point = PolicyPoint(
+                            maxRetries: retries, baseDelay: baseDelay, maxDelay: maxDelay, timeout: timeout)
+                        if !points.contains(point) { points.append(point) }
+                    }
+                }
+            }
+        }
+        return points
+    }
+}
+
+/// One fault environment: rules added after the base plan's, and (optionally) a capacity model
+/// replacing the base's, with a metastability judgement when it has a trigger.
+public struct TuneEnvironment: Sendable, Hashable {
+    public var name: String
+    public var description: String
+    public var rules: [FaultRule]
+    public var capacity: CapacityModel?
+    public var metastability: MetastabilitySettings?
+
+    func plan(over base: FaultPlan) -> FaultPlan {
+        FaultPlan(rules: base.rules + rules, capacity: capacity ?? base.capacity)
+    }
+
+    /// An independent brownout the analytic model describes: one rule on sends, matching with a
+    /// probability only, answering a retryable 5xx with no Retry-After. Its probability, or nil.
+    var brownoutProbability: Double? {
+        guard rules.count == 1, let rule = rules.first, rule.limit == nil, let probability = rule.match.probability
+        else { return nil }
+        var bare = rule.match
+        bare.probability = nil
+        bare.endpoint = nil
+        guard bare == FaultMatch(), rule.match.endpoint == .send || rule.match.endpoint == nil else { return nil }
+        let action = rule.action
+        guard action.kind == .respond, let status = action.status, [500, 502, 503, 504].contains(status),
+            action.retryAfter == nil, action.body == nil, action.delay == nil
+        else { return nil }
+        return probability
+    }
+}
+
+/// What `--quick` changes.
+public struct TuneQuick: Sendable, Hashable {
+    public var seeds: Int?
+    public var grid: PolicyGrid?
+    /// Only these environments (by name).
+    public var environments: [String]?
+    /// The base load's duration.
+    public var duration: TimeSpan?
+}

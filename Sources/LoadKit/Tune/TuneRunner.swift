@@ -1,0 +1,77 @@
+import FakeFrontmail
+import Foundation
+import Frontmail
+import Synchronization
+
+/// Runs every (policy × environment × seed) of a sweep in process, `jobs` at a time, each through
+/// `LoadExperiment` (the real SDK against a fresh in-process fake). Cancelling the calling task
+/// stops it: runs not started are skipped, runs cut short are discarded, and the cells hold what
+/// finished.
+struct TuneRunner {
+    let tune: TuneFile
+    let jobs: Int
+    /// Called after every finished run with (runs done, runs planned, the run's cell label).
+    var progress: @Sendable (Int, Int, String) -> Void = { _, _, _ in }
+    /// Test seam: a wrapper around every run's transport (a deliberately broken client).
+    var transportWrapper: (@Sendable (any FrontmailTransport) -> any FrontmailTransport)?
+
+    struct Job: Sendable {
+        var cell: Int
+        var seed: Int
+        var scenario: Scenario
+    }
+
+    func run() async -> [TuneCell] {
+        var cells: [TuneCell] = []
+        var jobs: [Job] = []
+        for environment in tune.environments {
+            for policy in tune.policies {
+                let index = cells.count
+                cells.append(TuneCell(policy: policy, environment: environment))
+                for seed in 0..<tune.seeds {
+                    jobs.append(
+                        Job(
+                            cell: index, seed: seed,
+                            scenario: tune.scenario(policy: policy, environment: environment, seed: seed)))
+                }
+            }
+        }
+        let total = jobs.count
+        let width = max(1, self.jobs)
+        let progress = self.progress
+        let wrapper = transportWrapper
+        await withTaskGroup(of: (Int, RunFigures?).self) { group in
+            var next = 0
+            var done = 0
+            func launch() {
+                guard next < jobs.count, !Task.isCancelled else { return }
+                let job = jobs[next]
+                next += 1
+                group.addTask {
+                    guard !Task.isCancelled else { return (job.cell, nil) }
+                    do {
+                        var experiment = LoadExperiment(scenario: job.scenario, progress: false)
+                        experiment.transportWrapper = wrapper
+                        let measurement = try await experiment.run()
+                        let figures = RunFigures(measurement, timeScale: job.scenario.timeScale)
+                        return (job.cell, figures.interrupted ? nil : figures)
+                    } catch {
+                        printError("  \(job.scenario.name) (seed \(job.seed)) could not run: \(error)")
+                        return (job.cell, nil)
+                    }
+                }
+            }
+            for _ in 0..<width { launch() }
+            while let (cell, figures) = await group.next() {
+                if let figures {
+                    cells[cell].runs.append(figures)
+                    done += 1
+                    progress(done, total, "\(cells[cell].environment.name) \(cells[cell].policy.label)")
+                }
+                launch()
+            }
+        }
+        Pareto.mark(&cells)
+        return cells
+    }
+}

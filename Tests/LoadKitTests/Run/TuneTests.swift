@@ -1,0 +1,235 @@
+import FakeFrontmail
+import Foundation
+import Frontmail
+import Testing
+
+@testable import LoadKit
+
+/// The sweep: its file's validation, its analytic check and its correctness gate, each with the
+/// broken client it exists to catch.
+@Suite("tune: policy sweeps, the analytic check, the recommendation")
+struct TuneTests {
+    static func tune(_ json: String) throws -> TuneFile {
+        var tune = try JSONDecoder().decode(TuneFile.self, from: Data(json.utf8))
+        tune.base.name = tune.name
+        try tune.validate()
+        return tune
+    }
+
+    static let brownout = """
+        {"name": "t", "seeds": 1,
+         "base": {"timeScale": 0.001, "load": {"type": "open", "policyTime": true, "rate": 200, "duration": "10s", "maxInFlight": 5000}},
+         "environments": [{"name": "brownout-50", "rules": [{"match": {"endpoint": "send", "probability": 0.5}, "action": {"type": "respond", "status": 503}}]}],
+         "grid": {"maxRetries": [1], "baseDelay": ["10ms"], "maxDelay": ["100ms"], "timeout": ["5s"]},
+         "default": {"maxRetries": 1, "baseDelay": "10ms", "maxDelay": "100ms", "timeout": "5s"}}
+        """
+
+    @Test("the analytic model: success 1 − p^(r+1), attempts (1 − p^(r+1))/(1 − p), and their variance")
+    func model() {
+        let model = BrownoutCheck.model(p: 0.3, retries: 3)
+        #expect(abs(model.success - 0.9919) < 1e-12)
+        #expect(abs(model.meanAttempts - (1 - pow(0.3, 4)) / 0.7) < 1e-12)
+        // min(G, 4) for G geometric with success 0.7: E[A²] by hand.
+        let square = 1 * 0.7 + 4 * 0.3 * 0.7 + 9 * 0.09 * 0.7 + 16 * 0.027
+        #expect(abs(model.attemptsVariance - (square - model.meanAttempts * model.meanAttempts)) < 1e-12)
+        let none = BrownoutCheck.model(p: 0.2, retries: 0)
+        #expect(none.success == 0.8 && none.meanAttempts == 1 && none.attemptsVariance == 0)
+    }
+
+    @Test("the real SDK agrees with the analytic model; a client with a hidden retry below it does not")
+    func analyticCheck() async throws {
+        let tune = try Self.tune(Self.brownout)
+        let correct = TuneReport(tune: tune, cells: await TuneRunner(tune: tune, jobs: 1).run())
+        let check = try #require(correct.checks.first)
+        #expect(correct.checks.count == 1 && check.agrees, "\(correct.sanityCSV)")
+        #expect(correct.correct)
+        var broken = TuneRunner(tune: tune, jobs: 1)
+        broken.transportWrapper = { HiddenRetryTransport(inner: $0) }
+        let report = TuneReport(tune: tune, cells: await broken.run())
+        let hidden = try #require(report.checks.first)
+        // Success 1 − 0.5³ = 0.875 and 1.75 requests per send instead of 0.75 and 1.5.
+        #expect(!hidden.agrees && hidden.successZ > 4 && hidden.attemptsZ > 4, "\(report.sanityCSV)")
+        #expect(!report.correct)
+        #expect(report.text.contains("SANITY CHECK FAILED"))
+    }
+
+    @Test("a client whose copies commit twice fails the sweep's correctness gate; the SDK passes it")
+    func duplicatesFailTheSweep() async throws {
+        let tune = try Self.tune(
+            """
+            {"name": "d", "seeds": 1,
+             "base": {"timeScale": 0.001, "load": {"type": "open", "policyTime": true, "rate": 100, "duration": "2s"}},
+             "environments": [{"name": "drops", "rules": [{"match": {"endpoint": "send", "attempt": 1, "everyNth": 3}, "action": {"type": "commitThenDrop"}}]}],
+             "grid": {"maxRetries": [3]}}
+            """)
+        let correct = TuneReport(tune: tune, cells: await TuneRunner(tune: tune, jobs: 2).run())
+        #expect(correct.correct && correct.measured.allSatisfy { $0.duplicates == 0 && $0.lost == 0 })
+        var broken = TuneRunner(tune: tune, jobs: 2)
+        broken.transportWrapper = { DuplicatingTransport(base: $0) }
+        let report = TuneReport(tune: tune, cells: await broken.run())
+        #expect(!report.correct && report.measured.contains { $0.duplicates > 0 })
+        #expect(report.text.contains("CORRECTNESS FAILED"))
+    }
+
+    @Test("the frontier and the recommendation: a dominated policy is off it, a policy on it everywhere is chosen")
+    func frontier() {
+        let environments = ["a", "b"].map {
+            TuneEnvironment(name: $0, description: "", rules: [], capacity: nil, metastability: nil)
+        }
+        func cell(_ retries: Int, _ environment: TuneEnvironment, ok: Int, requests: Int, latencyMs: Double)
+            -> TuneCell
+        {
+            var cell = TuneCell(
+                policy: PolicyPoint(
+                    maxRetries: retries, baseDelay: .milliseconds(300), maxDelay: TimeSpan(seconds: 10),
+                    timeout: TimeSpan(seconds: 15)), environment: environment)
+            var run = RunFigures()
+            run.sends = 100
+            run.started = 100
+            run.ok = ok
+            run.serverRequests = requests
+            for _ in 0..<100 { run.latency.record(latencyMs / 1000, scale: 1e9) }
+            cell.runs = [run]
+            return cell
+        }
+        var cells = [
+            // Policy 1 is better than 2 everywhere; policy 3 trades success for amplification in a.
+            cell(1, environments[0], ok: 99, requests: 110, latencyMs: 100),
+            cell(2, environments[0], ok: 98, requests: 120, latencyMs: 120),
+            cell(3, environments[0], ok: 90, requests: 100, latencyMs: 100),
+            cell(1, environments[1], ok: 100, requests: 100, latencyMs: 50),
+            cell(2, environments[1], ok: 100, requests: 100, latencyMs: 60),
+            cell(3, environments[1], ok: 100, requests: 100, latencyMs: 70),
+        ]
+        Pareto.mark(&cells)
+        #expect(cells.map(\.pareto) == [true, false, true, true, false, false])
+        let chosen = Recommendation.choose(cells)
+        #expect(chosen?.policy.maxRetries == 1 && chosen?.onFrontier == 2)
+        // With a duplicate it is out, and the rule says there is no policy on the frontier everywhere.
+        cells[0].runs[0].duplicates = 1
+        let fallback = Recommendation.choose(cells)
+        #expect(fallback?.policy.maxRetries == 3 && fallback?.rule.hasPrefix("no policy") == true)
+    }
+
+    @Test("success intervals: Student's t over seeds, Wilson's score for one seed")
+    func intervals() {
+        let wilson = Statistics.wilson(successes: 90, trials: 100)
+        #expect(abs(wilson.low - 0.8256) < 1e-3 && abs(wilson.high - 0.9448) < 1e-3)
+        var cell = TuneCell(
+            policy: .sdkDefault, environment: TuneEnvironment(name: "e", description: "", rules: [], capacity: nil))
+        for ok in [90, 92, 94] {
+            var run = RunFigures()
+            run.sends = 100
+            run.ok = ok
+            cell.runs.append(run)
+        }
+        let interval = cell.successInterval
+        // mean 0.92, sd 0.02, t(2) 4.303: ± 0.0497
+        #expect(abs(interval.low - (0.92 - 4.303 * 0.02 / 3.0.squareRoot())) < 1e-9)
+        #expect(abs(interval.high - (0.92 + 4.303 * 0.02 / 3.0.squareRoot())) < 1e-9)
+    }
+
+    @Test(
+        "a tune file names its bad field",
+        arguments: [
+            (#""grid": {"maxRetries": [101]}"#, "grid.maxRetries[0]: must be 0-100"),
+            (#""grid": {"maxRetries": []}"#, "grid.maxRetries: must be 1-100 values"),
+            (#""grid": {"maxRetrys": [1]}"#, "maxRetrys"),
+            (#""grid": {"timeout": ["0s"]}"#, "grid.timeout[0]"),
+            (
+                #""grid": {"maxRetries": [0,1,2,3,4,5,6,7,8,9], "baseDelay": ["1ms","2ms","3ms","4ms","5ms","6ms","7ms","8ms","9ms","10ms"], "timeout": ["1s","2s","3s"]}, "seeds": 100"#,
+                "cells × 100 seeds"
+            ),
+            (#""grid": {}, "seeds": 0"#, "seeds: must be 1-100"),
+            (#""grid": {}, "quick": {"environments": ["nope"]}"#, "quick.environments[0]: no environment named 'nope'"),
+            (#""grid": {}, "default": {"timeout": "-1s"}"#, "default.timeout"),
+        ])
+    func badFields(fragment: String, expected: String) {
+        let json = """
+            {"name": "v", "base": {"timeScale": 0.01, "load": {"type": "open", "policyTime": true, "rate": 10, "duration": "2s"}},
+             "environments": [{"name": "e", "rules": []}], \(fragment)}
+            """
+        do {
+            _ = try Self.tune(json)
+            Issue.record("accepted: \(fragment)")
+        } catch let error as InputError {
+            #expect(error.description.contains(expected), "\(error.description)")
+        } catch {
+            #expect(String(describing: error).contains(expected), "\(error)")
+        }
+    }
+
+    @Test("environments, the base and every cell are checked before anything runs")
+    func badEnvironments() {
+        let load = #""load": {"type": "open", "policyTime": true, "rate": 10, "duration": "20s"}"#
+        let cases: [(String, String)] = [
+            (#"{"name": "v", "base": {\#(load)}, "environments": [], "grid": {}}"#, "environments: name at least one"),
+            (
+                #"{"name": "v", "base": {\#(load)}, "environments": [{"name": "e"}, {"name": "e"}], "grid": {}}"#,
+                "environments[1].name: 'e' names two environments"
+            ),
+            (
+                #"{"name": "v", "base": {\#(load), "assertions": ["send.ok > 1"]}, "environments": [{"name": "e"}], "grid": {}}"#,
+                "base.assertions"
+            ),
+            (
+                #"{"name": "v", "base": {\#(load)}, "environments": [{"name": "e", "rules": [{"action": {"type": "respond", "status": 700}}]}], "grid": {}}"#,
+                "environments[0].rules[0].action.status"
+            ),
+            (
+                #"{"name": "v", "base": {\#(load)}, "environments": [{"name": "e", "capacity": {"workers": 1, "serviceTime": "1ms", "schedule": [{"from": "5s", "to": "10s", "workers": 0}]}, "metastability": {"window": "30s"}}], "grid": {}}"#,
+                "environments[0]: with policy r3-b300ms-m10s-t15s: metastability.window: the load ends at 20s"
+            ),
+            (
+                #"{"name": "v", "base": {"timeScale": 100, \#(load)}, "environments": [{"name": "e"}], "grid": {}}"#,
+                "one send could take"
+            ),
+        ]
+        for (json, expected) in cases {
+            do {
+                _ = try Self.tune(json)
+                Issue.record("accepted: \(json)")
+            } catch let error as InputError {
+                #expect(error.description.contains(expected), "\(error.description)")
+            } catch {
+                #expect(String(describing: error).contains(expected), "\(error)")
+            }
+        }
+    }
+
+    @Test("the grid crosses its values, fills the rest from the default, and the default is always swept")
+    func grid() throws {
+        let tune = try Self.tune(
+            #"{"name": "g", "base": {"load": {"type": "closed", "sends": 10}}, "environments": [{"name": "e"}], "grid": {"maxRetries": [0, 5], "timeout": ["5s", "15s"]}}"#
+        )
+        let labels = tune.policies.map(\.label)
+        #expect(
+            labels == [
+                "r0-b300ms-m10s-t5s", "r0-b300ms-m10s-t15s", "r5-b300ms-m10s-t5s", "r5-b300ms-m10s-t15s",
+                "r3-b300ms-m10s-t15s",
+            ])
+        let scenario = tune.scenario(policy: tune.policies[2], environment: tune.environments[0], seed: 2)
+        #expect(scenario.client.maxRetries == 5 && scenario.client.timeout.seconds == 5 && scenario.seed == 3)
+        #expect(scenario.probes == [.outcome, .idempotency])
+        let odd = PolicyPoint(
+            maxRetries: 1, baseDelay: TimeSpan(seconds: 0.009), maxDelay: TimeSpan(seconds: 2.5),
+            timeout: TimeSpan(seconds: 0.0125))
+        #expect(odd.label == "r1-b9ms-m2.5s-t12.5ms")
+        #expect(throws: Never.self) {
+            try tune.scenario(policy: odd, environment: tune.environments[0], seed: 0).validate()
+        }
+    }
+
+    @Test("the committed tune files are valid, and the quick sweep keeps an analytic brownout cell")
+    func committedFiles() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../../tune")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }
+        #expect(!names.isEmpty)
+        for name in names {
+            let tune = try TuneFile.load(file: folder.appendingPathComponent(name).path)
+            #expect(tune.quickened().environments.contains { $0.brownoutProbability != nil }, "\(name)")
+            #expect(tune.policies.contains(.sdkDefault), "\(name)")
+        }
+    }
+}
