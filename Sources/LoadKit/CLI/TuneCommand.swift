@@ -104,6 +104,10 @@ public enum TuneCommand {
             printError("tune: could not write the results under \(out.path): \(error)")
             return .software
         }
+        if work.isCancelled {
+            let finished = report.measured.reduce(0) { $0 + $1.runs.count }
+            print("partial sweep (interrupted): \(finished) of \(runs) runs finished; figures cover those only")
+        }
         print(report.text)
         print(
             String(

@@ -138,43 +138,58 @@ enum Pareto {
 }
 
 /// The policy to ship, and why.
+///
+/// The frontier alone cannot choose: a policy without retries is never dominated (it has the lowest
+/// amplification and, with no waits, a low p99), so it is on every environment's frontier while it
+/// loses sends. Success comes first: a policy is *competitive* in an environment when its success
+/// interval reaches the best cell's (no significant loss against the best), and only policies with
+/// no duplicate, no lost send and no metastable cell are considered.
 struct Recommendation: Sendable {
     var policy: PolicyPoint
-    /// Environments in which its cell is on the frontier, of how many.
+    /// Environments in which it is competitive, and in which its cell is on the frontier, of how many.
+    var competitive: Int
     var onFrontier: Int
     var environments: Int
     /// The rule that chose it.
     var rule: String
 
-    /// Among policies with no duplicate, no lost send and no metastable cell: one on the frontier
-    /// in every environment if there is one, else the one on the frontier most often; ties go to
-    /// the highest worst-environment success rate, then the lowest worst-environment p99, then the
-    /// lowest mean amplification.
+    /// The policy competitive in the most environments (every one, if any policy is); ties go to
+    /// the one on the frontier in the most environments, then the lowest worst-environment p99,
+    /// then the lowest mean amplification.
     static func choose(_ cells: [TuneCell]) -> Recommendation? {
-        let environments = Set(cells.map(\.environment.name))
-        let byPolicy = Dictionary(grouping: cells.filter { !$0.runs.isEmpty }, by: \.policy)
+        let measured = cells.filter { !$0.runs.isEmpty }
+        let environments = Set(measured.map(\.environment.name))
+        var best: [String: Double] = [:]
+        for cell in measured {
+            best[cell.environment.name] = max(best[cell.environment.name] ?? 0, cell.successInterval.low)
+        }
+        func competitive(_ cell: TuneCell) -> Bool {
+            cell.successInterval.high >= (best[cell.environment.name] ?? 0)
+        }
+        let byPolicy = Dictionary(grouping: measured, by: \.policy)
         let candidates = byPolicy.filter { _, cells in
             cells.count == environments.count
                 && cells.allSatisfy { $0.duplicates == 0 && $0.lost == 0 && $0.metastable != true }
         }
-        func key(_ cells: [TuneCell]) -> (Int, Double, Double, Double) {
-            let frontier = cells.filter(\.pareto).count
-            let worstSuccess = cells.map(\.successRate).min() ?? 0
+        func key(_ cells: [TuneCell]) -> (Int, Int, Double, Double) {
             let worstP99 = cells.map { $0.latency(at: 0.99) }.max() ?? .infinity
             let amplification = cells.map(\.amplification).reduce(0, +) / Double(max(1, cells.count))
-            return (frontier, worstSuccess, -worstP99, -amplification)
+            return (cells.filter(competitive).count, cells.filter(\.pareto).count, -worstP99, -amplification)
         }
-        let best = candidates.max { left, right in
+        let chosen = candidates.max { left, right in
             let (a, b) = (key(left.value), key(right.value))
             return a < b || (a == b && right.key < left.key)
         }
-        guard let best else { return nil }
-        let frontier = best.value.filter(\.pareto).count
+        guard let chosen else { return nil }
+        let competitiveCount = chosen.value.filter(competitive).count
         let rule =
-            frontier == environments.count
-            ? "on the Pareto frontier in every environment (ties: highest worst-case success rate, then lowest worst-case p99)"
-            : "no policy is on the frontier everywhere: the one on it in the most environments, then the highest worst-case success rate, then the lowest worst-case p99 (policies with duplicates, lost sends or a metastable cell excluded)"
-        return Recommendation(policy: best.key, onFrontier: frontier, environments: environments.count, rule: rule)
+            competitiveCount == environments.count
+            ? "success within the best cell's 95 % interval in every environment; then on the frontier (success, p99, amplification) in the most environments; then the lowest worst-case p99"
+            : "no policy matches the best success everywhere: the one that does in the most environments; then on the frontier in the most; then the lowest worst-case p99"
+        return Recommendation(
+            policy: chosen.key, competitive: competitiveCount, onFrontier: chosen.value.filter(\.pareto).count,
+            environments: environments.count,
+            rule: rule + " (policies with a duplicate, a lost send or a metastable cell are excluded)")
     }
 }
 

@@ -105,7 +105,8 @@ struct TuneReport {
             lines.append("recommended: \(recommendation.policy.label)")
             lines.append("  rule: \(recommendation.rule)")
             lines.append(
-                "  on the frontier in \(recommendation.onFrontier) of \(recommendation.environments) environments")
+                "  best success in \(recommendation.competitive) and on the frontier in \(recommendation.onFrontier) of \(recommendation.environments) environments"
+            )
         } else {
             lines.append("recommended: none (every policy had a duplicate, a lost send or a metastable cell)")
         }

@@ -139,4 +139,23 @@ struct MetastabilityTests {
             )
         }
     }
+
+    @Test(
+        "a policy-time load runs at rate ÷ timeScale for duration × timeScale; --quick keeps a metastability run's length"
+    )
+    func policyTime() throws {
+        let scenario = try Self.scenario(
+            #"{"name": "p", "timeScale": 0.1, "load": {"type": "open", "policyTime": true, "rate": 50, "duration": "40s"}, "plan": {"capacity": {"workers": 2, "serviceTime": "10ms", "schedule": [{"from": "5s", "to": "10s", "workers": 1}]}}, "metastability": {"window": "20s"}}"#
+        )
+        let running = scenario.load.running(timeScale: scenario.timeScale)
+        #expect(abs(running.rate - 500) < 1e-9 && abs((running.duration?.seconds ?? 0) - 4) < 1e-9)
+        #expect(scenario.quickened().load.duration == scenario.load.duration)
+        var staged = scenario.load
+        staged.stages = [LoadSettings.Stage(rate: 10, duration: TimeSpan(seconds: 30))]
+        let stages = staged.running(timeScale: 0.5).stages
+        #expect(stages.first?.rate == 20 && stages.first?.duration.seconds == 15)
+        var wall = scenario.load
+        wall.policyTime = false
+        #expect(wall.running(timeScale: 0.1) == wall)
+    }
 }

@@ -71,7 +71,9 @@ struct TuneTests {
         #expect(report.text.contains("CORRECTNESS FAILED"))
     }
 
-    @Test("the frontier and the recommendation: a dominated policy is off it, a policy on it everywhere is chosen")
+    @Test(
+        "the frontier and the recommendation: success first, then the frontier; no retries is on every frontier and still loses"
+    )
     func frontier() {
         let environments = ["a", "b"].map {
             TuneEnvironment(name: $0, description: "", rules: [], capacity: nil, metastability: nil)
@@ -84,8 +86,8 @@ struct TuneTests {
                     maxRetries: retries, baseDelay: .milliseconds(300), maxDelay: TimeSpan(seconds: 10),
                     timeout: TimeSpan(seconds: 15)), environment: environment)
             var run = RunFigures()
-            run.sends = 100
-            run.started = 100
+            run.sends = 1000
+            run.started = 1000
             run.ok = ok
             run.serverRequests = requests
             for _ in 0..<100 { run.latency.record(latencyMs / 1000, scale: 1e9) }
@@ -93,22 +95,26 @@ struct TuneTests {
             return cell
         }
         var cells = [
-            // Policy 1 is better than 2 everywhere; policy 3 trades success for amplification in a.
-            cell(1, environments[0], ok: 99, requests: 110, latencyMs: 100),
-            cell(2, environments[0], ok: 98, requests: 120, latencyMs: 120),
-            cell(3, environments[0], ok: 90, requests: 100, latencyMs: 100),
-            cell(1, environments[1], ok: 100, requests: 100, latencyMs: 50),
-            cell(2, environments[1], ok: 100, requests: 100, latencyMs: 60),
-            cell(3, environments[1], ok: 100, requests: 100, latencyMs: 70),
+            // 0 retries: cheapest and fastest, loses sends in a. 1 beats 2 everywhere.
+            cell(0, environments[0], ok: 800, requests: 1000, latencyMs: 50),
+            cell(1, environments[0], ok: 990, requests: 1200, latencyMs: 100),
+            cell(2, environments[0], ok: 985, requests: 1250, latencyMs: 120),
+            cell(0, environments[1], ok: 1000, requests: 1000, latencyMs: 50),
+            cell(1, environments[1], ok: 1000, requests: 1000, latencyMs: 60),
+            cell(2, environments[1], ok: 1000, requests: 1000, latencyMs: 70),
         ]
         Pareto.mark(&cells)
-        #expect(cells.map(\.pareto) == [true, false, true, true, false, false])
+        #expect(cells.map(\.pareto) == [true, true, false, true, false, false])
         let chosen = Recommendation.choose(cells)
-        #expect(chosen?.policy.maxRetries == 1 && chosen?.onFrontier == 2)
-        // With a duplicate it is out, and the rule says there is no policy on the frontier everywhere.
-        cells[0].runs[0].duplicates = 1
+        #expect(chosen?.policy.maxRetries == 1 && chosen?.competitive == 2 && chosen?.onFrontier == 1)
+        #expect(chosen?.rule.hasPrefix("success within") == true)
+        // A duplicate rules it out; 2 still matches the best success (985 of 1000 is within 990's interval).
+        cells[1].runs[0].duplicates = 1
+        #expect(Recommendation.choose(cells)?.policy.maxRetries == 2)
+        // Without a policy that matches the best everywhere, the rule says so.
+        cells[2].runs[0].ok = 900
         let fallback = Recommendation.choose(cells)
-        #expect(fallback?.policy.maxRetries == 3 && fallback?.rule.hasPrefix("no policy") == true)
+        #expect(fallback?.rule.hasPrefix("no policy matches") == true)
     }
 
     @Test("success intervals: Student's t over seeds, Wilson's score for one seed")
