@@ -56,7 +56,9 @@ let package = Package(
         ),
         .testTarget(
             name: "LoadKitTests",
-            dependencies: ["LoadKit", "FakeFrontmail", "Frontmail"]
+            dependencies: ["LoadKit", "FakeFrontmail", "Frontmail"],
+            // Read by path (#filePath), not bundled: the report's fixed result set and its golden files.
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "BenchKitTests",

@@ -8,6 +8,7 @@ public enum FrontmailBench {
         commands:
           run       run scenario files against the fake API and judge the SDK (the main job)
           tune      sweep retry policies over fault environments and recommend the defaults
+          report    the HTML report (and JUnit, Markdown) of a run's results
           list      list the scenarios with their descriptions
           compare   compare two summary CSVs: the regression gate
           baseline  merge several benchmark runs into a baseline for compare
@@ -25,6 +26,7 @@ public enum FrontmailBench {
         switch command {
         case "run": return await RunCommand.run(rest)
         case "tune": return await TuneCommand.run(rest)
+        case "report": return ReportCommand.run(rest)
         case "list": return ListCommand.run(rest)
         case "compare": return CompareCommand.run(rest)
         case "baseline": return BaselineCommand.run(rest)

@@ -44,9 +44,12 @@ extension RunCommand {
         guard let combined = writeRun(outcomes.flatMap { writer.summaryRows(of: $0.0.name) }, writer) else {
             return .software
         }
+        var errors: [String: String] = [:]
         for (scenario, status, verdict) in outcomes {
             print(verdict ?? "FAIL \(scenario.name): the run ended without a verdict (exit \(status))")
+            if verdict == nil { errors[scenario.name] = "the run ended without a verdict (exit \(status))" }
         }
+        guard writeOutputs(parsed, combined, order: outcomes.map(\.0.name), errors: errors) else { return .software }
         print("results: \(combined.path)")
         if child.isCancelled || outcomes.contains(where: { $0.1 == ExitCode.interrupted.rawValue }) {
             return .interrupted

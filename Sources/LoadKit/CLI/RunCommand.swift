@@ -11,22 +11,27 @@ import Foundation
 public enum RunCommand {
     public static let usage = """
         usage: frontmail-bench run FILE|DIR... [--out DIR] [--quick] [--seed N] [--only NAME]... [--no-progress]
+                                   [--junit FILE] [--summary-md FILE]
 
         Runs every scenario (a DIR means its *.json files), prints one verdict line per scenario and
         the path of the results as the last lines on stdout, and writes DIR/<run>-<scenario>/ with
-        summary.csv, history.csv, ledger.csv, jitter and latency histograms (see docs/csv.md).
+        summary.csv, history.csv, ledger.csv, timeseries.csv, jitter and latency histograms
+        (docs/csv.md), and DIR/<run>-report.html, the report with charts (docs/report.md).
 
           --out DIR       where results go (default results)
           --quick         shorten every scenario (its "quick" settings, or a tenth of the load)
           --seed N        override every scenario's seed
           --only NAME     run only this scenario (repeatable)
           --no-progress   no live progress line on stderr (it is off anyway when stderr is not a terminal)
+          --junit FILE    also write the verdicts as JUnit XML (a testsuite per scenario, a testcase per assertion)
+          --summary-md FILE  also write a Markdown summary (appended to $GITHUB_STEP_SUMMARY when it is set)
 
         exit: 0 every assertion holds, 1 some failed, 64 bad arguments, 65 a bad scenario file, 130 interrupted
         """
 
     static let spec = Arguments.Spec(
-        options: ["out", "seed", "only", "run-id"], flags: ["quick", "no-progress", "same-process"])
+        options: ["out", "seed", "only", "run-id", "junit", "summary-md"],
+        flags: ["quick", "no-progress", "same-process"])
 
     public static func run(_ arguments: [String]) async -> ExitCode {
         let parsed: Arguments
@@ -120,9 +125,29 @@ public enum RunCommand {
             return .software
         }
         for result in results { print(result.verdictLine) }
+        // A child of an isolated run leaves the report to its parent.
+        if parsed.value("run-id") == nil {
+            guard writeOutputs(parsed, combined, order: results.map(\.scenario.name), errors: [:]) else {
+                return .software
+            }
+        }
         print("results: \(combined.path)")
         if work.isCancelled || results.contains(where: \.interrupted) { return .interrupted }
         return results.allSatisfy(\.passed) ? .success : .failure
+    }
+
+    /// The report, and the JUnit and Markdown the arguments ask for; false (after saying why) when
+    /// one cannot be written.
+    static func writeOutputs(_ parsed: Arguments, _ runCSV: URL, order: [String], errors: [String: String]) -> Bool {
+        let outputs = RunOutputs(junit: parsed.value("junit"), summaryMarkdown: parsed.value("summary-md"))
+        do {
+            let report = try outputs.write(runCSV: runCSV, order: order, errors: errors)
+            print("report: \(report.path)")
+            return true
+        } catch {
+            printError("run: \(error)")
+            return false
+        }
     }
 
     /// Writes the run's combined summary; nil (after saying why) when it cannot.

@@ -100,6 +100,10 @@ public enum TuneCommand {
             try SummaryCSV.render(rows, runID: writer.runID).write(
                 to: folder.appendingPathComponent("summary.csv"), atomically: true, encoding: .utf8)
             _ = try writer.writeRun(rows)
+            try HTMLReport.sweep(
+                name: tune.name, runID: writer.runID, cellsCSV: report.cellsCSV,
+                recommended: Recommendation.choose(report.measured)?.policy.label, text: report.text
+            ).write(to: RunOutputs.reportPath(of: writer.runCSV), atomically: true, encoding: .utf8)
         } catch {
             printError("tune: could not write the results under \(out.path): \(error)")
             return .software
@@ -114,6 +118,7 @@ public enum TuneCommand {
                 format: "%d cells, %d sends in %.1f s (%.0f sends/s)", report.measured.count, sends, elapsed,
                 Double(sends) / max(elapsed, 1e-9)))
         print("cells: \(folder.appendingPathComponent("cells.csv").path)")
+        print("report: \(RunOutputs.reportPath(of: writer.runCSV).path)")
         print("results: \(writer.runCSV.path)")
         if work.isCancelled { return .interrupted }
         return report.correct ? .success : .failure

@@ -17,6 +17,7 @@ enum ProbeSet {
             let probe = OutcomeProbe(scenario: scenario, history: history, ledger: ledger, elapsed: elapsed)
             output.add(probe.rows, probe.metrics)
             output.files["latency_histogram.csv"] = probe.latencyCSV()
+            output.files["latency.hgrm"] = HgrmWriter.render(probe.latency, divisor: 1e6)
         }
         if scenario.probes.contains(.idempotency) {
             let probe = IdempotencyProbe(scenario: scenario, history: history, ledger: ledger)

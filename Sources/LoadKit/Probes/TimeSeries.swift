@@ -27,6 +27,14 @@ struct TimeSeries {
         var attemptsStarted = 0
         /// Mean logical sends in flight.
         var inFlight = 0.0
+        /// Requests by how they ended, from the ledger, by arrival: answered 2xx, 429, another 4xx,
+        /// 5xx; no answer (reset, close, hang); the client left first (a timeout or a cancel).
+        var answeredOK = 0
+        var answered429 = 0
+        var answered4xx = 0
+        var answered5xx = 0
+        var noAnswer = 0
+        var clientLeft = 0
     }
 
     /// One entry per policy second from the start of the run's clock.
@@ -57,7 +65,17 @@ struct TimeSeries {
             return min(count - 1, Int(time / width))
         }
         for record in input.ledger {
-            if let at = bucket(record.arrival) { seconds[at].arrivals += 1 }
+            if let at = bucket(record.arrival) {
+                seconds[at].arrivals += 1
+                switch (record.clientGone, record.status) {
+                case (true, _): seconds[at].clientLeft += 1
+                case (false, 200..<300): seconds[at].answeredOK += 1
+                case (false, 429): seconds[at].answered429 += 1
+                case (false, 400..<500): seconds[at].answered4xx += 1
+                case (false, 500..<600): seconds[at].answered5xx += 1
+                default: seconds[at].noAnswer += 1
+                }
+            }
             switch record.action {
             case .shed: if let at = bucket(record.arrival) { seconds[at].shed += 1 }
             case .dropped: if let at = bucket(record.arrival) { seconds[at].dropped += 1 }
@@ -162,7 +180,7 @@ struct TimeSeries {
     }
 
     static let header =
-        "second,arrivals,served,shed,dropped,dead_work,queue_depth,busy_workers,capacity_workers,sends_started,sends_ok,sends_failed,sends_dropped,attempts_started,in_flight"
+        "second,arrivals,served,shed,dropped,dead_work,queue_depth,busy_workers,capacity_workers,sends_started,sends_ok,sends_failed,sends_dropped,attempts_started,in_flight,answered_2xx,answered_429,answered_4xx,answered_5xx,no_answer,client_left"
 
     var csv: String {
         var text = Self.header + "\n"
@@ -179,7 +197,11 @@ struct TimeSeries {
                         + [
                             second.sendsStarted, second.sendsOK, second.sendsFailed, second.sendsDropped,
                             second.attemptsStarted,
-                        ].map { String($0) } + [SummaryCSV.format(second.inFlight)]) + "\n"
+                        ].map { String($0) } + [SummaryCSV.format(second.inFlight)]
+                        + [
+                            second.answeredOK, second.answered429, second.answered4xx, second.answered5xx,
+                            second.noAnswer, second.clientLeft,
+                        ].map { String($0) }) + "\n"
         }
         return text
     }

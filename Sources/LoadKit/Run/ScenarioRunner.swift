@@ -25,7 +25,7 @@ public struct ScenarioRunner: Sendable {
     }
 
     public func run(_ scenario: Scenario) async throws -> ScenarioResult {
-        let measurement: Measurement
+        var measurement: Measurement
         switch scenario.experiment {
         case .load:
             var experiment = LoadExperiment(scenario: scenario, progress: progress)
@@ -43,6 +43,7 @@ public struct ScenarioRunner: Sendable {
             }
         }
         let checks = AssertionCheck.judge(scenario.assertions, measurement.metrics)
+        measurement.files["scenario.json"] = ScenarioInfo(scenario).json
         var result = ScenarioResult(
             scenario: scenario, rows: measurement.rows, metrics: measurement.metrics, checks: checks, folder: nil,
             interrupted: measurement.interrupted, elapsed: measurement.elapsed)

@@ -42,8 +42,8 @@ struct ScenarioRunnerTests {
         let names = try FileManager.default.contentsOfDirectory(atPath: result.folder!.path).sorted()
         #expect(
             names == [
-                "assertions.csv", "history.csv", "jitter_histogram.csv", "jitter_samples.csv", "latency_histogram.csv",
-                "ledger.csv", "summary.csv", "timeseries.csv",
+                "assertions.csv", "history.csv", "jitter_histogram.csv", "jitter_samples.csv", "latency.hgrm",
+                "latency_histogram.csv", "ledger.csv", "scenario.json", "summary.csv", "timeseries.csv",
             ])
         #expect(result.rows.last?.key == "run.time_scale.value")
     }

@@ -1,0 +1,56 @@
+import Foundation
+
+/// `frontmail-bench report`: the HTML report (and JUnit, Markdown) of results already written.
+public enum ReportCommand {
+    public static let usage = """
+        usage: frontmail-bench report RUN.csv [RUN.csv...] [--out FILE.html] [--junit FILE] [--summary-md FILE]
+
+        Writes the report of a run from its results folder (RUN.csv is the DIR/<run>-run.csv a run
+        printed; the CSV is the source, nothing is measured): one self-contained HTML file with the
+        verdicts and charts of every scenario (docs/report.md). More runs overlay their latency on
+        the first one's. Default --out: DIR/<run>-report.html beside the first RUN.csv.
+
+          --out FILE.html    where the report goes
+          --junit FILE       also the verdicts as JUnit XML
+          --summary-md FILE  also a Markdown summary of the verdicts
+
+        exit: 0 written, 64 bad arguments, 65 a RUN.csv that cannot be read, 70 a file that cannot be written
+        """
+
+    static let spec = Arguments.Spec(options: ["out", "junit", "summary-md"])
+
+    public static func run(_ arguments: [String]) -> ExitCode {
+        let parsed: Arguments
+        switch CommandArguments("report", arguments, spec: spec, usage: usage) {
+        case .parsed(let arguments): parsed = arguments
+        case .exit(let code): return code
+        }
+        guard !parsed.positionals.isEmpty else {
+            printError("report: name at least one RUN.csv\n\n\(usage)")
+            return .usage
+        }
+        var runs: [RunResults] = []
+        for path in parsed.positionals {
+            do {
+                runs.append(try RunResults.read(runCSV: URL(fileURLWithPath: path)))
+            } catch {
+                printError("\(path): cannot be read as a run's summary (\(error))")
+                return .dataError
+            }
+        }
+        let first = URL(fileURLWithPath: parsed.positionals[0])
+        let out = parsed.value("out") ?? RunOutputs.reportPath(of: first).path
+        do {
+            try RunOutputs.save(HTMLReport.render(runs), to: out)
+            if let junit = parsed.value("junit") { try RunOutputs.save(JUnitWriter.render(runs[0]), to: junit) }
+            if let markdown = parsed.value("summary-md") {
+                try RunOutputs.save(SummaryMarkdown.render(runs[0]), to: markdown)
+            }
+        } catch {
+            printError("report: \(error)")
+            return .software
+        }
+        print("report: \(out)")
+        return .success
+    }
+}

@@ -1,0 +1,237 @@
+import Foundation
+
+/// The run's report: one self-contained HTML file (inline CSS and SVG, no script, nothing fetched),
+/// derived from the CSV of the results folder, byte-identical for identical CSV.
+enum HTMLReport {
+    /// `runs[0]` is the run reported; further runs overlay their latency spectra (a comparison).
+    static func render(_ runs: [RunResults]) -> String {
+        guard let run = runs.first else { return document(title: "frontmail-bench report", body: "") }
+        var body = "<h1>frontmail-bench run \(XML.escape(run.runID))</h1>\n"
+        let passed = run.scenarios.filter(\.passed).count
+        body += "<p class=\"lead\">\(passed) of \(run.scenarios.count) scenarios passed"
+        if runs.count > 1 {
+            body += "; latency compared with " + runs.dropFirst().map { XML.escape($0.runID) }.joined(separator: ", ")
+        }
+        body += ".</p>\n<table class=\"index\"><tr><th>scenario</th><th>verdict</th><th>assertions</th></tr>\n"
+        for scenario in run.scenarios {
+            body +=
+                "<tr><td><a href=\"#\(anchor(scenario.name))\">\(XML.escape(scenario.name))</a></td><td>\(badge(scenario))</td><td>\(scenario.checks.filter(\.passed).count)/\(scenario.checks.count)</td></tr>\n"
+        }
+        body += "</table>\n"
+        for scenario in run.scenarios {
+            body += section(scenario, others: runs.dropFirst().map { ($0.runID, $0.scenarios) })
+        }
+        return document(title: "frontmail-bench run \(run.runID)", body: body)
+    }
+
+    static func section(_ scenario: RunResults.ScenarioEntry, others: [(String, [RunResults.ScenarioEntry])]) -> String
+    {
+        var out =
+            "<section id=\"\(anchor(scenario.name))\">\n<h2>\(XML.escape(scenario.name)) \(badge(scenario))</h2>\n"
+        if !scenario.description.isEmpty { out += "<p>\(XML.escape(scenario.description))</p>\n" }
+        if let error = scenario.error { out += "<p class=\"fail\">Could not run: \(XML.escape(error))</p>\n" }
+        if !scenario.checks.isEmpty {
+            out += "<table><tr><th>assertion</th><th>actual</th><th>expected</th><th></th></tr>\n"
+            for check in scenario.checks {
+                out +=
+                    "<tr><td><code>\(XML.escape(check.assertion))</code></td><td>\(XML.escape(check.actual))</td><td>\(XML.escape(check.expected))</td><td class=\"\(check.passed ? "pass" : "fail")\">\(check.passed ? "PASS" : "FAIL")</td></tr>\n"
+            }
+            out += "</table>\n"
+        }
+        out += latency(scenario, others: others)
+        out += jitter(scenario)
+        if let csv = scenario.file("timeseries.csv"),
+            let svg = TimelineChart.render(csv: csv, windows: scenario.windows, title: "\(scenario.name): timeline")
+        {
+            out += figure(svg, caption: TimelineChart.caption)
+        }
+        out += idempotency(scenario)
+        out += cancellation(scenario)
+        return out + "</section>\n"
+    }
+
+    static func latency(_ scenario: RunResults.ScenarioEntry, others: [(String, [RunResults.ScenarioEntry])]) -> String
+    {
+        guard let csv = scenario.file("latency_histogram.csv") else { return "" }
+        var series = [LatencySpectrumChart.Series(name: scenario.name, buckets: LatencySpectrumChart.buckets(csv: csv))]
+        for (runID, entries) in others {
+            if let other = entries.first(where: { $0.name == scenario.name })?.file("latency_histogram.csv") {
+                series.append(
+                    LatencySpectrumChart.Series(name: runID, buckets: LatencySpectrumChart.buckets(csv: other)))
+            }
+        }
+        guard let svg = LatencySpectrumChart.render(series, title: "\(scenario.name): latency by percentile") else {
+            return ""
+        }
+        return figure(svg, caption: LatencySpectrumChart.caption)
+    }
+
+    static func jitter(_ scenario: RunResults.ScenarioEntry) -> String {
+        guard let csv = scenario.file("jitter_samples.csv") else { return "" }
+        let samples = JitterCDFChart.samples(csv: csv)
+        var out = ""
+        if let chart = JitterCDFChart.render(
+            samples.all, critical: scenario.value("jitter", "ks_critical"), title: "\(scenario.name): backoff jitter")
+        {
+            out += figure(
+                chart.svg,
+                caption: JitterCDFChart.caption(d: chart.d, critical: scenario.value("jitter", "ks_critical")))
+        }
+        for attempt in samples.byAttempt.keys.sorted().prefix(3) {
+            let critical = scenario.value("jitter", "ks_critical", "attempt\(attempt)")
+            guard let values = samples.byAttempt[attempt], values.count >= 20,
+                let chart = JitterCDFChart.render(
+                    values, critical: critical, title: "\(scenario.name): jitter after attempt \(attempt)")
+            else { continue }
+            out += figure(
+                chart.svg,
+                caption: "After attempt \(attempt): " + JitterCDFChart.caption(d: chart.d, critical: critical))
+        }
+        return out
+    }
+
+    static let defects = [
+        "duplicates", "lost", "unexpected", "fail_with_effect", "message_id_mismatches", "key_changes", "body_changes",
+        "key_collisions", "defects",
+    ]
+
+    static func idempotency(_ scenario: RunResults.ScenarioEntry) -> String {
+        let outcomes = ["ok", "fail", "info", "dropped"]
+        let counts = outcomes.map { scenario.value("idempotency", "outcome", $0) ?? .nan }
+        guard counts.contains(where: \.isFinite) else { return "" }
+        var out = ""
+        if let svg = BarChart.render(
+            categories: outcomes, series: [BarChart.Series(name: "sends", values: counts)], yTitle: "sends",
+            title: "\(scenario.name): send outcomes")
+        {
+            let effects = scenario.value("idempotency", "effects").map { String(format: "%.0f", $0) } ?? "?"
+            out += figure(
+                svg,
+                caption:
+                    "Sends by outcome (Jepsen's ok / fail / info; dropped never started). The server committed \(effects) messages; every defect below must be 0 for a correct SDK."
+            )
+        }
+        out += "<table class=\"defects\"><tr>"
+        out += defects.map { "<th>\($0)</th>" }.joined() + "</tr><tr>"
+        for name in defects {
+            let value = scenario.value("idempotency", name) ?? .nan
+            let text = value.isFinite ? String(format: "%.0f", value) : "–"
+            out += "<td class=\"\(value > 0 ? "fail" : "")\">\(text)</td>"
+        }
+        out += "</tr></table>\n"
+        out += defectiveSends(scenario)
+        return out
+    }
+
+    /// Sends the history shows as defective: more than one effect, ok without one, failed with one.
+    static func defectiveSends(_ scenario: RunResults.ScenarioEntry) -> String {
+        guard let csv = scenario.file("history.csv") else { return "" }
+        let rows = CSV.rows(csv)
+        guard let header = rows.first, let id = header.firstIndex(of: "send_id"),
+            let verdict = header.firstIndex(of: "verdict"), let effects = header.firstIndex(of: "effects")
+        else { return "" }
+        var listed: [String] = []
+        var total = 0
+        for fields in rows.dropFirst() where fields.count == header.count {
+            guard let count = Int(fields[effects]) else { continue }
+            let problem: String?
+            switch (fields[verdict], count) {
+            case (_, 2...): problem = "\(count) effects (duplicate)"
+            case ("ok", 0): problem = "ok without an effect (lost)"
+            case ("fail", 1...): problem = "failed, but committed"
+            default: problem = nil
+            }
+            guard let problem else { continue }
+            total += 1
+            if listed.count < 50 { listed.append("<li>send \(XML.escape(fields[id])): \(XML.escape(problem))</li>") }
+        }
+        guard total > 0 else { return "" }
+        return "<p class=\"fail\">\(total) defective sends\(total > 50 ? " (the first 50)" : ""):</p><ul>"
+            + listed.joined() + "</ul>\n"
+    }
+
+    static func cancellation(_ scenario: RunResults.ScenarioEntry) -> String {
+        let cells = Set(scenario.rows.filter { $0.probe == "cancellation" && $0.statistic == "p99" }.map(\.metric))
+            .filter { !$0.hasPrefix("raw_urlsession.") && !$0.hasPrefix("soak") }.sorted()
+        guard !cells.isEmpty else { return "" }
+        var series = [
+            BarChart.Series(name: "SDK p50", values: cells.map { scenario.value("cancellation", $0, "p50") ?? .nan }),
+            BarChart.Series(name: "SDK p99", values: cells.map { scenario.value("cancellation", $0, "p99") ?? .nan }),
+        ]
+        let raw = cells.map { scenario.value("cancellation", "raw_urlsession." + $0, "p99") ?? .nan }
+        if raw.contains(where: \.isFinite) {
+            series.append(BarChart.Series(name: "raw URLSession p99", values: raw))
+        }
+        guard
+            let svg = BarChart.render(
+                categories: cells, series: series, yTitle: "cancel → aborted (ms)",
+                title: "\(scenario.name): cancellation latency by phase")
+        else { return "" }
+        return figure(
+            svg,
+            caption:
+                "Time from task.cancel() to the thrown error, per phase of a send, idle and under load (ms). The raw URLSession bars are the same measurement of a plain URLSession.data(for:), where measured."
+        )
+    }
+
+    // MARK: The sweep
+
+    /// A sweep's report: per environment the success-against-p99 scatter, then its cells.
+    static func sweep(name: String, runID: String, cellsCSV: String, recommended: String?, text: String) -> String {
+        let rows = CSV.rows(cellsCSV)
+        guard let header = rows.first else { return document(title: name, body: "") }
+        func column(_ name: String) -> Int? { header.firstIndex(of: name) }
+        var body = "<h1>frontmail-bench tune \(XML.escape(name)) (\(XML.escape(runID)))</h1>\n"
+        body += "<pre>\(XML.escape(text))</pre>\n"
+        guard let cell = column("cell"), let environment = column("environment"), let success = column("success_rate"),
+            let p99 = column("latency_p99_policy_ms"), let pareto = column("pareto"), let isDefault = column("default")
+        else { return document(title: name, body: body) }
+        var order: [String] = []
+        for fields in rows.dropFirst() where fields.count == header.count && !order.contains(fields[environment]) {
+            order.append(fields[environment])
+        }
+        for environmentName in order {
+            let entries = rows.dropFirst().filter { $0.count == header.count && $0[environment] == environmentName }
+            let points = entries.map {
+                SweepScatterChart.Point(
+                    label: $0[cell], p99: Double($0[p99]) ?? .nan, success: Double($0[success]) ?? .nan,
+                    pareto: $0[pareto] == "1", isDefault: $0[isDefault] == "1", recommended: $0[cell] == recommended)
+            }
+            body += "<section><h2>\(XML.escape(environmentName))</h2>\n"
+            if let svg = SweepScatterChart.render(points, title: "\(name): \(environmentName)") {
+                body += figure(svg, caption: SweepScatterChart.caption)
+            }
+            body += "</section>\n"
+        }
+        return document(title: "frontmail-bench tune \(name)", body: body)
+    }
+
+    // MARK: Pieces
+
+    static func figure(_ svg: String, caption: String) -> String {
+        "<figure>\n" + svg + "<figcaption>\(XML.escape(caption))</figcaption>\n</figure>\n"
+    }
+
+    static func badge(_ scenario: RunResults.ScenarioEntry) -> String {
+        if scenario.error != nil { return "<span class=\"badge fail\">ERROR</span>" }
+        return scenario.passed ? "<span class=\"badge pass\">PASS</span>" : "<span class=\"badge fail\">FAIL</span>"
+    }
+
+    static func anchor(_ name: String) -> String {
+        "s-" + String(name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "-" })
+    }
+
+    static let style = """
+        body{font-family:sans-serif;margin:24px auto;max-width:760px;color:#1f2328;line-height:1.4}
+        h1{font-size:22px}h2{font-size:18px;margin-top:36px;border-bottom:1px solid #d0d7de}
+        table{border-collapse:collapse;margin:8px 0;font-size:13px}td,th{border:1px solid #d0d7de;padding:3px 8px;text-align:left}
+        .pass{color:#1a7f37}.fail{color:#d1242f;font-weight:bold}.badge{font-size:12px;padding:1px 6px;border:1px solid}
+        figure{margin:16px 0}figcaption{font-size:13px;color:#57606a}svg{max-width:100%;height:auto}
+        pre{font-size:12px;background:#f6f8fa;padding:8px;overflow-x:auto}.lead{font-size:15px}
+        """
+
+    static func document(title: String, body: String) -> String {
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>\(XML.escape(title))</title>\n<style>\n\(style)\n</style>\n</head>\n<body>\n"
+            + body + "</body>\n</html>\n"
+    }
+}

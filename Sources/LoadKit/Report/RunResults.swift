@@ -1,0 +1,128 @@
+import Foundation
+
+/// A run as its results folder holds it (the CSV is the source of truth): per scenario its
+/// assertions, summary rows and description, read back for the report, JUnit and Markdown.
+struct RunResults: Sendable {
+    struct Check: Sendable, Hashable {
+        var assertion: String
+        var passed: Bool
+        var actual: String
+        var expected: String
+    }
+
+    struct Window: Sendable, Hashable {
+        /// Policy seconds since the run's start.
+        var from: Double
+        var to: Double
+        var label: String
+    }
+
+    struct ScenarioEntry: Sendable {
+        var name: String
+        var description = ""
+        var folder: URL?
+        var checks: [Check] = []
+        var rows: [SummaryRow] = []
+        /// Why it has no verdict (it could not run, or ended without one).
+        var error: String?
+        /// The plan's fault and capacity windows, for the timeline.
+        var windows: [Window] = []
+
+        var passed: Bool { error == nil && checks.allSatisfy(\.passed) }
+        var failures: [Check] { checks.filter { !$0.passed } }
+
+        func value(_ probe: String, _ metric: String, _ statistic: String = "value") -> Double? {
+            rows.first { $0.probe == probe && $0.metric == metric && $0.statistic == statistic }?.value
+        }
+
+        /// A file of the scenario's folder, nil when it is not there.
+        func file(_ name: String) -> String? {
+            guard let folder else { return nil }
+            return try? String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+        }
+    }
+
+    var runID: String
+    var scenarios: [ScenarioEntry]
+
+    var failed: Int { scenarios.filter { $0.error == nil && !$0.passed }.count }
+    var errors: Int { scenarios.filter { $0.error != nil }.count }
+
+    /// Reads `ROOT/<run>-<scenario>/` for each scenario of the run CSV (in its order), with
+    /// `errors` for scenarios that have no verdict (by name).
+    static func read(runCSV: URL, errors: [String: String] = [:], order: [String] = []) throws -> RunResults {
+        let text = try String(contentsOf: runCSV, encoding: .utf8)
+        let (runID, rows) = try SummaryCSV.parse(text)
+        let root = runCSV.deletingLastPathComponent()
+        var names: [String] = []
+        for name in order + rows.map(\.scenario) + errors.keys.sorted() where !names.contains(name) {
+            names.append(name)
+        }
+        let scenarios = names.map { name -> ScenarioEntry in
+            var entry = ScenarioEntry(name: name)
+            let folder = root.appendingPathComponent("\(runID)-\(name)")
+            entry.folder = FileManager.default.fileExists(atPath: folder.path) ? folder : nil
+            entry.rows = rows.filter { $0.scenario == name }
+            entry.error = errors[name]
+            if let text = entry.file("assertions.csv") {
+                entry.checks = CSV.rows(text).dropFirst().compactMap { fields in
+                    guard fields.count >= 4 else { return nil }
+                    return Check(assertion: fields[0], passed: fields[1] == "1", actual: fields[2], expected: fields[3])
+                }
+            }
+            if let text = entry.file("scenario.json"),
+                let info = try? JSONDecoder().decode(
+                    ScenarioInfo.self, from: Data(text.utf8))
+            {
+                entry.description = info.description
+                entry.windows = info.windows.map { Window(from: $0.from, to: $0.to, label: $0.label) }
+            }
+            if entry.error == nil, entry.rows.isEmpty, entry.checks.isEmpty {
+                entry.error = "no results were written"
+            }
+            return entry
+        }
+        return RunResults(runID: runID, scenarios: scenarios)
+    }
+}
+
+/// `scenario.json` in a scenario's results folder: what the reports need that the CSV does not say.
+struct ScenarioInfo: Codable, Sendable, Hashable {
+    struct Window: Codable, Sendable, Hashable {
+        var from: Double
+        var to: Double
+        var label: String
+    }
+
+    var name: String
+    var description: String
+    var file: String
+    var timeScale: Double
+    /// Fault rules' and capacity windows in policy seconds (`to` may be the run's end: 1e9).
+    var windows: [Window]
+
+    init(_ scenario: Scenario) {
+        name = scenario.name
+        description = scenario.description
+        file = scenario.file
+        timeScale = scenario.timeScale
+        var windows: [Window] = []
+        for (index, rule) in scenario.plan.rules.enumerated() where rule.match.from != nil || rule.match.to != nil {
+            let label = rule.name ?? "rules[\(index)] \(rule.action.kind.rawValue)"
+            windows.append(
+                Window(from: rule.match.from?.seconds ?? 0, to: rule.match.to?.seconds ?? 1e9, label: label))
+        }
+        for change in scenario.plan.capacity?.schedule ?? [] {
+            let workers = change.workers(base: scenario.plan.capacity?.workers ?? 0)
+            windows.append(
+                Window(from: change.from.seconds, to: change.to.seconds, label: "capacity \(workers) workers"))
+        }
+        self.windows = windows
+    }
+
+    var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) + "\n" } ?? "{}\n"
+    }
+}

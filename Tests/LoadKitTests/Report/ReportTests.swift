@@ -1,0 +1,185 @@
+import Foundation
+import Testing
+
+@testable import LoadKit
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+
+/// The report, JUnit and Markdown of a small fixed result set (`Fixtures/report`), against golden
+/// files, and their structure: every SVG and the JUnit parse as XML, counts add up, the `.hgrm`
+/// agrees with the histogram it came from.
+///
+/// Regenerate the golden files after an intended change:
+/// `FRONTMAIL_UPDATE_GOLDEN=1 swift test --filter ReportTests`, then review the diff.
+@Suite("reports: HTML, SVG, JUnit, Markdown, hgrm")
+struct ReportTests {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fixtures/report")
+    static let runCSV = fixtures.appendingPathComponent("20261201T000000Z-run.csv")
+
+    static func results() throws -> RunResults {
+        try RunResults.read(runCSV: runCSV, errors: ["gamma": "the run ended without a verdict (exit 70)"])
+    }
+
+    /// Compares with the golden file, or rewrites it when asked to.
+    static func golden(_ text: String, _ name: String) throws {
+        let file = fixtures.appendingPathComponent("golden").appendingPathComponent(name)
+        if ProcessInfo.processInfo.environment["FRONTMAIL_UPDATE_GOLDEN"] == "1" {
+            try FileManager.default.createDirectory(
+                at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try text.write(to: file, atomically: true, encoding: .utf8)
+            return
+        }
+        let expected = try String(contentsOf: file, encoding: .utf8)
+        #expect(text == expected, "\(name) differs from its golden file (regenerate: FRONTMAIL_UPDATE_GOLDEN=1)")
+    }
+
+    /// Whether `text` is well-formed XML.
+    static func parses(_ text: String) -> Bool {
+        XMLParser(data: Data(text.utf8)).parse()
+    }
+
+    static func svgs(_ html: String) -> [String] {
+        var found: [String] = []
+        var rest = html[...]
+        while let start = rest.range(of: "<svg "), let end = rest[start.lowerBound...].range(of: "</svg>") {
+            found.append(String(rest[start.lowerBound..<end.upperBound]))
+            rest = rest[end.upperBound...]
+        }
+        return found
+    }
+
+    @Test("the golden files: report, JUnit, Markdown")
+    func goldenFiles() throws {
+        let results = try Self.results()
+        try Self.golden(HTMLReport.render([results]), "report.html")
+        try Self.golden(JUnitWriter.render(results), "junit.xml")
+        try Self.golden(SummaryMarkdown.render(results), "summary.md")
+    }
+
+    @Test("the report is self-contained, deterministic and its charts parse as XML with axes and captions")
+    func reportStructure() throws {
+        let results = try Self.results()
+        let html = HTMLReport.render([results])
+        #expect(html == HTMLReport.render([try Self.results()]))
+        for forbidden in ["<script", "http://", "https://", "@import", "url(", "<img", "<link"] {
+            let allowed =
+                forbidden == "http://" ? html.replacingOccurrences(of: "http://www.w3.org/2000/svg", with: "") : html
+            #expect(!allowed.contains(forbidden), "the report holds \(forbidden)")
+        }
+        let charts = Self.svgs(html)
+        // alpha: spectrum, jitter, two per-attempt jitter charts are too small (15 each < 20), timeline,
+        // outcomes; beta: outcomes, cancellation.
+        let titles = charts.compactMap { svg -> String? in
+            guard let range = svg.range(of: "<title>") else { return nil }
+            return String(svg[range.upperBound...].prefix { $0 != "<" })
+        }
+        #expect(
+            titles == [
+                "alpha: latency by percentile", "alpha: backoff jitter", "alpha: timeline", "alpha: send outcomes",
+                "beta: send outcomes", "beta: cancellation latency by phase",
+            ])
+        for svg in charts {
+            #expect(Self.parses(svg), "an SVG does not parse")
+            #expect(svg.contains("<line") && svg.contains("<text"), "a chart without axes")
+        }
+        #expect(html.components(separatedBy: "<figcaption>").count - 1 == charts.count)
+        // The failed assertion, the error, the duplicate send and the shaded window are all there.
+        #expect(html.contains("ERROR") && html.contains("the run ended without a verdict (exit 70)"))
+        #expect(html.contains("send 1: 2 effects (duplicate)"))
+        #expect(html.contains("brownout") && html.contains("fill-opacity"))
+        #expect(html.contains("A brownout from 3 s to 5 s &amp; &lt;recovery&gt;."))
+    }
+
+    @Test("JUnit parses, and its counts add up: a testcase per assertion, failures and errors counted")
+    func junit() throws {
+        let xml = JUnitWriter.render(try Self.results())
+        #expect(Self.parses(xml))
+        #expect(xml.contains(#"<testsuites name="frontmail-bench 20261201T000000Z" tests="6" failures="1" errors="1""#))
+        #expect(xml.contains(#"<testsuite name="alpha" tests="3" failures="0" errors="0""#))
+        #expect(xml.contains(#"<testsuite name="beta" tests="2" failures="1" errors="0""#))
+        #expect(xml.contains(#"<testsuite name="gamma" tests="1" failures="0" errors="1""#))
+        #expect(xml.contains("idempotency.duplicates == 0: actual 1, expected 0"))
+        #expect(xml.components(separatedBy: "<testcase ").count - 1 == 6)
+    }
+
+    @Test("the Markdown summary: a row per scenario, the failures listed, pipes escaped, cut at 64 KB")
+    func markdown() throws {
+        let text = SummaryMarkdown.render(try Self.results())
+        #expect(text.hasPrefix("## frontmail-bench run 20261201T000000Z: 1 of 3 scenarios passed"))
+        #expect(text.contains("| beta | **FAIL** | 1/2 |") && text.contains("| gamma | **ERROR** | 0/0 |"))
+        #expect(text.contains("- `beta`: `idempotency.duplicates == 0` (actual 1)"))
+        let long = String(repeating: "| a | b |\n", count: 20_000)
+        let cut = SummaryMarkdown.truncated(long)
+        #expect(cut.utf8.count <= SummaryMarkdown.limit && cut.hasSuffix("the full results are in the run's CSV)\n"))
+    }
+
+    @Test("hgrm: HdrHistogram's layout, monotone, and the same percentiles as the histogram")
+    func hgrm() {
+        var histogram = Histogram()
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<10_000 { histogram.record(UInt64.random(in: 1_000_000...50_000_000, using: &random)) }
+        histogram.record(UInt64(900_000_000))
+        let text = HgrmWriter.render(histogram, divisor: 1e6)
+        #expect(text.hasPrefix("       Value     Percentile TotalCount 1/(1-Percentile)\n\n"))
+        let rows = HgrmWriter.parse(text)
+        #expect(rows.count > 20)
+        #expect(zip(rows, rows.dropFirst()).allSatisfy { $0.value <= $1.value && $0.percentile <= $1.percentile })
+        #expect(zip(rows, rows.dropFirst()).allSatisfy { $0.count <= $1.count })
+        #expect(rows.last?.percentile == 1 && rows.last?.count == 10_001 && rows.last?.value == 900)
+        for quantile in [0.5, 0.9, 0.99] {
+            let row = rows.first { $0.percentile >= quantile }!
+            // Within the histogram's precision (0.1 %) of the value the summary reports.
+            let expected = histogram.value(at: row.percentile) / 1e6
+            #expect(abs(row.value - expected) <= expected * 0.001 + 0.001, "p\(quantile)")
+        }
+        #expect(text.contains("#[Max     =      900.000, Total count    =        10001]"))
+        #expect(text.contains("#[Buckets =           35, SubBuckets     =         2048]"))
+        #expect(HgrmWriter.render(Histogram(), divisor: 1e6).contains("Total count    =            0"))
+    }
+
+    @Test("the sweep's report draws one scatter per environment with the default and the recommendation")
+    func sweepReport() {
+        let cells = """
+            cell,environment,max_retries,base_delay_s,max_delay_s,timeout_s,seeds,success_rate,success_rate_low,success_rate_high,latency_p99_policy_ms,amplification,peak_load,duplicates,lost,recovery_s,metastable,pareto,latency_p50_policy_ms,latency_p999_policy_ms,sends,dead_work,default
+            r0,a,0,0.3,10,15,1,0.8,0.79,0.81,100,1,,0,0,,,1,50,150,100,0,0
+            r3,a,3,0.3,10,15,1,0.99,0.98,1,300,1.2,,0,0,,,1,60,400,100,0,1
+            r5,a,5,0.3,10,15,1,0.98,0.97,0.99,500,1.3,,0,0,,,0,60,600,100,0,0
+            r0,b,0,0.3,10,15,1,1,1,1,100,1,,0,0,,,1,50,150,100,0,0
+            r3,b,3,0.3,10,15,1,1,1,1,120,1,,0,0,,,0,50,150,100,0,1
+            r5,b,5,0.3,10,15,1,1,1,1,130,1,,0,0,,,0,50,150,100,0,0
+            """
+        let html = HTMLReport.sweep(name: "t", runID: "R", cellsCSV: cells, recommended: "r3", text: "recommended: r3")
+        let charts = Self.svgs(html)
+        #expect(charts.count == 2 && charts.allSatisfy(Self.parses))
+        #expect(charts[0].contains("default, recommended: r3"))
+    }
+
+    @Test("a run's outputs: the report beside the run CSV, JUnit and Markdown where asked, the step summary appended")
+    func outputs() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID().uuidString)")
+        try FileManager.default.copyItem(at: Self.fixtures, to: folder)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let summary = folder.appendingPathComponent("step-summary.md")
+        try "earlier step\n".write(to: summary, atomically: true, encoding: .utf8)
+        var outputs = RunOutputs(
+            junit: folder.appendingPathComponent("junit.xml").path,
+            summaryMarkdown: folder.appendingPathComponent("summary.md").path)
+        outputs.stepSummary = summary.path
+        let report = try outputs.write(
+            runCSV: folder.appendingPathComponent("20261201T000000Z-run.csv"), order: [], errors: [:])
+        #expect(report.lastPathComponent == "20261201T000000Z-report.html")
+        #expect(FileManager.default.fileExists(atPath: report.path))
+        #expect(Self.parses(try String(contentsOf: folder.appendingPathComponent("junit.xml"), encoding: .utf8)))
+        let appended = try String(contentsOf: summary, encoding: .utf8)
+        #expect(appended.hasPrefix("earlier step\n## frontmail-bench run 20261201T000000Z: 1 of 2 scenarios passed"))
+        // A folder that cannot be written is an error naming the file.
+        outputs.junit = "/proc/frontmail-no/junit.xml"
+        #expect(throws: RunOutputs.OutputError.self) {
+            _ = try outputs.write(
+                runCSV: folder.appendingPathComponent("20261201T000000Z-run.csv"), order: [], errors: [:])
+        }
+    }
+}
