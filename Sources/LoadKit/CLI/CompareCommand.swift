@@ -5,6 +5,7 @@ import Foundation
 public enum CompareCommand {
     public static let usage = """
         usage: frontmail-bench compare BASELINE.csv CURRENT.csv [--tolerance 5%] [--tolerance METRIC=PCT]... [--strict-only] [--controls fail|warn]
+                                       [--html FILE] [--summary-md FILE]
 
         Compares two summary CSVs (docs/csv.md) metric by metric and prints a Markdown table of the
         changes. A tolerance is a factor: 5% allows a metric to be up to 1.05x worse (slower, larger,
@@ -20,6 +21,10 @@ public enum CompareCommand {
         comparison (--controls warn: a warning instead, for a benchmark whose noise sits near its control). Absolute benchmark timings (ops_per_s, p50_us, ...) only warn, beyond 100%.
         docs/benchmarks.md explains it all.
 
+        --html FILE writes the comparison as a page with the change of every metric as a bar,
+        regressions first; --summary-md FILE writes the Markdown table to a file (also appended to
+        $GITHUB_STEP_SUMMARY when it is set, at most 64 KB).
+
         exit: 0 no regression, 2 a regression (the failing rows are listed), 4 improvements beyond the
         tolerance only (update the baseline), 64 bad arguments, 65 an unreadable file
         """
@@ -27,7 +32,8 @@ public enum CompareCommand {
     public static func run(_ arguments: [String]) -> ExitCode {
         let parsed: Arguments
         switch CommandArguments(
-            "compare", arguments, spec: Arguments.Spec(options: ["tolerance", "controls"], flags: ["strict-only"]),
+            "compare", arguments,
+            spec: Arguments.Spec(options: ["tolerance", "controls", "html", "summary-md"], flags: ["strict-only"]),
             usage: usage)
         {
         case .parsed(let arguments): parsed = arguments
@@ -83,6 +89,20 @@ public enum CompareCommand {
             baseline: parsedFiles[0], current: parsedFiles[1], tolerance: tolerance, perMetric: perMetric,
             strictOnly: parsed.flag("strict-only"), blindControlsFail: blindControlsFail)
         print(comparison.markdown(), terminator: "")
+        do {
+            if let html = parsed.value("html") {
+                try RunOutputs.save(
+                    ChangeBarsChart.page(comparison, baseline: files[0], current: files[1]), to: html)
+            }
+            let markdown = SummaryMarkdown.truncated(
+                "## frontmail-bench compare\n\nbaseline `\(files[0])`, current `\(files[1])`\n\n"
+                    + comparison.markdown())
+            if let summary = parsed.value("summary-md") { try RunOutputs.save(markdown, to: summary) }
+            if let step = RunOutputs().stepSummary { try RunOutputs.append(markdown, to: step) }
+        } catch {
+            printError("compare: \(error)")
+            return .software
+        }
         if !comparison.regressions.isEmpty { return .regression }
         if !comparison.improvements.isEmpty { return .improvement }
         return .success

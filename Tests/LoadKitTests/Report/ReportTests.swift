@@ -182,4 +182,31 @@ struct ReportTests {
                 runCSV: folder.appendingPathComponent("20261201T000000Z-run.csv"), order: [], errors: [:])
         }
     }
+
+    @Test("compare --html: every metric a bar, regressions first, the page parses")
+    func compareBars() {
+        func rows(_ success: Double, _ p99: Double, _ duplicates: Double) -> [SummaryRow] {
+            [
+                SummaryRow(
+                    scenario: "s", probe: "send", metric: "success_rate", statistic: "value", value: success,
+                    unit: "ratio"),
+                SummaryRow(
+                    scenario: "s", probe: "send", metric: "latency", statistic: "p99", value: p99, unit: "policy_ms"),
+                SummaryRow(
+                    scenario: "s", probe: "idempotency", metric: "duplicates", statistic: "value", value: duplicates,
+                    unit: "sends"),
+            ]
+        }
+        let comparison = Comparison(
+            baseline: rows(0.99, 100, 0), current: rows(0.99, 50, 1), tolerance: 0.05, perMetric: [],
+            strictOnly: false, blindControlsFail: true)
+        let page = ChangeBarsChart.page(comparison, baseline: "a.csv", current: "b.csv")
+        let charts = Self.svgs(page)
+        #expect(charts.count == 1 && Self.parses(charts[0]))
+        let regression = charts[0].range(of: "s.idempotency.duplicates.value")
+        let improvement = charts[0].range(of: "s.send.latency.p99")
+        #expect(regression != nil && improvement != nil)
+        if let regression, let improvement { #expect(regression.lowerBound < improvement.lowerBound) }
+        #expect(charts[0].contains("#d1242f") && charts[0].contains("#1a7f37") && charts[0].contains("-50.0%"))
+    }
 }
