@@ -39,7 +39,7 @@ if [ -n "$report" ]; then
 else
     swift build -c release --product frontmail-bench >/dev/null
     bench=.build/release/frontmail-bench
-    "$bench" run scenarios/brownout-503.json scenarios/metastable-retry-storm.json \
+    "$bench" run scenarios/metastable-retry-storm.json scenarios/brownout-503.json \
         scenarios/commit-then-drop-at-scale.json scenarios/cancellation-soak.json \
         --quick --no-progress --out "$work/run" > "$work/run.txt" 2>/dev/null || true
     reports+=("$(sed -n 's/^report: //p' "$work/run.txt")")
@@ -47,36 +47,42 @@ else
     reports+=("$(sed -n 's/^report: //p' "$work/tune.txt")")
 fi
 
-# One page per chart (the report's own CSS), each screenshotted at the chart's size.
+# Charts stacked on pages of up to 40, each chart in a 720 x 320 cell, one screenshot per page
+# (starting Chromium once per chart took 1.6 s a chart).
 python3 - "$work/pages" "${reports[@]}" <<'PY'
 import os, re, sys
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
-index = 0
+charts = []
 for path in sys.argv[2:]:
     html = open(path, encoding="utf-8").read()
     style = re.search(r"<style>(.*?)</style>", html, re.S).group(1)
     for svg in re.findall(r"<svg .*?</svg>", html, re.S):
-        title = re.search(r"<title>(.*?)</title>", svg).group(1)
-        page = f"<!DOCTYPE html><html><head><meta charset='utf-8'><style>{style} body{{margin:0;max-width:none}}</style></head><body>{svg}</body></html>"
-        with open(os.path.join(out, f"{index:03d}.html"), "w", encoding="utf-8") as f:
-            f.write(page)
-        with open(os.path.join(out, f"{index:03d}.title"), "w", encoding="utf-8") as f:
-            f.write(title)
-        index += 1
-print(f"{index} charts")
+        charts.append((re.search(r"<title>(.*?)</title>", svg).group(1), svg, style))
+per_page = 40
+for page in range(0, len(charts), per_page):
+    chunk = charts[page:page + per_page]
+    cells = "".join(f"<div style='width:720px;height:320px;overflow:hidden'>{svg}</div>" for _, svg, _ in chunk)
+    body = f"<!DOCTYPE html><html><head><meta charset='utf-8'><style>{chunk[0][2]} body{{margin:0;max-width:none}} svg{{display:block;width:720px;height:320px}}</style></head><body>{cells}</body></html>"
+    name = os.path.join(out, f"{page // per_page:03d}")
+    with open(name + ".html", "w", encoding="utf-8") as f:
+        f.write(body)
+    with open(name + ".titles", "w", encoding="utf-8") as f:
+        f.write("\n".join(title for title, _, _ in chunk))
+print(f"{len(charts)} charts")
 PY
 
 start=$(date +%s)
 for page in "$work"/pages/*.html; do
-    "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=720,320 \
+    count=$(wc -l < "${page%.html}.titles")
+    "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=720,$(( (count + 1) * 320 )) \
         --screenshot="${page%.html}.png" "file://$page" >/dev/null 2>&1
 done
 echo "rendered in $(( $(date +%s) - start )) s"
 
 # A chart is blank when its plot area (inside the axes) holds almost nothing but background.
 python3 - "$work/pages" "${images:-}" <<'PY'
-import os, shutil, struct, sys, zlib
+import os, struct, sys, zlib
 
 def pixels(path):
     data = open(path, "rb").read()
@@ -115,31 +121,43 @@ folder, images = sys.argv[1], sys.argv[2]
 kinds = {"latency by percentile": "latency", "backoff jitter": "jitter", "timeline": "timeline",
          "send outcomes": "outcomes", "cancellation latency by phase": "cancellation"}
 failed, kept = 0, set()
+
+def crop(rows, channels, top, path):
+    """The 720 x 320 cell at `top` as its own PNG (for --images)."""
+    raw = b"".join(b"\x00" + rows[y][:720 * channels] for y in range(top, top + 320))
+    def chunk(name, body):
+        return struct.pack(">I", len(body)) + name + body + struct.pack(">I", zlib.crc32(name + body) & 0xFFFFFFFF)
+    header = struct.pack(">IIBBBBB", 720, 320, 8, {3: 2, 4: 6}[channels], 0, 0, 0)
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
+
 for name in sorted(n for n in os.listdir(folder) if n.endswith(".png")):
-    title = open(os.path.join(folder, name[:-4] + ".title"), encoding="utf-8").read()
+    titles = open(os.path.join(folder, name[:-4] + ".titles"), encoding="utf-8").read().split("\n")
     width, height, channels, rows = pixels(os.path.join(folder, name))
-    # The plot area of SVGCanvas: x 64-704, y 28-272 (inset by 2 px to skip the frame).
-    inked = total = 0
-    for y in range(30, min(height, 270)):
-        row = rows[y]
-        for x in range(66, min(width, 702)):
-            r, g, b = row[x * channels:x * channels + 3]
-            total += 1
-            # Background and grid are light grays (every channel at least 0xea); ink has a dark channel.
-            if min(r, g, b) < 0xd0:
-                inked += 1
-    share = inked / max(1, total)
-    verdict = "ok" if share >= 0.002 else "BLANK"
-    if verdict != "ok": failed += 1
-    print(f"{verdict:5} {share * 100:6.2f}% inked  {title}")
-    if images:
-        kind = next((file for suffix, file in kinds.items() if title.endswith(suffix)), None)
-        if kind is None and ": " in title and not title.split(": ")[1].startswith(("jitter after", "latency")):
-            kind = "sweep"
-        if kind and kind not in kept:
-            os.makedirs(images, exist_ok=True)
-            shutil.copy(os.path.join(folder, name), os.path.join(images, kind + ".png"))
-            kept.add(kind)
+    for index, title in enumerate(titles):
+        top = index * 320
+        # The plot area of SVGCanvas: x 64-704, y 28-272 (inset by 2 px to skip the frame).
+        inked = total = 0
+        for y in range(top + 30, min(height, top + 270)):
+            row = rows[y]
+            for x in range(66, min(width, 702)):
+                r, g, b = row[x * channels:x * channels + 3]
+                total += 1
+                # Background and grid are light grays (every channel at least 0xea); ink has a dark channel.
+                if min(r, g, b) < 0xd0:
+                    inked += 1
+        share = inked / max(1, total)
+        verdict = "ok" if share >= 0.002 else "BLANK"
+        if verdict != "ok": failed += 1
+        print(f"{verdict:5} {share * 100:6.2f}% inked  {title}")
+        if images:
+            kind = next((file for suffix, file in kinds.items() if title.endswith(suffix)), None)
+            if kind is None and ": " in title and not title.split(": ")[1].startswith(("jitter after", "latency")):
+                kind = "sweep"
+            if kind and kind not in kept:
+                os.makedirs(images, exist_ok=True)
+                crop(rows, channels, top, os.path.join(images, kind + ".png"))
+                kept.add(kind)
 if failed:
     print(f"error: {failed} blank charts", file=sys.stderr)
     sys.exit(1)

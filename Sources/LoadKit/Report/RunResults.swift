@@ -45,9 +45,6 @@ struct RunResults: Sendable {
     var runID: String
     var scenarios: [ScenarioEntry]
 
-    var failed: Int { scenarios.filter { $0.error == nil && !$0.passed }.count }
-    var errors: Int { scenarios.filter { $0.error != nil }.count }
-
     /// Reads `ROOT/<run>-<scenario>/` for each scenario of the run CSV (in its order), with
     /// `errors` for scenarios that have no verdict (by name).
     static func read(runCSV: URL, errors: [String: String] = [:], order: [String] = []) throws -> RunResults {
