@@ -209,4 +209,20 @@ struct ReportTests {
         if let regression, let improvement { #expect(regression.lowerBound < improvement.lowerBound) }
         #expect(charts[0].contains("#d1242f") && charts[0].contains("#1a7f37") && charts[0].contains("-50.0%"))
     }
+
+    @Test("a long run's timeline is averaged to at most 600 points a line, keeping the report small")
+    func longTimeline() throws {
+        var csv = "second,answered_2xx,sends_ok\n"
+        for second in 0..<6000 { csv += "\(second),\(second % 2 == 0 ? 10 : 20),15\n" }
+        let svg = try #require(TimelineChart.render(csv: csv, windows: [], title: "long"))
+        #expect(Self.parses(svg))
+        let lines = svg.components(separatedBy: "<polyline").dropFirst()
+        #expect(lines.count == 2)
+        for line in lines {
+            let points = line.components(separatedBy: "points=\"")[1].prefix { $0 != "\"" }
+            #expect(points.split(separator: " ").count <= TimelineChart.maxPoints)
+        }
+        // The mean of 10 and 20 alternating: a flat 15 for both lines.
+        #expect(svg.utf8.count < 60_000)
+    }
 }

@@ -4,7 +4,7 @@ import Foundation
 /// and failed and in flight, with the plan's fault and capacity windows shaded.
 enum TimelineChart {
     static let caption =
-        "Per policy second. Shaded: the plan's fault and capacity windows. Requests are the server's (2xx, 429, 5xx, no answer, the client left first); sends are the client's logical sends. After a window, ok sends should come back to their level before it."
+        "Per policy second (a run longer than 600 s: means over groups of seconds). Shaded: the plan's fault and capacity windows. Requests are the server's (2xx, 429, 5xx, no answer, the client left first); sends are the client's logical sends. After a window, ok sends should come back to their level before it."
 
     /// Requests solid, logical sends dashed.
     static let series: [(column: String, name: String, color: String, dashed: Bool)] = [
@@ -18,6 +18,9 @@ enum TimelineChart {
         ("in_flight", "in flight", "#1f6feb", true),
     ]
 
+    /// Points per line at most (a longer run is averaged over groups of seconds).
+    static let maxPoints = 600
+
     static func render(csv: String, windows: [RunResults.Window], title: String) -> String? {
         let rows = CSV.rows(csv)
         guard let header = rows.first, rows.count >= 3, let second = header.firstIndex(of: "second") else {
@@ -28,11 +31,18 @@ enum TimelineChart {
         guard let last = seconds.last else { return nil }
         var lines: [(String, String, Bool, [(Double, Double)])] = []
         var highest = 1.0
+        // A long run is drawn as means over groups of seconds: at most `maxPoints` per line.
+        let group = max(1, (data.count + maxPoints - 1) / maxPoints)
         for (column, name, color, dashed) in series {
             guard let index = header.firstIndex(of: column) else { continue }
-            let points = data.compactMap { fields -> (Double, Double)? in
+            let values = data.compactMap { fields -> (Double, Double)? in
                 guard let at = Double(fields[second]), let value = Double(fields[index]) else { return nil }
-                return (at + 0.5, value)
+                return (at, value)
+            }
+            let points = stride(from: 0, to: values.count, by: group).map { start -> (Double, Double) in
+                let slice = values[start..<min(values.count, start + group)]
+                let mean = slice.reduce(0) { $0 + $1.1 } / Double(slice.count)
+                return ((slice.first!.0 + slice.last!.0 + 1) / 2, mean)
             }
             // A series that stays 0 the whole run is left out (a healthy run has no 5xx line).
             guard points.contains(where: { $0.1 > 0 }) else { continue }
