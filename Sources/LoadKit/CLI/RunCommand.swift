@@ -16,15 +16,17 @@ public enum RunCommand {
         Runs every scenario (a DIR means its *.json files), prints one verdict line per scenario and
         the path of the results as the last lines on stdout, and writes DIR/<run>-<scenario>/ with
         summary.csv, history.csv, ledger.csv, timeseries.csv, jitter and latency histograms
-        (docs/csv.md), and DIR/<run>-report.html, the report with charts (docs/report.md).
+        (docs/csv.md), and beside DIR/<run>-run.csv the report with charts (<run>-report.html,
+        docs/report.md), JUnit XML (<run>-junit.xml) and a Markdown summary (<run>-summary.md).
 
           --out DIR       where results go (default results)
           --quick         shorten every scenario (its "quick" settings, or a tenth of the load)
           --seed N        override every scenario's seed
           --only NAME     run only this scenario (repeatable)
           --no-progress   no live progress line on stderr (it is off anyway when stderr is not a terminal)
-          --junit FILE    also write the verdicts as JUnit XML (a testsuite per scenario, a testcase per assertion)
-          --summary-md FILE  also write a Markdown summary (appended to $GITHUB_STEP_SUMMARY when it is set)
+          --junit FILE    write the JUnit XML there instead (a testsuite per scenario, a testcase per assertion)
+          --summary-md FILE  write the Markdown summary there instead (it is also appended to
+                          $GITHUB_STEP_SUMMARY when that is set)
 
         exit: 0 every assertion holds, 1 some failed, 64 bad arguments, 65 a bad scenario file, 130 interrupted
         """

@@ -24,8 +24,11 @@ public enum CancellationLatency {
         public var backgroundLoad: Int
         /// Cancel → thrown, in nanoseconds.
         public var latency = Histogram()
-        /// Cancel → the server saw the connection end, in nanoseconds (held connections only).
+        /// Cancel → the server saw the connection end, in nanoseconds (held connections only; one the
+        /// server had not seen end after `serverCloseBound` counts at the bound).
         public var serverClose = Histogram()
+        /// Held connections the server had not seen end after `serverCloseBound`.
+        public var serverCloseTimeouts = 0
         /// The same run's reference, in nanoseconds: cancel → return of a bare task waiting only for
         /// its cancel, measured right after each SDK sample under the same load (what the machine's
         /// scheduling alone costs; relative thresholds divide by it).
@@ -50,6 +53,8 @@ public enum CancellationLatency {
     }
 
     static let measuredPrefix = "cancel-probe-"
+    /// How long the experiment waits for the server to see a cancelled held connection end.
+    static let serverCloseBound = 10.0
 
     static func prefix(_ phase: CancellationPhase) -> String { "\(measuredPrefix)\(phase.rawValue)-" }
 
@@ -202,13 +207,26 @@ public enum CancellationLatency {
                     if phase == .inFlight || phase == .slowBody,
                         let held = ours.last(where: { $0.record.arrival <= cancelledAt })
                     {
-                        try await waitUntil(
-                            timeout: 10,
-                            "the server to finish the \(phase) attempt it held at the cancel (\(kind), \(backgroundLoad) in the background)"
-                        ) {
-                            !core.ledger.record(held.index).finished.isNaN
+                        // The SDK's abort is measured above; this is the server's view of the same
+                        // cancel. A server busy with 1,024 other connections may not see the
+                        // connection end within the bound: that is counted at the bound and said,
+                        // not a reason to lose the whole experiment.
+                        do {
+                            try await waitUntil(
+                                timeout: Self.serverCloseBound,
+                                "the server to finish the \(phase) attempt it held at the cancel (\(kind), \(backgroundLoad) in the background)"
+                            ) {
+                                !core.ledger.record(held.index).finished.isNaN
+                            }
+                            result.serverClose.record(
+                                core.ledger.record(held.index).finished - cancelledAt, scale: 1e9)
+                        } catch let timedOut as WaitTimedOut {
+                            result.serverClose.record(Self.serverCloseBound, scale: 1e9)
+                            result.serverCloseTimeouts += 1
+                            if result.serverCloseTimeouts == 1 {
+                                printError("  note: \(timedOut) (counted at the bound)")
+                            }
                         }
-                        result.serverClose.record(core.ledger.record(held.index).finished - cancelledAt, scale: 1e9)
                     }
                 }
                 result.residentGrowthKiB = residentKiB() - residentBefore

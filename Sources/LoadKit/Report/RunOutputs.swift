@@ -1,9 +1,11 @@
 import Foundation
 
-/// What a run writes besides its CSV, all read back from the CSV: the HTML report next to the run's
-/// summary, and on request JUnit XML and a Markdown summary (also appended to `GITHUB_STEP_SUMMARY`
-/// when the environment names one).
+/// What a run writes besides its CSV, all read back from the CSV and next to it: the HTML report,
+/// JUnit XML and a Markdown summary (`DIR/<run>-report.html`, `-junit.xml`, `-summary.md`, or where
+/// the arguments say), the summary also appended to `GITHUB_STEP_SUMMARY` when the environment
+/// names one.
 struct RunOutputs {
+    /// Where the JUnit XML and the Markdown go (nil: beside the run's CSV).
     var junit: String?
     var summaryMarkdown: String?
     /// The GitHub job summary file (from the environment).
@@ -12,10 +14,13 @@ struct RunOutputs {
     }
 
     /// `DIR/<run>-report.html` beside `DIR/<run>-run.csv`.
-    static func reportPath(of runCSV: URL) -> URL {
+    static func reportPath(of runCSV: URL) -> URL { sibling(of: runCSV, "report.html") }
+
+    /// `DIR/<run>-<suffix>` beside `DIR/<run>-run.csv`.
+    static func sibling(of runCSV: URL, _ suffix: String) -> URL {
         let name = runCSV.lastPathComponent
         let stem = name.hasSuffix("-run.csv") ? String(name.dropLast("-run.csv".count)) : name
-        return runCSV.deletingLastPathComponent().appendingPathComponent(stem + "-report.html")
+        return runCSV.deletingLastPathComponent().appendingPathComponent(stem + "-" + suffix)
     }
 
     /// Writes every output; returns the report's path. Errors name the file.
@@ -23,9 +28,9 @@ struct RunOutputs {
         let results = try RunResults.read(runCSV: runCSV, errors: errors, order: order)
         let report = Self.reportPath(of: runCSV)
         try Self.save(HTMLReport.render([results]), to: report.path)
-        if let junit { try Self.save(JUnitWriter.render(results), to: junit) }
+        try Self.save(JUnitWriter.render(results), to: junit ?? Self.sibling(of: runCSV, "junit.xml").path)
         let markdown = SummaryMarkdown.render(results)
-        if let summaryMarkdown { try Self.save(markdown, to: summaryMarkdown) }
+        try Self.save(markdown, to: summaryMarkdown ?? Self.sibling(of: runCSV, "summary.md").path)
         if let stepSummary { try Self.append(markdown, to: stepSummary) }
         return report
     }

@@ -175,6 +175,14 @@ struct ReportTests {
         #expect(Self.parses(try String(contentsOf: folder.appendingPathComponent("junit.xml"), encoding: .utf8)))
         let appended = try String(contentsOf: summary, encoding: .utf8)
         #expect(appended.hasPrefix("earlier step\n## frontmail-bench run 20261201T000000Z: 1 of 2 scenarios passed"))
+        // Without paths, JUnit and Markdown go beside the run's CSV.
+        var defaults = RunOutputs()
+        defaults.stepSummary = nil
+        _ = try defaults.write(
+            runCSV: folder.appendingPathComponent("20261201T000000Z-run.csv"), order: [], errors: [:])
+        for name in ["20261201T000000Z-junit.xml", "20261201T000000Z-summary.md"] {
+            #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path), "\(name)")
+        }
         // A folder that cannot be written is an error naming the file.
         outputs.junit = "/proc/frontmail-no/junit.xml"
         #expect(throws: RunOutputs.OutputError.self) {
