@@ -66,9 +66,7 @@ extension Scenario: Decodable {
     }
 
     public func validate() throws(InputError) {
-        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
-            throw InputError(path: "name", reason: "must be letters, digits, - or _ (it names the results folder)")
-        }
+        try Scenario.checkName(name, "name")
         guard timeScale >= 0.0001, timeScale <= 100 else {
             throw InputError(path: "timeScale", reason: "must be 0.0001-100 (0.01 runs 100× faster)")
         }
@@ -101,6 +99,15 @@ extension Scenario: Decodable {
         }
         for (index, assertion) in (quick?.assertions ?? []).enumerated() {
             try assertion.validate(path: "quick.assertions[\(index)]", in: self)
+        }
+    }
+}
+
+extension Scenario {
+    /// A name that becomes part of a folder or file name: letters, digits, `-` and `_`.
+    static func checkName(_ name: String, _ path: String) throws(InputError) {
+        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
+            throw InputError(path: path, reason: "must be letters, digits, - or _ (it names the results folder)")
         }
     }
 }

@@ -36,9 +36,7 @@ extension TuneFile: Decodable {
     }
 
     public func validate() throws(InputError) {
-        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
-            throw InputError(path: "name", reason: "must be letters, digits, - or _ (it names the results folder)")
-        }
+        try Scenario.checkName(name, "name")
         for (field, present) in [
             ("assertions", !base.assertions.isEmpty), ("metastability", base.metastability != nil),
             ("cancellation", base.cancellation != nil), ("quick", base.quick != nil),
@@ -166,9 +164,7 @@ extension TuneEnvironment: Decodable {
     }
 
     func validate(path: String) throws(InputError) {
-        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
-            throw InputError(path: path + ".name", reason: "must be letters, digits, - or _")
-        }
+        try Scenario.checkName(name, path + ".name")
         try FaultPlan(rules: rules, capacity: capacity).validate(path: path)
     }
 }

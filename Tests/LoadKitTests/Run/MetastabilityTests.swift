@@ -109,6 +109,15 @@ struct MetastabilityTests {
             ),
             (#"{"name": "m", \#(load), \#(plan), "metastability": {"threshold": 1.5}}"#, "metastability.threshold"),
             (#"{"name": "m", \#(load), \#(plan), "metastability": {"trigger": "1s"}}"#, "at least 2 s"),
+            (
+                #"{"name": "m", \#(load), \#(plan), "metastability": {"trigger": "12s", "restore": "11s"}}"#,
+                "metastability.restore: must be after the trigger"
+            ),
+            (#"{"name": "m", \#(load), \#(plan), "metastability": {"smooth": "0s"}}"#, "metastability.smooth"),
+            (
+                #"{"name": "m", \#(load), \#(plan), "metastability": {"window": "5s", "smooth": "10s"}}"#,
+                "metastability.smooth: must be at most the window"
+            ),
             (#"{"name": "m", \#(load), \#(plan), "metastability": {"windw": "1s"}}"#, "windw"),
             (
                 #"{"name": "m", \#(load), \#(plan), "assertions": ["metastability.verdict == 0"]}"#,

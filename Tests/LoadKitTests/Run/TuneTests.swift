@@ -171,6 +171,10 @@ struct TuneTests {
         let cases: [(String, String)] = [
             (#"{"name": "v", "base": {\#(load)}, "environments": [], "grid": {}}"#, "environments: name at least one"),
             (
+                #"{"name": "v", "base": {\#(load)}, "environments": [{"name": "a b"}], "grid": {}}"#,
+                "environments[0].name: must be letters, digits, - or _"
+            ),
+            (
                 #"{"name": "v", "base": {\#(load)}, "environments": [{"name": "e"}, {"name": "e"}], "grid": {}}"#,
                 "environments[1].name: 'e' names two environments"
             ),
