@@ -110,6 +110,15 @@ public struct CapacitySeries: Sendable {
 
     init(width: Double) { self.width = width }
 
+    /// A series kept elsewhere (a shard's, read back), or the sum of several servers' series.
+    public init(width: Double, busy: [Double], waiting: [Double], served: [Int], dead: [Int]) {
+        self.width = width
+        self.busy = busy
+        self.waiting = waiting
+        self.served = served
+        self.dead = dead
+    }
+
     mutating func add(waiting span: Range<Double>, busy work: Range<Double>, sign: Double) {
         Self.integrate(&waiting, span, sign, width)
         Self.integrate(&busy, work, sign, width)

@@ -15,6 +15,8 @@ public final class Emulator: Sendable {
     /// Monotonic seconds since the server started.
     let now: @Sendable () -> TimeInterval
     let wallNow: @Sendable () -> Date
+    /// How message numbers are dealt: the n-th commit gets `n × stride + offset`.
+    let numbering: MessageNumbering
 
     struct State {
         var idempotency: [String: IdempotencyEntry] = [:]
@@ -76,8 +78,10 @@ public final class Emulator: Sendable {
 
     public init(
         config: EmulatorConfig = EmulatorConfig(), seed: UInt64 = 1,
-        now: @escaping @Sendable () -> TimeInterval, wallNow: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> TimeInterval, wallNow: @escaping @Sendable () -> Date = { Date() },
+        numbering: MessageNumbering = .single
     ) {
+        self.numbering = numbering
         self.config = config
         self.seed = seed
         self.templates = Dictionary(config.templates.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -188,7 +192,7 @@ public final class Emulator: Sendable {
                 return (.error(500, "internal_error", "unreachable"), nil)
             }
             state.messageCount += 1
-            let number = state.messageCount
+            let number = numbering.number(state.messageCount)
             var random = SeededRandom(seed: seed, mixing: UInt64(number))
             let message = StoredMessage(
                 created: now(), createdWall: wallNow(), statusToken: Self.statusToken(random.next()), held: held,
@@ -302,4 +306,25 @@ public final class Emulator: Sendable {
         }
         return template.defaultLocale
     }
+}
+
+/// How an emulator numbers its messages. Shards of one run each have their own server in process:
+/// shard i of N deals `n × N + i`, so message ids stay unique across the shards and the merged
+/// ledger needs no renumbering (the history's message ids are the ones the client saw).
+public struct MessageNumbering: Sendable, Hashable {
+    public var stride: UInt32
+    public var offset: UInt32
+
+    /// One server for the whole run: 1, 2, 3, …
+    public static let single = MessageNumbering(stride: 1, offset: 0)
+
+    public init(stride: UInt32, offset: UInt32) {
+        precondition(stride >= 1 && offset < stride, "offset must be below stride")
+        self.stride = stride
+        self.offset = offset
+    }
+
+    /// The number of the `count`-th commit (1-based), never 0 (0 means no message in the ledger).
+    /// Past UInt32's range numbers wrap (four billion commits in one server).
+    func number(_ count: UInt32) -> UInt32 { count &* stride &+ offset }
 }

@@ -44,18 +44,21 @@ public final class FakeFrontmailCore: Sendable {
     public let plan: FaultPlan
     let faults: FaultEngine
     private let startNanos: UInt64
+    /// The wall-clock time of the clock's zero (to line up clocks of several processes).
+    public let wallStart: Date
     private let connections = Atomic<UInt32>(0)
 
     /// `seriesWidth`: the bucket width in seconds of the capacity model's busy-worker and queue-depth
     /// series (`capacitySeries`); nil records none.
     public init(
         config: EmulatorConfig = EmulatorConfig(), plan: FaultPlan = .none, seed: UInt64 = 1,
-        seriesWidth: Double? = nil
+        seriesWidth: Double? = nil, numbering: MessageNumbering = .single
     ) {
         let start = DispatchTime.now().uptimeNanoseconds
         startNanos = start
+        wallStart = Date()
         let now: @Sendable () -> TimeInterval = { Double(DispatchTime.now().uptimeNanoseconds &- start) / 1e9 }
-        emulator = Emulator(config: config, seed: seed, now: now)
+        emulator = Emulator(config: config, seed: seed, now: now, numbering: numbering)
         ledger = AttemptLedger()
         self.plan = plan
         faults = FaultEngine(plan: plan, seed: seed, seriesWidth: seriesWidth)

@@ -109,7 +109,7 @@ public struct LedgerRecord: Sendable, Hashable {
     public var clientGone: Bool = false
     public var defects: LedgerDefects = []
 
-    init(arrival: Double, connection: UInt32, endpoint: Endpoint, keyID: UInt32, attempt: UInt32) {
+    public init(arrival: Double, connection: UInt32, endpoint: Endpoint, keyID: UInt32, attempt: UInt32) {
         self.arrival = arrival
         self.connection = connection
         self.endpoint = endpoint
@@ -127,13 +127,13 @@ public final class AttemptLedger: Sendable {
         var attempts: [UInt32] = [0]
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     public init() {
-        state.withLock { state in
-            state.records.reserveCapacity(1 << 16)
-            state.keyIDs.reserveCapacity(1 << 16)
-        }
+        var initial = State()
+        initial.records.reserveCapacity(1 << 16)
+        initial.keyIDs.reserveCapacity(1 << 16)
+        state = Mutex(initial)
     }
 
     /// Appends a record for a request that just arrived; returns its index and the attempt number.
@@ -162,6 +162,21 @@ public final class AttemptLedger: Sendable {
             state.records.append(record)
             return (state.records.count - 1, attempt)
         }
+    }
+
+    /// A ledger made of records kept elsewhere (a shard's, read back to be merged): `keys` is the
+    /// key table the records' `keyID`s index, `keys[0]` the empty placeholder.
+    public init(records: [LedgerRecord], keys: [String]) {
+        precondition(keys.first == "", "keys[0] is the placeholder for no key")
+        var state = State()
+        state.records = records
+        state.keys = keys
+        state.attempts = Array(repeating: 0, count: keys.count)
+        for (index, key) in keys.enumerated().dropFirst() { state.keyIDs[key] = UInt32(index) }
+        for record in records where record.keyID != 0 && Int(record.keyID) < keys.count {
+            state.attempts[Int(record.keyID)] = max(state.attempts[Int(record.keyID)], record.attempt)
+        }
+        self.state = Mutex(state)
     }
 
     func update(_ index: Int, _ change: (inout LedgerRecord) -> Void) {

@@ -8,6 +8,7 @@ public enum FrontmailBench {
         commands:
           run       run scenario files against the fake API and judge the SDK (the main job)
           tune      sweep retry policies over fault environments and recommend the defaults
+          merge     merge the shards of a run (run --shard) and judge them as one run
           report    the HTML report (and JUnit, Markdown) of a run's results
           list      list the scenarios with their descriptions
           compare   compare two summary CSVs: the regression gate
@@ -27,6 +28,7 @@ public enum FrontmailBench {
         case "run": return await RunCommand.run(rest)
         case "tune": return await TuneCommand.run(rest)
         case "report": return ReportCommand.run(rest)
+        case "merge": return MergeCommand.run(rest)
         case "list": return ListCommand.run(rest)
         case "compare": return CompareCommand.run(rest)
         case "baseline": return BaselineCommand.run(rest)

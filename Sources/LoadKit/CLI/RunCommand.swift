@@ -27,13 +27,21 @@ public enum RunCommand {
           --junit FILE    write the JUnit XML there instead (a testsuite per scenario, a testcase per assertion)
           --summary-md FILE  write the Markdown summary there instead (it is also appended to
                           $GITHUB_STEP_SUMMARY when that is set)
+          --workers N     run each load on N worker processes (one shard each; a socket scenario's
+                          workers share one server this process runs), merge them, judge the union
+                          (docs/distributed.md)
+          --shard i/N     run only shard i (0-based) of N and write DIR/<scenario>.shard-i-of-N.fmshard
+                          for `merge` (no verdicts); `env/N` takes i from $JOB_COMPLETION_INDEX
+          --server URL    with --shard: send to this `serve --scenario` shared by every shard
+          --rate R        with --shard: the open loop's total rate in sends/s (replaces the file's,
+                          a calibrated one included; give every shard the same)
 
         exit: 0 every assertion holds, 1 some failed, 64 bad arguments, 65 a bad scenario file, 130 interrupted
         """
 
     static let spec = Arguments.Spec(
-        options: ["out", "seed", "only", "run-id", "junit", "summary-md"],
-        flags: ["quick", "no-progress", "same-process"])
+        options: ["out", "seed", "only", "run-id", "junit", "summary-md", "shard", "workers", "server", "rate"],
+        flags: ["quick", "no-progress", "same-process", "progress-lines"])
 
     public static func run(_ arguments: [String]) async -> ExitCode {
         let parsed: Arguments
@@ -42,8 +50,10 @@ public enum RunCommand {
         case .exit(let code): return code
         }
         let seed: UInt64?
+        let sharding: ShardOptions
         do {
             seed = try parsed.unsigned("seed")
+            sharding = try ShardOptions(parsed)
         } catch {
             printError("run: \(error)\n\n\(usage)")
             return .usage
@@ -76,6 +86,7 @@ public enum RunCommand {
         }
 
         let out = URL(fileURLWithPath: parsed.value("out") ?? "results")
+        if sharding.shard != nil { return await runShard(scenarios, options: sharding, parsed: parsed, out: out) }
         let runID: String
         if let given = parsed.value("run-id") {
             runID = given  // a child of an isolated run: the parent claimed it
@@ -88,6 +99,14 @@ public enum RunCommand {
             }
         }
         let showProgress = !parsed.flag("no-progress") && isatty(2) == 1
+        if let workers = sharding.workers, workers > 1 {
+            guard let executable = Bundle.main.executablePath else {
+                printError("run: --workers cannot find this program's path to start the workers")
+                return .software
+            }
+            return await runWorkers(
+                scenarios, workers: workers, parsed: parsed, executable: executable, out: out, runID: runID)
+        }
         // Several scenarios: each in its own process, so one scenario's URLSession state (or a
         // crash) cannot affect the next.
         if scenarios.count > 1 && !parsed.flag("same-process"), let executable = Bundle.main.executablePath {

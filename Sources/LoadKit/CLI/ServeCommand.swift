@@ -6,6 +6,7 @@ public enum ServeCommand {
     public static let usage = """
         usage: frontmail-bench serve [--port N] [--host ADDR] [--plan FILE] [--config FILE] [--seed N]
                                      [--ledger FILE.csv] [--loops N]
+               frontmail-bench serve --scenario FILE --shards N --part-out DIR [--quick] [--seed N] …
 
         Starts the fake Frontmail API. The first line on stdout is `listening on http://HOST:PORT`.
         SIGINT or SIGTERM stops it, writes the ledger if asked and prints a one-line summary.
@@ -25,13 +26,22 @@ public enum ServeCommand {
                             beyond it a large partial request is answered 503 and closed
           --share-port      bind a port another process already serves (SO_REUSEPORT: the kernel
                             splits connections and ledgers between them); without it that is an error
+
+        The shared server of a sharded run (docs/distributed.md): `run --shard i/N --server URL` on
+        every shard, then `merge` with the part this server writes when it stops.
+          --scenario FILE   serve this scenario's fake: its emulator config, its plan (time-scaled)
+                            and seed (--quick and --seed as the shards were given them)
+          --shards N        how many shards will send here
+          --part-out DIR    on SIGINT/SIGTERM, write DIR/<scenario>.server.fmshard for `merge`
+          --expose          allow a --host that is not loopback (a container's 0.0.0.0); the fake
+                            has no authentication: expose it only on a private network
         """
 
     static let spec = Arguments.Spec(
         options: [
             "port", "host", "plan", "config", "seed", "ledger", "loops", "header-timeout", "idle-timeout",
-            "input-budget",
-        ], flags: ["share-port"])
+            "input-budget", "scenario", "shards", "part-out",
+        ], flags: ["share-port", "quick", "expose"])
 
     public static func run(_ arguments: [String]) -> ExitCode {
         let parsed: Arguments
@@ -58,19 +68,30 @@ public enum ServeCommand {
             return .usage
         }
         let host = parsed.value("host") ?? "127.0.0.1"
-        guard host.hasPrefix("127.") || host == "::1" || host == "localhost" else {
-            printError("serve: --host must be a loopback address (127.0.0.0/8 or ::1), not '\(host)'")
+        guard host.hasPrefix("127.") || host == "::1" || host == "localhost" || parsed.flag("expose") else {
+            printError(
+                "serve: --host must be a loopback address (127.0.0.0/8 or ::1), not '\(host)' (--expose allows it)")
             return .usage
+        }
+        let shared: SharedServer?
+        switch SharedServer.parse(parsed) {
+        case .absent: shared = nil
+        case .server(let server): shared = server
+        case .exit(let code): return code
         }
         guard (0...65_535).contains(port), (1...64).contains(loops) else {
             printError("serve: --port must be 0-65535 and --loops 1-64")
             return .usage
         }
-        let plan: FaultPlan
-        let config: EmulatorConfig
+        var plan: FaultPlan
+        var config: EmulatorConfig
         do {
             plan = try parsed.value("plan").map(loadPlan) ?? .none
             config = try parsed.value("config").map(loadConfig) ?? EmulatorConfig()
+            if let shared {
+                plan = shared.scenario.scaledPlan
+                config = shared.scenario.server
+            }
         } catch let error as InputFileError {
             printError(error.description)
             return .dataError
@@ -83,7 +104,8 @@ public enum ServeCommand {
             printError("serve: --ledger \(ledgerPath) cannot be written (\(problem))")
             return .usage
         }
-        let core = FakeFrontmailCore(config: config, plan: plan, seed: seed)
+        let core = FakeFrontmailCore(
+            config: config, plan: plan, seed: shared?.scenario.seed ?? seed, seriesWidth: shared?.scenario.timeScale)
         let server: FakeFrontmailServer
         do {
             options.host = host == "localhost" ? "127.0.0.1" : host
@@ -106,6 +128,15 @@ public enum ServeCommand {
                 try core.ledger.writeCSV(to: URL(fileURLWithPath: ledgerPath))
             } catch {
                 printError("serve: could not write the ledger to \(ledgerPath): \(error)")
+                return .software
+            }
+        }
+        if let shared {
+            do {
+                let file = try shared.write(core)
+                print("server part: \(file.path)")
+            } catch {
+                printError("serve: could not write the server part: \(error)")
                 return .software
             }
         }
@@ -152,5 +183,86 @@ public enum ServeCommand {
         } catch {
             throw InputFileError(file: path, error: error)
         }
+    }
+}
+
+/// `serve --scenario FILE --shards N --part-out DIR`: the one server of a sharded socket run,
+/// which keeps the ledger `merge` needs and writes it as the run's server part when it stops.
+struct SharedServer {
+    var scenario: Scenario
+    var shards: Int
+    var quick: Bool
+    var folder: URL
+
+    enum Parsed {
+        case absent
+        case server(SharedServer)
+        /// Said what is wrong.
+        case exit(ExitCode)
+    }
+
+    static func parse(_ parsed: Arguments) -> Parsed {
+        guard let file = parsed.value("scenario") else {
+            for option in ["shards", "part-out"] where parsed.value(option) != nil {
+                printError("serve: --\(option) goes with --scenario FILE")
+                return .exit(.usage)
+            }
+            if parsed.flag("quick") {
+                printError("serve: --quick goes with --scenario FILE")
+                return .exit(.usage)
+            }
+            return .absent
+        }
+        if parsed.value("plan") != nil || parsed.value("config") != nil {
+            printError("serve: --scenario brings its own plan and config (leave out --plan and --config)")
+            return .exit(.usage)
+        }
+        let shards: Int
+        do {
+            guard let count = try parsed.integer("shards"), (1...Shard.maxCount).contains(count) else {
+                printError("serve: --scenario needs --shards N (1-\(Shard.maxCount)): how many shards send here")
+                return .exit(.usage)
+            }
+            shards = count
+        } catch {
+            printError("serve: \(error)")
+            return .exit(.usage)
+        }
+        guard let folder = parsed.value("part-out") else {
+            printError("serve: --scenario needs --part-out DIR (where its part for merge goes)")
+            return .exit(.usage)
+        }
+        var scenario: Scenario
+        do {
+            scenario = try Scenario.load(file: file)
+            if let seed = try parsed.unsigned("seed") { scenario.seed = seed }
+        } catch let error as InputFileError {
+            printError(error.description)
+            return .exit(.dataError)
+        } catch {
+            printError("serve: \(error)")
+            return .exit(.usage)
+        }
+        if parsed.flag("quick") { scenario = scenario.quickened() }
+        guard scenario.experiment == .load else {
+            printError("serve: \(scenario.name) is a cancellation experiment; a shared server serves loads")
+            return .exit(.usage)
+        }
+        let url = URL(fileURLWithPath: folder)
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        } catch {
+            printError("serve: --part-out \(folder) cannot be written (\(error.localizedDescription))")
+            return .exit(.usage)
+        }
+        return .server(SharedServer(scenario: scenario, shards: shards, quick: parsed.flag("quick"), folder: url))
+    }
+
+    func write(_ core: FakeFrontmailCore) throws -> URL {
+        let part = try ShardPart(server: core, scenario: scenario, quick: quick, shards: shards, interrupted: false)
+        let file = folder.appendingPathComponent(
+            ShardPart.fileName(scenario: scenario.name, role: .server, shard: .whole))
+        try part.write(to: file)
+        return file
     }
 }

@@ -33,6 +33,7 @@ public final class History: SendObserver {
 
     /// One scheduled wait, as the SDK reported it.
     public struct Backoff: Sendable {
+        /// The send's number in the unsharded run (as `Record.sendID`).
         public var sendID: Int
         /// The 0-based attempt it follows.
         public var afterAttempt: Int
@@ -40,6 +41,7 @@ public final class History: SendObserver {
         package var cause: BackoffCause
     }
 
+    /// The shard's local id of the send the current task makes (its place in `records`).
     @TaskLocal public static var currentSendID: Int?
 
     private struct State {
@@ -60,33 +62,68 @@ public final class History: SendObserver {
     /// The width of the attempt-count buckets in seconds of the run's clock (a policy second).
     let bucketWidth: Double
 
-    init(now: @escaping @Sendable () -> Double, expected: Int = 0, bucketWidth: Double = 1) {
+    /// Which sends of the run this process makes (`run --shard`); a record's `sendID` is the send's
+    /// number in the unsharded run, its place in `records` the shard's own count (`local`).
+    let shard: Shard
+
+    init(now: @escaping @Sendable () -> Double, expected: Int = 0, bucketWidth: Double = 1, shard: Shard = .whole) {
         self.now = now
         self.bucketWidth = bucketWidth
+        self.shard = shard
         state.withLock {
             $0.records.reserveCapacity(expected)
         }
     }
 
-    func schedule(_ sendID: Int, intended: Double, dropped: Bool = false) {
+    /// A finished history kept elsewhere: the shards' records merged (`merge`), in any order.
+    init(
+        merged records: [Record], backoffs: [Backoff], attemptErrors: [String: Int], attemptBuckets: [Int],
+        bucketWidth: Double
+    ) {
+        self.now = { 0 }
+        self.bucketWidth = bucketWidth
+        self.shard = .whole
         state.withLock { state in
-            precondition(sendID == state.records.count, "send ids are assigned in order")
-            var record = Record(sendID: sendID, intended: intended)
+            state.records = records
+            state.backoffs = backoffs
+            state.attemptErrors = attemptErrors
+            state.attemptBuckets = attemptBuckets
+            for record in records {
+                switch record.outcome {
+                case .ok: state.ok += 1
+                case .failed(let code, _): state.errors[code.rawValue, default: 0] += 1
+                case .pending, .dropped: break
+                }
+            }
+        }
+    }
+
+    /// Records the shard's `local`-th send (which must be the next one), send `number` of the
+    /// unsharded run.
+    func schedule(_ local: Int, number: Int, intended: Double, dropped: Bool = false) {
+        state.withLock { state in
+            precondition(local == state.records.count, "send ids are assigned in order")
+            var record = Record(sendID: number, intended: intended)
             if dropped { record.outcome = .dropped }
             state.records.append(record)
         }
     }
 
-    /// Schedules the next send id to start now, unless `limit` sends were scheduled already.
+    /// Schedules the shard's next send to start now, unless `limit` sends were scheduled already;
+    /// returns its local id.
     func scheduleNext(limit: Int) -> Int? {
         let at = now()
+        let shard = shard
         return state.withLock { state -> Int? in
-            let sendID = state.records.count
-            guard sendID < limit else { return nil }
-            state.records.append(Record(sendID: sendID, intended: at))
-            return sendID
+            let local = state.records.count
+            guard local < limit else { return nil }
+            state.records.append(Record(sendID: shard.global(local), intended: at))
+            return local
         }
     }
+
+    /// The unsharded send number of the shard's `local`-th send.
+    func number(_ local: Int) -> Int { shard.global(local) }
 
     func started(_ sendID: Int) {
         let at = now()
@@ -141,8 +178,10 @@ public final class History: SendObserver {
                 if let code { state.attemptErrors[code.rawValue, default: 0] += 1 }
             }
         case .backoffScheduled(_, _, let afterAttempt, let delay, let cause):
-            state.withLock {
-                $0.backoffs.append(Backoff(sendID: sendID, afterAttempt: afterAttempt, delay: delay, cause: cause))
+            state.withLock { state in
+                state.backoffs.append(
+                    Backoff(
+                        sendID: state.records[sendID].sendID, afterAttempt: afterAttempt, delay: delay, cause: cause))
             }
         }
     }
@@ -160,6 +199,18 @@ public final class History: SendObserver {
 }
 
 extension History.Record {
+    /// Where each send's record is in `records`, by the send's number: the identity for one whole
+    /// run (no table is built), a table for a shard's or a merged history.
+    static func positions(_ records: [History.Record]) -> (Int) -> Int? {
+        if records.indices.allSatisfy({ records[$0].sendID == $0 }) {
+            return { number in records.indices.contains(number) ? number : nil }
+        }
+        var table: [Int: Int] = [:]
+        table.reserveCapacity(records.count)
+        for (index, record) in records.enumerated() { table[record.sendID] = index }
+        return { table[$0] }
+    }
+
     /// Jepsen's three outcomes: ok, fail (definitely not applied), info (unknown).
     public enum Verdict: String, Sendable { case ok, fail, info, dropped }
 

@@ -5,7 +5,8 @@ import Foundation
 /// slot in a closed one), so memory stays bounded at any size and no task outlives the run. Cancelling the calling Task stops the run:
 /// nothing new starts and in-flight sends are cancelled.
 enum LoadDriver {
-    /// The scenario's loop, closed or open.
+    /// The scenario's loop, closed or open, or the history's shard of it. `send` gets the shard's
+    /// local id of each send (`History.number` gives its number in the unsharded run).
     static func run(_ load: LoadSettings, history: History, send: @escaping @Sendable (Int) async -> Void) async {
         switch load.kind {
         case .closed: await closed(load, history: history, send: send)
@@ -22,9 +23,11 @@ enum LoadDriver {
     ) async {
         let start = history.now()
         let end = load.duration.map { start + $0.seconds } ?? .infinity
-        let total = load.sends ?? LoadSettings.maxSends
+        // A shard runs its share of the senders and of the sends.
+        let shard = history.shard
+        let total = shard.share(of: load.sends ?? LoadSettings.maxSends)
         await withDiscardingTaskGroup { group in
-            for _ in 0..<min(load.concurrency, total) {
+            for _ in 0..<min(shard.share(of: load.concurrency), total) {
                 group.addTask {
                     while !Task.isCancelled, history.now() < end, let sendID = history.scheduleNext(limit: total) {
                         await send(sendID)
@@ -39,13 +42,17 @@ enum LoadDriver {
     static func open(
         _ load: LoadSettings, history: History, send: @escaping @Sendable (Int) async -> Void
     ) async {
-        let limiter = InFlightLimiter(limit: load.maxInFlight)
+        // A shard walks the whole schedule and starts the sends it owns (every N-th), so the
+        // shards' intended times together are the unsharded schedule; it gets its share of the cap.
+        let shard = history.shard
+        let limiter = InFlightLimiter(limit: shard.share(of: load.maxInFlight))
         let stages =
             load.stages.isEmpty
             ? [LoadSettings.Stage(rate: load.rate, duration: load.duration ?? TimeSpan(seconds: 1))] : load.stages
         let total = load.sends ?? LoadSettings.maxSends
         await withDiscardingTaskGroup { group in
             var next = 0
+            var local = 0
             var stageStart = history.now()
             stages: for stage in stages {
                 let interval = 1 / stage.rate
@@ -53,6 +60,11 @@ enum LoadDriver {
                 while next < total {
                     let intended = stageStart + Double(index) * interval
                     guard intended < stageStart + stage.duration.seconds else { break }
+                    guard shard.owns(next) else {
+                        next += 1
+                        index += 1
+                        continue
+                    }
                     let wait = intended - history.now()
                     if wait > 0 {
                         do {
@@ -63,14 +75,16 @@ enum LoadDriver {
                         }
                     }
                     if Task.isCancelled { break stages }
-                    let sendID = next
+                    let sendID = local
+                    let number = next
+                    local += 1
                     next += 1
                     index += 1
                     guard limiter.tryAcquire() else {
-                        history.schedule(sendID, intended: intended, dropped: true)
+                        history.schedule(sendID, number: number, intended: intended, dropped: true)
                         continue
                     }
-                    history.schedule(sendID, intended: intended)
+                    history.schedule(sendID, number: number, intended: intended)
                     group.addTask {
                         await send(sendID)
                         limiter.release()

@@ -24,11 +24,13 @@ struct LogicalSend: Sendable {
         return ("bench-key-\(sendID % explicitKeys.pool)", explicitKeys.sameBody ? 0 : sendID / explicitKeys.pool)
     }
 
+    /// Makes the shard's `sendID`-th send (its number in the unsharded run decides its key and body).
     func callAsFunction(_ sendID: Int) async {
         var options = SendOptions(attachments: factory.attachments)
-        let (key, variant) = Self.key(sendID, explicitKeys)
+        let number = history.number(sendID)
+        let (key, variant) = Self.key(number, explicitKeys)
         options.idempotencyKey = key
-        let params = factory.params(sendID: scenario.benchID(sendID), variant: variant)
+        let params = factory.params(sendID: scenario.benchID(number), variant: variant)
         history.started(sendID)
         let outcome: History.Outcome = await History.$currentSendID.withValue(sendID) {
             do {

@@ -100,6 +100,8 @@ struct JitterProbe {
         var realized: [(position: Double, excess: Double)] = []
         var overshoot = Histogram()
         let records = history.records
+        // A send's record by its number (a merged or sharded history is not indexed by it).
+        let position = History.Record.positions(records)
         for backoff in history.backoffs {
             let benchID = scenario.benchID(backoff.sendID)
             let served = ledger.attempt(sendID: benchID, number: backoff.afterAttempt + 1)
@@ -111,7 +113,7 @@ struct JitterProbe {
             // The server asked for a wait the client must honour exactly (not over the limit), when
             // its answer reached the client (a deadline may have fired first).
             let limit = scenario.client.maxRetryAfter.seconds * scenario.timeScale
-            let statuses = records[backoff.sendID].attemptStatuses
+            let statuses = position(backoff.sendID).map { records[$0].attemptStatuses } ?? []
             let received =
                 backoff.afterAttempt < statuses.count && statuses[backoff.afterAttempt] != 0
                 && served.map { UInt16($0.status) == statuses[backoff.afterAttempt] } == true

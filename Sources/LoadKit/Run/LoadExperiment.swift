@@ -2,11 +2,17 @@ import FakeFrontmail
 import Foundation
 import Frontmail
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// A load: a fresh fake behind the scenario's front end, the SDK client, a load driver issuing
 /// logical sends, then the scenario's probes over the history and the ledger.
 struct LoadExperiment {
     let scenario: Scenario
     let progress: Bool
+    /// Progress as `progress` lines on stdout (a shard of a `--workers` run) instead of stderr.
+    var progressLines = false
     var randomOverride: (@Sendable () -> Double)?
     var transportWrapper: (@Sendable (any FrontmailTransport) -> any FrontmailTransport)?
     var policyOverride: RetryPolicy?
@@ -19,87 +25,170 @@ struct LoadExperiment {
     }
 
     func run() async throws -> Measurement {
-        var scenario = scenario
-        var calibration = SummaryBuilder(scenario: scenario.name)
-        if let calibrated = scenario.load.calibratedRate {
-            let throughput = try await Calibration.measure(calibrated.of, scenario: scenario)
-            let rate = min(
-                LoadSettings.rates.upperBound, max(LoadSettings.rates.lowerBound, calibrated.fraction * throughput))
-            scenario.load.rate = rate
-            let name = calibrated.of.metricName
-            calibration.add("calibration", name, "throughput", throughput, "sends/s")
-            calibration.add("calibration", name, "window", Calibration.window, "s")
-            calibration.add("calibration", "load", "fraction", calibrated.fraction, "ratio")
-            calibration.add("calibration", "load", "rate", rate, "sends/s")
-            if progress {
-                printError(
-                    String(
-                        format: "  calibration: %@ %.0f sends/s; load at %.0f%%: %.0f sends/s", name, throughput,
-                        calibrated.fraction * 100, rate))
-            }
-        }
+        let (scenario, calibration) = try await Self.calibrate(scenario, processes: 1, progress: progress)
         var measurement = try await runLoad(scenario)
         measurement.rows = calibration.rows + measurement.rows
         for row in calibration.rows { measurement.metrics[row.key] = row.value }
         return measurement
     }
 
+    /// A calibrated open loop gets its rate: the fraction of what the reference sustains in one
+    /// process, times `processes` (a `--workers` run has that many clients like the one measured).
+    /// The calibration's summary rows say what was measured.
+    static func calibrate(_ scenario: Scenario, processes: Int, progress: Bool) async throws -> (
+        Scenario, SummaryBuilder
+    ) {
+        var scenario = scenario
+        var calibration = SummaryBuilder(scenario: scenario.name)
+        guard let calibrated = scenario.load.calibratedRate else { return (scenario, calibration) }
+        let throughput = try await Calibration.measure(calibrated.of, scenario: scenario)
+        let rate = min(
+            LoadSettings.rates.upperBound,
+            max(LoadSettings.rates.lowerBound, calibrated.fraction * throughput * Double(processes)))
+        scenario.load.rate = rate
+        scenario.load.calibratedRate = nil
+        let name = calibrated.of.metricName
+        calibration.add("calibration", name, "throughput", throughput, "sends/s")
+        calibration.add("calibration", name, "window", Calibration.window, "s")
+        calibration.add("calibration", "load", "fraction", calibrated.fraction, "ratio")
+        if processes > 1 { calibration.add("calibration", "load", "processes", Double(processes), "processes") }
+        calibration.add("calibration", "load", "rate", rate, "sends/s")
+        if progress {
+            printError(
+                String(
+                    format: "  calibration: %@ %.0f sends/s; load at %.0f%%%@: %.0f sends/s", name, throughput,
+                    calibrated.fraction * 100, processes > 1 ? " × \(processes) processes" : "", rate))
+        }
+        return (scenario, calibration)
+    }
+
     private func runLoad(_ scenario: Scenario) async throws -> Measurement {
+        let observed = try await observe(scenario, shard: .whole)
+        return Measurement.judging(scenario, observed)
+    }
+
+    /// Runs the load (or the shard's part of it) and keeps what happened, unjudged. With `server`,
+    /// the sends go over sockets to that shared fake (its ledger is the server's to keep).
+    func observe(_ scenario: Scenario, shard: Shard, server: URL? = nil) async throws -> LoadObservation {
         let scale = scenario.timeScale
+        if let server { return try await observeRemote(scenario, shard: shard, server: server) }
         let core = FakeFrontmailCore(
-            config: scenario.server, plan: scenario.scaledPlan, seed: scenario.seed, seriesWidth: scale)
-        // What the driver and the progress line see: a policy-time load in real time.
-        var running = scenario
-        running.load = scenario.load.running(timeScale: scale)
+            config: scenario.server, plan: scenario.scaledPlan, seed: scenario.seed, seriesWidth: scale,
+            numbering: shard.numbering)
         let session = FakeFrontmailHarness.SessionOptions(
             maxConnections: scenario.client.maxConnections,
             requestTimeout: max(60, scenario.client.timeout.seconds * scale * 4))
         return try await withFakeFrontmail(frontEnd: scenario.transport, core: core, session: session) { harness in
             let history = History(
-                now: { core.now() }, expected: min(scenario.load.sends ?? 1024, 1_000_000), bucketWidth: scale)
-            var environment = SendEnvironment(observer: observerWrapper?(history) ?? history)
-            if let randomOverride { environment.random = randomOverride }
+                now: { core.now() }, expected: min(scenario.load.sends ?? 1024, 1_000_000), bucketWidth: scale,
+                shard: shard)
             let client = try harness.client(
                 retry: policyOverride ?? scenario.client.scaledPolicy(scale),
                 timeout: timeoutOverride ?? scenario.client.timeout.seconds * scale,
-                environment: environment, wrap: { transportWrapper?($0) ?? $0 })
-            let send = LogicalSend(scenario: scenario, client: client, history: history)
-
+                environment: environment(history), wrap: { transportWrapper?($0) ?? $0 })
             let started = core.now()
-            let reporter = progress ? ProgressReporter(scenario: running, history: history, start: started) : nil
-            await withTaskGroup(of: Void.self) { group in
-                if let reporter { group.addTask { await reporter.run() } }
-                await LoadDriver.run(running.load, history: history, send: send.callAsFunction)
-                group.cancelAll()
-            }
-            reporter?.finish()
-            var measurement = Measurement()
-            measurement.history = history
-            measurement.ledger = core.ledger
-            measurement.interrupted = Task.isCancelled
-            measurement.elapsed = core.now() - started
-            let probes = ProbeSet.run(
-                scenario, history: history, ledger: LedgerIndex(core.ledger), elapsed: measurement.elapsed)
-            measurement.rows = probes.rows
-            measurement.metrics = probes.metrics
-            measurement.files = probes.files
-            measurement.effects = probes.effects
-            measurement.addTimeSeries(scenario, core: core, history: history)
-            measurement.addRunRows(scenario: scenario.name, timeScale: scale)
-            return measurement
+            await drive(scenario, history: history, client: client, start: started)
+            return LoadObservation(
+                history: history, ledger: core.ledger, capacity: core.capacitySeries, wallStart: core.wallStart,
+                end: core.now(), elapsed: core.now() - started, interrupted: Task.isCancelled)
         }
+    }
+
+    private func observeRemote(_ scenario: Scenario, shard: Shard, server: URL) async throws -> LoadObservation {
+        let scale = scenario.timeScale
+        let startNanos = DispatchTime.now().uptimeNanoseconds
+        let wallStart = Date()
+        let now: @Sendable () -> Double = { Double(DispatchTime.now().uptimeNanoseconds &- startNanos) / 1e9 }
+        let options = FakeFrontmailHarness.SessionOptions(
+            maxConnections: scenario.client.maxConnections,
+            requestTimeout: max(60, scenario.client.timeout.seconds * scale * 4))
+        let session = URLSession(configuration: FakeFrontmailHarness.sessionConfiguration(options))
+        let transport = URLSessionTransport(session: session)
+        defer {
+            transport.drain()
+            session.invalidateAndCancel()
+        }
+        let history = History(
+            now: now, expected: min(scenario.load.sends ?? 1024, 1_000_000), bucketWidth: scale, shard: shard)
+        let client = try Frontmail(
+            publicKey: "pk_bench", apiURL: server, retry: policyOverride ?? scenario.client.scaledPolicy(scale),
+            timeout: timeoutOverride ?? scenario.client.timeout.seconds * scale,
+            transport: transportWrapper?(transport) ?? transport, environment: environment(history))
+        let started = now()
+        await drive(scenario, history: history, client: client, start: started)
+        return LoadObservation(
+            history: history, ledger: nil, capacity: nil, wallStart: wallStart, end: now(), elapsed: now() - started,
+            interrupted: Task.isCancelled)
+    }
+
+    private func environment(_ history: History) -> SendEnvironment {
+        var environment = SendEnvironment(observer: observerWrapper?(history) ?? history)
+        if let randomOverride { environment.random = randomOverride }
+        return environment
+    }
+
+    /// The load driver with the progress line beside it.
+    private func drive(_ scenario: Scenario, history: History, client: Frontmail, start: Double) async {
+        // What the driver and the progress line see: a policy-time load in real time.
+        var running = scenario
+        running.load = scenario.load.running(timeScale: scenario.timeScale)
+        let send = LogicalSend(scenario: scenario, client: client, history: history)
+        let reporter =
+            progress || progressLines
+            ? ProgressReporter(scenario: running, history: history, start: start, lines: progressLines) : nil
+        await withTaskGroup(of: Void.self) { group in
+            if let reporter { group.addTask { await reporter.run() } }
+            await LoadDriver.run(running.load, history: history, send: send.callAsFunction)
+            group.cancelAll()
+        }
+        reporter?.finish()
     }
 }
 
+/// What a load left behind, before anything judges it: the client's history and (when the server
+/// ran in this process) the server's ledger and capacity series, on one clock.
+struct LoadObservation {
+    var history: History
+    var ledger: AttemptLedger?
+    var capacity: CapacitySeries?
+    /// The wall-clock time of the clock's zero.
+    var wallStart: Date
+    /// The clock when the load ended, and how long it ran.
+    var end: Double
+    var elapsed: Double
+    var interrupted: Bool
+}
+
 extension Measurement {
+    /// The probes', the time series' and the run's figures of an observed load (one process's, or
+    /// the shards' merged): every verdict comes from here.
+    static func judging(_ scenario: Scenario, _ observed: LoadObservation) -> Measurement {
+        let ledger = observed.ledger ?? AttemptLedger()
+        var measurement = Measurement()
+        measurement.history = observed.history
+        measurement.ledger = ledger
+        measurement.interrupted = observed.interrupted
+        measurement.elapsed = observed.elapsed
+        let probes = ProbeSet.run(
+            scenario, history: observed.history, ledger: LedgerIndex(ledger), elapsed: observed.elapsed)
+        measurement.rows = probes.rows
+        measurement.metrics = probes.metrics
+        measurement.files = probes.files
+        measurement.effects = probes.effects
+        measurement.addTimeSeries(scenario, observed, ledger: ledger)
+        measurement.addRunRows(scenario: scenario.name, timeScale: scenario.timeScale)
+        return measurement
+    }
+
     /// `timeseries.csv` and the `timeseries.*` figures of every load, and the verdict of a
     /// `metastability` section.
-    mutating func addTimeSeries(_ scenario: Scenario, core: FakeFrontmailCore, history: History) {
+    mutating func addTimeSeries(_ scenario: Scenario, _ observed: LoadObservation, ledger: AttemptLedger) {
+        let history = observed.history
         let series = TimeSeries(
             TimeSeries.Input(
-                width: scenario.timeScale, records: history.records, ledger: core.ledger.records,
-                attemptBuckets: history.attemptBuckets, capacity: core.capacitySeries, model: core.plan.capacity,
-                end: core.now()))
+                width: scenario.timeScale, records: history.records, ledger: ledger.records,
+                attemptBuckets: history.attemptBuckets, capacity: observed.capacity,
+                model: scenario.scaledPlan.capacity, end: observed.end))
         files["timeseries.csv"] = series.csv
         let summary = series.summary(scenario: scenario.name)
         rows += summary.rows

@@ -6,12 +6,16 @@ final class ProgressReporter: Sendable {
     let scenario: Scenario
     let history: History
     let start: Double
+    /// A shard of a `--workers` run: a `progress` line on stdout every second for the parent to
+    /// add up (`ShardProgress`), instead of the line on stderr.
+    let lines: Bool
     private let lastLength = Mutex(0)
 
-    init(scenario: Scenario, history: History, start: Double) {
+    init(scenario: Scenario, history: History, start: Double, lines: Bool = false) {
         self.scenario = scenario
         self.history = history
         self.start = start
+        self.lines = lines
     }
 
     func run() async {
@@ -26,6 +30,10 @@ final class ProgressReporter: Sendable {
     }
 
     func finish() {
+        if lines {
+            draw()
+            return
+        }
         let length = lastLength.withLock { $0 }
         if length > 0 {
             FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: length) + "\r").utf8))
@@ -35,6 +43,12 @@ final class ProgressReporter: Sendable {
     private func draw() {
         let elapsed = history.now() - start
         let snapshot = history.snapshot
+        if lines {
+            let line = ShardProgress(
+                scheduled: snapshot.scheduled, inFlight: snapshot.inFlight, ok: snapshot.ok, errors: snapshot.errors)
+            FileHandle.standardOutput.write(Data((line.line + "\n").utf8))
+            return
+        }
         let done = snapshot.scheduled - snapshot.inFlight
         let rate = elapsed > 0 ? Double(done) / elapsed : 0
         var eta = ""

@@ -42,6 +42,12 @@ public struct ScenarioRunner: Sendable {
                 if showProgress { printError("  \(line)") }
             }
         }
+        return try finish(scenario, measurement)
+    }
+
+    /// Judges a measurement by the scenario's assertions and files it (a run's, or shards' merged).
+    func finish(_ scenario: Scenario, _ measurement: Measurement) throws -> ScenarioResult {
+        var measurement = measurement
         let checks = AssertionCheck.judge(scenario.assertions, measurement.metrics)
         measurement.files["scenario.json"] = ScenarioInfo(scenario).json
         var result = ScenarioResult(

@@ -49,7 +49,11 @@ extension Scenario: Decodable {
 
     /// Reads, decodes and validates a scenario file. Errors are `FILE: field.path: reason`.
     public static func load(file: String) throws(InputFileError) -> Scenario {
-        let data = try InputFileError.read(file)
+        try load(data: InputFileError.read(file), file: file)
+    }
+
+    /// Decodes and validates a scenario file's bytes (read already, or carried in a shard's results).
+    public static func load(data: Data, file: String) throws(InputFileError) -> Scenario {
         var scenario: Scenario
         do {
             scenario = try InputError.decode(Scenario.self, from: data)

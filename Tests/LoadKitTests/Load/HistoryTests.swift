@@ -61,7 +61,7 @@ struct HistoryTests {
     @Test("events outside a send's task-local id are ignored")
     func eventsWithoutASendID() {
         let built = HistoryBuilder()
-        built.history.schedule(0, intended: 0)
+        built.history.schedule(0, number: 0, intended: 0)
         built.history.record(.attemptStarted(operation: .send, key: "x", attempt: 0, at: 0))
         #expect(built.history.records[0].attempts == 0)
     }

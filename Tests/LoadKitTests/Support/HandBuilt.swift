@@ -30,7 +30,7 @@ struct HistoryBuilder {
         outcome: History.Outcome
     ) {
         clock.set(start)
-        history.schedule(sendID, intended: start)
+        history.schedule(sendID, number: sendID, intended: start)
         history.started(sendID)
         History.$currentSendID.withValue(sendID) {
             for (attempt, status) in statuses.enumerated() {
@@ -56,7 +56,7 @@ struct HistoryBuilder {
     }
 
     func dropped(_ sendID: Int, at intended: Double) {
-        history.schedule(sendID, intended: intended, dropped: true)
+        history.schedule(sendID, number: sendID, intended: intended, dropped: true)
     }
 }
 

@@ -1,0 +1,94 @@
+import FakeFrontmail
+import Foundation
+
+/// `frontmail-bench merge`: judges the shards of a run as one run.
+public enum MergeCommand {
+    public static let usage = """
+        usage: frontmail-bench merge FILE|DIR... [--out DIR] [--junit FILE] [--summary-md FILE]
+
+        Merges the raw results of `run --shard i/N` (*.fmshard files, or folders holding them) into
+        one run per scenario: histories and ledgers by union, then the probes and the scenario's
+        assertions on the union. Writes what one `run` writes (DIR/<run>-run.csv, the scenario's
+        folder, the report, JUnit XML and a Markdown summary), so `compare` and reports work alike.
+        Refuses shards of different scenario files, seeds, schema versions or shard counts, and a
+        run with a shard missing, naming which (docs/distributed.md).
+
+          --out DIR          where results go (default results)
+          --junit FILE       write the JUnit XML there instead
+          --summary-md FILE  write the Markdown summary there instead
+
+        exit: 0 every assertion holds, 1 some failed, 64 bad arguments, 65 shards that cannot be
+        merged or a damaged shard file, 130 a shard was interrupted (the merge is partial)
+        """
+
+    static let spec = Arguments.Spec(options: ["out", "junit", "summary-md", "run-id"])
+
+    public static func run(_ arguments: [String]) -> ExitCode {
+        let parsed: Arguments
+        switch CommandArguments("merge", arguments, spec: spec, usage: usage) {
+        case .parsed(let arguments): parsed = arguments
+        case .exit(let code): return code
+        }
+        guard !parsed.positionals.isEmpty else {
+            printError("merge: name the shard files or the folders that hold them\n\n\(usage)")
+            return .usage
+        }
+        let groups: [[(file: String, part: ShardPart)]]
+        do {
+            let files = try ShardMerge.files(in: parsed.positionals)
+            var parts: [(file: String, part: ShardPart)] = []
+            for file in files { parts.append((file, try ShardPart.read(file))) }
+            groups = ShardMerge.grouped(parts)
+        } catch let error as ShardMerge.Refusal {
+            printError("merge: \(error)")
+            return .dataError
+        } catch {
+            printError("merge: \(error)")
+            return .dataError
+        }
+        var merged: [(Scenario, LoadObservation, shards: Int)] = []
+        for group in groups {
+            do {
+                let (shards, server) = try ShardMerge.check(group)
+                let scenario = try ShardMerge.scenario(of: shards[0])
+                let observed = ShardMerge.observation(
+                    shards: shards, server: server, bucketWidth: scenario.timeScale)
+                merged.append((scenario, observed, shards.count))
+            } catch {
+                printError("merge: \(error)")
+                return .dataError
+            }
+        }
+        let out = URL(fileURLWithPath: parsed.value("out") ?? "results")
+        let writer: ResultsWriter
+        do {
+            writer = try ResultsWriter.claim(root: out, runID: parsed.value("run-id") ?? RunID.make())
+        } catch {
+            printError("merge: --out \(out.path) cannot be written (\(error.localizedDescription))")
+            return .usage
+        }
+        let runner = ScenarioRunner(outputFolder: out, runID: writer.runID, progress: false)
+        var results: [ScenarioResult] = []
+        for (scenario, observed, shards) in merged {
+            var measurement = Measurement.judging(scenario, observed)
+            measurement.addShardRows(scenario: scenario.name, shards: shards)
+            do {
+                results.append(try runner.finish(scenario, measurement))
+            } catch {
+                printError("merge: could not write the results of \(scenario.name): \(error)")
+                return .software
+            }
+            printError(
+                "merged \(shards) shard\(shards == 1 ? "" : "s") of \(scenario.name): "
+                    + "\(observed.history.records.count) sends, \(measurement.ledger?.count ?? 0) requests")
+        }
+        guard let combined = RunCommand.writeRun(results.flatMap(\.rows), writer) else { return .software }
+        for result in results { print(result.verdictLine) }
+        guard RunCommand.writeOutputs(parsed, combined, order: results.map(\.scenario.name), errors: [:]) else {
+            return .software
+        }
+        print("results: \(combined.path)")
+        if results.contains(where: \.interrupted) { return .interrupted }
+        return results.allSatisfy(\.passed) ? .success : .failure
+    }
+}

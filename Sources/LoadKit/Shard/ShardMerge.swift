@@ -1,0 +1,258 @@
+import FakeFrontmail
+import Foundation
+
+/// Merges the raw parts of a sharded run into one observation, as if one process had seen it all:
+/// histories and ledgers by union (every verdict is computed afterwards, from the union), time
+/// lined up, nothing averaged.
+enum ShardMerge {
+    /// Why parts cannot be merged, naming the parts (exit 65).
+    struct Refusal: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The shard files among `paths`: files as given, folders searched (and their sub-folders, one
+    /// level down) for `*.fmshard`.
+    static func files(in paths: [String]) throws(Refusal) -> [String] {
+        var files: [String] = []
+        let manager = FileManager.default
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard manager.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                throw Refusal(description: "\(path): no such file or folder")
+            }
+            guard isDirectory.boolValue else {
+                files.append(path)
+                continue
+            }
+            var found: [String] = []
+            let entries = (try? manager.contentsOfDirectory(atPath: path)) ?? []
+            for entry in entries.sorted() {
+                let full = (path as NSString).appendingPathComponent(entry)
+                if entry.hasSuffix("." + ShardPart.fileExtension) {
+                    found.append(full)
+                } else if manager.fileExists(atPath: full, isDirectory: &isDirectory), isDirectory.boolValue {
+                    let inner = (try? manager.contentsOfDirectory(atPath: full)) ?? []
+                    found += inner.sorted().filter { $0.hasSuffix("." + ShardPart.fileExtension) }.map {
+                        (full as NSString).appendingPathComponent($0)
+                    }
+                }
+            }
+            guard !found.isEmpty else {
+                throw Refusal(description: "\(path): no shard results (*.\(ShardPart.fileExtension)) in the folder")
+            }
+            files += found
+        }
+        return files
+    }
+
+    /// Parts grouped by scenario, in the order their scenarios first appear.
+    static func grouped(_ parts: [(file: String, part: ShardPart)]) -> [[(file: String, part: ShardPart)]] {
+        var order: [String] = []
+        var groups: [String: [(file: String, part: ShardPart)]] = [:]
+        for entry in parts {
+            let name = entry.part.header.scenario
+            if groups[name] == nil { order.append(name) }
+            groups[name, default: []].append(entry)
+        }
+        return order.map { groups[$0]! }
+    }
+
+    /// Checks that the parts are one complete run of one scenario: the same file, seed, quick
+    /// setting and shard count, every shard exactly once, and the server's part when (and only
+    /// when) the shards shared a server.
+    static func check(_ parts: [(file: String, part: ShardPart)]) throws(Refusal) -> (
+        shards: [ShardPart], server: ShardPart?
+    ) {
+        guard let first = parts.first?.part.header else { throw Refusal(description: "no shard results to merge") }
+        let name = first.scenario
+        for (file, part) in parts {
+            let header = part.header
+            if header.scenarioText != first.scenarioText {
+                throw Refusal(
+                    description:
+                        "\(file): \(part.label) of \(name) ran another version of the scenario file than \(parts[0].file)"
+                )
+            }
+            if header.seed != first.seed {
+                throw Refusal(
+                    description:
+                        "\(file): \(part.label) of \(name) ran with seed \(header.seed), \(parts[0].file) with \(first.seed)"
+                )
+            }
+            if header.quick != first.quick {
+                let ran = { (quick: Bool) in quick ? "with --quick" : "without --quick" }
+                throw Refusal(
+                    description:
+                        "\(file): \(part.label) of \(name) ran \(ran(header.quick)), \(parts[0].file) \(ran(first.quick))"
+                )
+            }
+            if header.role == .shard, first.role == .shard, header.rate != first.rate {
+                let rates = [header.rate, first.rate].map { $0.map { "--rate \($0)" } ?? "the file's rate" }
+                throw Refusal(
+                    description: "\(file): \(part.label) of \(name) ran at \(rates[0]), \(parts[0].file) at \(rates[1])"
+                )
+            }
+            if header.shardCount != first.shardCount {
+                throw Refusal(
+                    description:
+                        "\(file): \(part.label) of \(name) is one of \(header.shardCount) shards, \(parts[0].file) one of \(first.shardCount)"
+                )
+            }
+            if header.sharedServer != first.sharedServer {
+                throw Refusal(
+                    description:
+                        "\(file): \(part.label) of \(name) \(header.sharedServer ? "shared a server" : "ran its own server"), \(parts[0].file) did not"
+                )
+            }
+        }
+        let count = first.shardCount
+        var byIndex: [Int: String] = [:]
+        var shards: [ShardPart] = []
+        var server: (file: String, part: ShardPart)?
+        for (file, part) in parts {
+            if part.header.role == .server {
+                if let other = server {
+                    throw Refusal(description: "\(name): two server parts (\(other.file) and \(file))")
+                }
+                server = (file, part)
+                continue
+            }
+            let index = part.header.shardIndex
+            guard (0..<count).contains(index) else {
+                throw Refusal(description: "\(file): shard index \(index) is not one of 0-\(count - 1)")
+            }
+            if let other = byIndex[index] {
+                throw Refusal(description: "\(name): shard \(index)/\(count) appears twice (\(other) and \(file))")
+            }
+            byIndex[index] = file
+            shards.append(part)
+        }
+        let missing = (0..<count).filter { byIndex[$0] == nil }
+        guard missing.isEmpty else {
+            let list = missing.prefix(8).map { "\($0)/\(count)" }.joined(separator: ", ")
+            throw Refusal(
+                description:
+                    "\(name): shard\(missing.count == 1 ? "" : "s") \(list)\(missing.count > 8 ? ", …" : "") missing (have \(byIndex.count) of \(count))"
+            )
+        }
+        if first.sharedServer && server == nil {
+            throw Refusal(
+                description:
+                    "\(name): the shards shared a server, and its part (\(name).server.\(ShardPart.fileExtension)) is missing"
+            )
+        }
+        if !first.sharedServer, let server {
+            throw Refusal(
+                description: "\(server.file): a server part, but the shards of \(name) each ran their own server")
+        }
+        shards.sort { $0.header.shardIndex < $1.header.shardIndex }
+        return (shards, server?.part)
+    }
+
+    /// The scenario the parts ran, exactly as they ran it.
+    static func scenario(of part: ShardPart) throws(Refusal) -> Scenario {
+        let header = part.header
+        var scenario: Scenario
+        do {
+            scenario = try Scenario.load(data: Data(header.scenarioText.utf8), file: header.scenarioFile)
+        } catch {
+            throw Refusal(
+                description: "the scenario carried by \(part.label) of \(header.scenario) no longer loads: \(error)")
+        }
+        if header.quick { scenario = scenario.quickened() }
+        scenario.seed = header.seed
+        if let rate = header.rate { scenario = scenario.withFixedRate(rate) }
+        return scenario
+    }
+
+    /// The union of the parts on one clock. Shards that ran their own server keep their own clocks
+    /// (each starts at 0, as its part of the schedule does); shards of a shared server are moved
+    /// onto the server's clock by their wall-clock starts.
+    static func observation(shards: [ShardPart], server: ShardPart?, bucketWidth: Double) -> LoadObservation {
+        var records: [History.Record] = []
+        records.reserveCapacity(shards.reduce(0) { $0 + $1.records.count })
+        var backoffs: [History.Backoff] = []
+        var attemptErrors: [String: Int] = [:]
+        var attemptBuckets: [Int] = []
+        var start = Double.infinity
+        var end = -Double.infinity
+        for shard in shards {
+            let offset = server.map { shard.header.wallStart - $0.header.wallStart } ?? 0
+            for var record in shard.records {
+                record.intended += offset
+                record.started += offset
+                record.ended += offset
+                records.append(record)
+            }
+            backoffs += shard.backoffs
+            attemptErrors.merge(shard.attemptErrors, uniquingKeysWith: +)
+            let shift = Int((offset / bucketWidth).rounded())
+            for (bucket, count) in shard.attemptBuckets.enumerated() where bucket + shift >= 0 {
+                let target = min(bucket + shift, CapacitySeries.maxBuckets - 1)
+                if attemptBuckets.count <= target {
+                    attemptBuckets.append(contentsOf: repeatElement(0, count: target + 1 - attemptBuckets.count))
+                }
+                attemptBuckets[target] += count
+            }
+            start = min(start, offset + shard.header.end - shard.header.elapsed)
+            end = max(end, offset + shard.header.end)
+        }
+        records.sort { $0.sendID < $1.sendID }
+        let ledgerParts = server.map { [$0] } ?? shards
+        let history = History(
+            merged: records, backoffs: backoffs, attemptErrors: attemptErrors, attemptBuckets: attemptBuckets,
+            bucketWidth: bucketWidth)
+        return LoadObservation(
+            history: history, ledger: mergedLedger(ledgerParts), capacity: mergedCapacity(ledgerParts),
+            wallStart: Date(timeIntervalSince1970: (server ?? shards[0]).header.wallStart),
+            end: server.map { max(end, $0.header.end) } ?? end, elapsed: end - start,
+            interrupted: (shards + (server.map { [$0] } ?? [])).contains { $0.header.interrupted })
+    }
+
+    /// The ledgers' union in arrival order: keys re-interned into one table, connection ids made
+    /// distinct per part.
+    static func mergedLedger(_ parts: [ShardPart]) -> AttemptLedger {
+        if parts.count == 1 { return AttemptLedger(records: parts[0].ledger, keys: parts[0].keys) }
+        var keys = [""]
+        var keyIDs: [String: UInt32] = [:]
+        var merged: [(record: LedgerRecord, part: Int, index: Int)] = []
+        merged.reserveCapacity(parts.reduce(0) { $0 + $1.ledger.count })
+        var connectionBase: UInt32 = 0
+        for (partIndex, part) in parts.enumerated() {
+            let mapping = part.keys.map { key -> UInt32 in
+                guard !key.isEmpty else { return 0 }
+                if let known = keyIDs[key] { return known }
+                keys.append(key)
+                keyIDs[key] = UInt32(keys.count - 1)
+                return UInt32(keys.count - 1)
+            }
+            var highest: UInt32 = 0
+            for (index, var record) in part.ledger.enumerated() {
+                record.keyID = mapping[Int(record.keyID)]
+                highest = max(highest, record.connection)
+                record.connection &+= connectionBase
+                merged.append((record, partIndex, index))
+            }
+            connectionBase &+= highest
+        }
+        merged.sort {
+            ($0.record.arrival, $0.part, $0.index) < ($1.record.arrival, $1.part, $1.index)
+        }
+        return AttemptLedger(records: merged.map(\.record), keys: keys)
+    }
+
+    /// The capacity series of the parts that have one, bucket by bucket.
+    static func mergedCapacity(_ parts: [ShardPart]) -> CapacitySeries? {
+        let series = parts.compactMap(\.capacity)
+        guard let first = series.first else { return nil }
+        if series.count == 1 { return first }
+        func sum<T: AdditiveArithmetic>(_ arrays: [[T]]) -> [T] {
+            var total = [T](repeating: .zero, count: arrays.map(\.count).max() ?? 0)
+            for array in arrays { for (index, value) in array.enumerated() { total[index] += value } }
+            return total
+        }
+        return CapacitySeries(
+            width: first.width, busy: sum(series.map(\.busy)), waiting: sum(series.map(\.waiting)),
+            served: sum(series.map(\.served)), dead: sum(series.map(\.dead)))
+    }
+}
