@@ -61,4 +61,25 @@ struct AttemptLedgerTests {
         #expect(lines[1].contains("\"with,comma\""))
         #expect(lines[1].contains(",served,202,,msg_1,1,0,"))
     }
+
+    @Test("six-decimal times are written as %.6f writes them, signs, carries and large values included")
+    func fixedSix() {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var values: [Double] = [0, -0.0, 1, 0.5, 0.000_000_4, 0.999_999_6, 12.345_678_9, -3.25, 86_400.123_456, 1e13]
+        for _ in 0..<20_000 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            values.append(Double(state >> 11) / Double(1 << 53) * 1000)
+        }
+        let mismatches = values.filter { AttemptLedger.fixed6($0) != String(format: "%.6f", $0) }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
+    }
+
+    @Test("CSV fields are quoted only when they hold a comma, quote or line break")
+    func quoting() {
+        #expect(AttemptLedger.csvField("plain-ключ") == "plain-ключ")
+        #expect(AttemptLedger.csvField("a,b") == "\"a,b\"")
+        #expect(AttemptLedger.csvField("say \"hi\"") == "\"say \"\"hi\"\"\"")
+        #expect(AttemptLedger.csvField("two\nlines") == "\"two\nlines\"")
+        #expect(AttemptLedger.csvField("cr\r") == "\"cr\r\"")
+    }
 }

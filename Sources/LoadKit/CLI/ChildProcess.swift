@@ -45,12 +45,33 @@ enum ChildProcess {
     }
 
     /// Waits for the child; its exit status, or 128 + the signal that ended it.
-    static func wait(_ pid: pid_t) -> Int32 {
+    static func wait(_ pid: pid_t) -> Int32 { waitWithPeak(pid).status }
+
+    /// Waits for the child; its exit status (as `wait`) and its peak resident memory in bytes.
+    static func waitWithPeak(_ pid: pid_t) -> (status: Int32, peakBytes: Int) {
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { return -1 }
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 {
+            guard errno == EINTR else { return (-1, 0) }
         }
         let signal = status & 0x7F
-        return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+        #if os(Linux)
+            let peak = Int(usage.ru_maxrss) * 1024  // kilobytes on Linux
+        #else
+            let peak = Int(usage.ru_maxrss)
+        #endif
+        return (signal == 0 ? (status >> 8) & 0xFF : 128 + signal, peak)
+    }
+
+    /// This process's peak resident memory in bytes so far.
+    static func ownPeakBytes() -> Int {
+        var usage = rusage()
+        #if os(Linux)
+            getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+            return Int(usage.ru_maxrss) * 1024
+        #else
+            getrusage(RUSAGE_SELF, &usage)
+            return Int(usage.ru_maxrss)  // bytes on Darwin
+        #endif
     }
 }

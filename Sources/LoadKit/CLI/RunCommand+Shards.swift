@@ -217,7 +217,7 @@ struct WorkersRun {
         defer { server?.server.shutdown() }
         let board = ProgressBoard(workers: workers)
         let started = Date()
-        let statuses = await withTaskGroup(of: (Int, Int32).self) { group -> [Int: Int32] in
+        let ended = await withTaskGroup(of: (Int, Int32, Int).self) { group -> [Int: (status: Int32, peak: Int)] in
             for index in 0..<workers {
                 var arguments = [
                     "run", scenario.file, "--only", scenario.name, "--shard", "\(index)/\(workers)", "--out",
@@ -227,11 +227,11 @@ struct WorkersRun {
                 if let server { arguments += ["--server", server.server.url.absoluteString] }
                 if !calibration.rows.isEmpty { arguments += ["--rate", String(scenario.load.rate)] }
                 group.addTask {
-                    let status = await Self.runChild(executable, arguments, children: children) { line in
+                    let (status, peak) = await Self.runChild(executable, arguments, children: children) { line in
                         if let snapshot = ShardProgress(line: line) { board.update(index, snapshot) }
                     }
                     board.ended(index)
-                    return (index, status)
+                    return (index, status, peak)
                 }
             }
             if progress {
@@ -240,13 +240,16 @@ struct WorkersRun {
                         try? await Task.sleep(nanoseconds: 1_000_000_000)
                         board.draw(scenario: scenario, elapsed: Date().timeIntervalSince(started))
                     }
-                    return (-1, 0)
+                    return (-1, 0, 0)
                 }
             }
-            var statuses: [Int: Int32] = [:]
-            for await (index, status) in group where index >= 0 { statuses[index] = status }
-            return statuses
+            var ended: [Int: (status: Int32, peak: Int)] = [:]
+            for await (index, status, peak) in group where index >= 0 { ended[index] = (status, peak) }
+            return ended
         }
+        let statuses = ended.mapValues(\.status)
+        // Every process's peak resident memory added up: a bound on what the run held at once.
+        let peakBytes = ended.values.reduce(ChildProcess.ownPeakBytes()) { $0 + $1.peak }
         if progress { board.clear() }
         let failed = statuses.filter { $0.value != 0 && $0.value != ExitCode.interrupted.rawValue }.sorted {
             $0.key < $1.key
@@ -279,20 +282,21 @@ struct WorkersRun {
         let (shards, serverPart) = try ShardMerge.check(parts)
         let observed = ShardMerge.observation(shards: shards, server: serverPart, bucketWidth: scenario.timeScale)
         var measurement = Measurement.judging(scenario, observed)
-        measurement.addShardRows(scenario: scenario.name, shards: workers)
+        measurement.addShardRows(scenario: scenario.name, shards: workers, peakBytes: peakBytes)
         measurement.rows = calibration.rows + measurement.rows
         for row in calibration.rows { measurement.metrics[row.key] = row.value }
         return measurement
     }
 
-    /// Runs a worker; hands each stdout line to `line` as it comes; returns the exit status.
+    /// Runs a worker; hands each stdout line to `line` as it comes; returns the exit status and the
+    /// worker's peak resident memory in bytes.
     static func runChild(
         _ executable: String, _ arguments: [String], children: RunningChildren,
         line: @escaping @Sendable (Substring) -> Void
-    ) async -> Int32 {
+    ) async -> (Int32, Int) {
         await withCheckedContinuation { continuation in
             guard let (pid, output) = ChildProcess.spawn(executable, arguments) else {
-                continuation.resume(returning: -1)
+                continuation.resume(returning: (-1, 0))
                 return
             }
             children.started(pid)
@@ -309,9 +313,9 @@ struct WorkersRun {
                         pending.removeSubrange(pending.startIndex...newline)
                     }
                 }
-                let status = ChildProcess.wait(pid)
+                let (status, peak) = ChildProcess.waitWithPeak(pid)
                 children.ended(pid)
-                continuation.resume(returning: status)
+                continuation.resume(returning: (status, peak))
             }
         }
     }
@@ -394,11 +398,22 @@ final class RunningChildren: Sendable {
 }
 
 extension Measurement {
-    /// `run.shards`: how many processes the merged run had.
-    mutating func addShardRows(scenario: String, shards: Int) {
+    /// `run.shards`: how many processes the merged run had; with `--workers`, `run.peak_memory`:
+    /// the peak resident memory of every process added up (MB), and per million sends.
+    mutating func addShardRows(scenario: String, shards: Int, peakBytes: Int? = nil) {
         var builder = SummaryBuilder(scenario: scenario)
         builder.add("run", "shards", "value", Double(shards), "processes")
-        rows += builder.rows
         metrics["run.shards"] = Double(shards)
+        if let peakBytes {
+            let megabytes = Double(peakBytes) / 1_048_576
+            builder.add("run", "peak_memory", "value", megabytes, "MB")
+            metrics["run.peak_memory"] = megabytes
+            let sends = history.map { Double($0.records.count) } ?? 0
+            if sends > 0 {
+                builder.add("run", "peak_memory", "per_million_sends", megabytes / sends * 1e6, "MB")
+                metrics["run.peak_memory.per_million_sends"] = megabytes / sends * 1e6
+            }
+        }
+        rows += builder.rows
     }
 }

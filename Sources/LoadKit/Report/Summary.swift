@@ -1,3 +1,4 @@
+import FakeFrontmail
 import Foundation
 
 /// One measured figure in long form: what was measured, which statistic, its value and unit.
@@ -135,53 +136,58 @@ public struct CSVError: Error, Sendable, CustomStringConvertible {
 /// RFC 4180 fields and rows.
 public enum CSV {
     public static func field(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        AttemptLedger.csvField(text)
     }
 
     public static func line(_ fields: [String]) -> String { fields.map(field).joined(separator: ",") }
 
-    /// Splits CSV text into rows of fields (quotes and embedded newlines handled).
+    /// Splits CSV text into rows of fields (quotes and embedded newlines handled). Parsed as UTF-8
+    /// bytes (every delimiter is ASCII): a million-row history is read in well under a second.
     public static func rows(_ text: String) -> [[String]] {
-        var rows: [[String]] = []
-        var row: [String] = []
-        var field = ""
-        var quoted = false
-        var iterator = text.unicodeScalars.makeIterator()
-        var pending: Unicode.Scalar? = iterator.next()
-        while let scalar = pending {
-            pending = iterator.next()
-            if quoted {
-                if scalar == "\"" {
-                    if pending == "\"" {
-                        field.unicodeScalars.append("\"")
-                        pending = iterator.next()
+        var text = text
+        return text.withUTF8 { bytes -> [[String]] in
+            var rows: [[String]] = []
+            var row: [String] = []
+            var field: [UInt8] = []
+            field.reserveCapacity(64)
+            var quoted = false
+            var index = 0
+            func take() -> String {
+                defer { field.removeAll(keepingCapacity: true) }
+                return String(decoding: field, as: UTF8.self)
+            }
+            while index < bytes.count {
+                let byte = bytes[index]
+                index += 1
+                if quoted {
+                    if byte == 0x22 {
+                        if index < bytes.count, bytes[index] == 0x22 {
+                            field.append(0x22)
+                            index += 1
+                        } else {
+                            quoted = false
+                        }
                     } else {
-                        quoted = false
+                        field.append(byte)
                     }
-                } else {
-                    field.unicodeScalars.append(scalar)
+                    continue
                 }
-                continue
+                switch byte {
+                case 0x22: quoted = true
+                case 0x2C: row.append(take())
+                case 0x0A:
+                    row.append(take())
+                    rows.append(row)
+                    row = []
+                case 0x0D: continue
+                default: field.append(byte)
+                }
             }
-            switch scalar {
-            case "\"": quoted = true
-            case ",":
-                row.append(field)
-                field = ""
-            case "\n":
-                row.append(field)
+            if !field.isEmpty || !row.isEmpty {
+                row.append(take())
                 rows.append(row)
-                row = []
-                field = ""
-            case "\r": continue
-            default: field.unicodeScalars.append(scalar)
             }
+            return rows
         }
-        if !field.isEmpty || !row.isEmpty {
-            row.append(field)
-            rows.append(row)
-        }
-        return rows
     }
 }

@@ -66,4 +66,16 @@ struct ResultsWriterTests {
                 "assertions.csv", "summary.csv",
             ])
     }
+
+    @Test("CSV rows: quotes, doubled quotes, line breaks in a field, CRLF, UTF-8, a last row without a newline")
+    func csvRows() {
+        let text = "a,b,c\r\n\"x,1\",\"say \"\"hi\"\"\",\"two\nlines\"\n,,ключ 📨\nlast,row"
+        #expect(
+            CSV.rows(text) == [
+                ["a", "b", "c"], ["x,1", "say \"hi\"", "two\nlines"], ["", "", "ключ 📨"], ["last", "row"],
+            ])
+        #expect(CSV.rows("") == [])
+        let fields = ["plain", "with,comma", "q\"uote", "nl\nin", "é"]
+        #expect(CSV.rows(CSV.line(fields) + "\n") == [fields])
+    }
 }
