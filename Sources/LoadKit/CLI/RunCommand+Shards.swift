@@ -19,10 +19,12 @@ struct ShardOptions {
 
     static let maxWorkers = 64
 
-    init(_ parsed: Arguments) throws(Arguments.UsageError) {
+    init(_ parsed: Arguments, environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws(Arguments.UsageError)
+    {
         if let text = parsed.value("shard") {
             do {
-                shard = try Shard(parsing: text)
+                shard = try Shard(parsing: text, environment: environment)
             } catch {
                 throw Arguments.UsageError(message: error.description)
             }
