@@ -85,15 +85,26 @@ public func withFakeFrontmail<T>(
         serverOptions.pathPrefix = "/fm-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
         let server = try FakeFrontmailServer(core: core, options: serverOptions)
         defer { server.shutdown() }
-        let session = URLSession(configuration: FakeFrontmailHarness.sessionConfiguration(options))
-        let transport = URLSessionTransport(session: session)
-        defer {
-            transport.drain()
-            session.invalidateAndCancel()
+        return try await withHarnessSession(options) { session, transport in
+            let harness = FakeFrontmailHarness(
+                frontEnd: frontEnd, core: core, server: server, session: session, transport: transport,
+                baseURL: server.url)
+            return try await body(harness)
         }
-        let harness = FakeFrontmailHarness(
-            frontEnd: frontEnd, core: core, server: server, session: session, transport: transport,
-            baseURL: server.url)
-        return try await body(harness)
     }
+}
+
+/// A URLSession with the harness's configuration and an SDK transport over it, for the length of a
+/// scope (for a fake served elsewhere, such as a run's shared server); its tasks are drained and
+/// the session invalidated when `body` returns or throws.
+public func withHarnessSession<T>(
+    _ options: FakeFrontmailHarness.SessionOptions, _ body: (URLSession, URLSessionTransport) async throws -> T
+) async throws -> T {
+    let session = URLSession(configuration: FakeFrontmailHarness.sessionConfiguration(options))
+    let transport = URLSessionTransport(session: session)
+    defer {
+        transport.drain()
+        session.invalidateAndCancel()
+    }
+    return try await body(session, transport)
 }

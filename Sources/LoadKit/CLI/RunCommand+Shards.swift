@@ -125,19 +125,10 @@ extension RunCommand {
 
     /// `--workers N`: per scenario, N child processes run one shard each (a socket scenario's
     /// children share a server this process runs), then the parts are merged and judged here, and
-    /// the run is written as any run is.
+    /// the run is written as any run is. A scenario that cannot be sharded runs whole, here.
     static func runWorkers(
         _ scenarios: [Scenario], workers: Int, parsed: Arguments, executable: String, out: URL, runID: String
     ) async -> ExitCode {
-        for scenario in scenarios {
-            let shard = Shard(uncheckedIndex: 0, count: workers)
-            if let problem = scenario.shardingProblem(
-                shard, sharedServer: scenario.transport == .socket, measuredOnce: true)
-            {
-                printError("run: \(problem)")
-                return .usage
-            }
-        }
         let showProgress = !parsed.flag("no-progress") && isatty(2) == 1
         let children = RunningChildren()
         let work = Task { () -> ([ScenarioResult], [String: String]) in
@@ -146,6 +137,26 @@ extension RunCommand {
             let runner = ScenarioRunner(outputFolder: out, runID: runID, progress: false)
             for (index, scenario) in scenarios.enumerated() {
                 if Task.isCancelled { break }
+                // What cannot be sharded (a cancellation experiment, a capacity model in process, …)
+                // runs whole in this process, and says why.
+                let shard = Shard(uncheckedIndex: 0, count: workers)
+                if let problem = scenario.shardingProblem(
+                    shard, sharedServer: scenario.transport == .socket, measuredOnce: true)
+                {
+                    printError("[\(index + 1)/\(scenarios.count)] \(scenario.name): \(scenario.description)")
+                    printError("  not sharded, runs in one process: \(problem)")
+                    do {
+                        var whole = runner
+                        whole.progress = showProgress
+                        let result = try await whole.run(scenario)
+                        printError("  \(result.verdictLine) in \(String(format: "%.1f", result.elapsed)) s")
+                        results.append(result)
+                    } catch {
+                        printError("  ERROR \(scenario.name): \(error)")
+                        errors[scenario.name] = "\(error)"
+                    }
+                    continue
+                }
                 printError(
                     "[\(index + 1)/\(scenarios.count)] \(scenario.name) on \(workers) workers: \(scenario.description)")
                 let run = WorkersRun(

@@ -75,9 +75,7 @@ struct LoadExperiment {
         let core = FakeFrontmailCore(
             config: scenario.server, plan: scenario.scaledPlan, seed: scenario.seed, seriesWidth: scale,
             numbering: shard.numbering)
-        let session = FakeFrontmailHarness.SessionOptions(
-            maxConnections: scenario.client.maxConnections,
-            requestTimeout: max(60, scenario.client.timeout.seconds * scale * 4))
+        let session = Self.sessionOptions(scenario)
         return try await withFakeFrontmail(frontEnd: scenario.transport, core: core, session: session) { harness in
             let history = History(
                 now: { core.now() }, expected: min(scenario.load.sends ?? 1024, 1_000_000), bucketWidth: scale,
@@ -99,26 +97,27 @@ struct LoadExperiment {
         let startNanos = DispatchTime.now().uptimeNanoseconds
         let wallStart = Date()
         let now: @Sendable () -> Double = { Double(DispatchTime.now().uptimeNanoseconds &- startNanos) / 1e9 }
-        let options = FakeFrontmailHarness.SessionOptions(
-            maxConnections: scenario.client.maxConnections,
-            requestTimeout: max(60, scenario.client.timeout.seconds * scale * 4))
-        let session = URLSession(configuration: FakeFrontmailHarness.sessionConfiguration(options))
-        let transport = URLSessionTransport(session: session)
-        defer {
-            transport.drain()
-            session.invalidateAndCancel()
+        return try await withHarnessSession(Self.sessionOptions(scenario)) { _, transport in
+            let history = History(
+                now: now, expected: min(scenario.load.sends ?? 1024, 1_000_000), bucketWidth: scale, shard: shard)
+            let client = try Frontmail(
+                publicKey: "pk_bench", apiURL: server, retry: policyOverride ?? scenario.client.scaledPolicy(scale),
+                timeout: timeoutOverride ?? scenario.client.timeout.seconds * scale,
+                transport: transportWrapper?(transport) ?? transport, environment: environment(history))
+            let started = now()
+            await drive(scenario, history: history, client: client, start: started)
+            return LoadObservation(
+                history: history, ledger: nil, capacity: nil, wallStart: wallStart, end: now(),
+                elapsed: now() - started, interrupted: Task.isCancelled)
         }
-        let history = History(
-            now: now, expected: min(scenario.load.sends ?? 1024, 1_000_000), bucketWidth: scale, shard: shard)
-        let client = try Frontmail(
-            publicKey: "pk_bench", apiURL: server, retry: policyOverride ?? scenario.client.scaledPolicy(scale),
-            timeout: timeoutOverride ?? scenario.client.timeout.seconds * scale,
-            transport: transportWrapper?(transport) ?? transport, environment: environment(history))
-        let started = now()
-        await drive(scenario, history: history, client: client, start: started)
-        return LoadObservation(
-            history: history, ledger: nil, capacity: nil, wallStart: wallStart, end: now(), elapsed: now() - started,
-            interrupted: Task.isCancelled)
+    }
+
+    /// The harness session of a scenario's client: its connection limit, and URLSession's own
+    /// timeout well past any attempt's.
+    static func sessionOptions(_ scenario: Scenario) -> FakeFrontmailHarness.SessionOptions {
+        FakeFrontmailHarness.SessionOptions(
+            maxConnections: scenario.client.maxConnections,
+            requestTimeout: max(60, scenario.client.timeout.seconds * scenario.timeScale * 4))
     }
 
     private func environment(_ history: History) -> SendEnvironment {
