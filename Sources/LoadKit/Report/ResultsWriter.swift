@@ -1,5 +1,6 @@
 import FakeFrontmail
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -38,16 +39,39 @@ struct ResultsWriter {
     func writeScenario(_ scenario: String, _ measurement: Measurement, checks: [AssertionCheck]) throws -> URL {
         let folder = folder(of: scenario)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        // The ledger (the largest file: a million requests is about 150 MB) is written on another
+        // thread while the rest are made and written here.
+        let ledgerError = Mutex<(any Error)?>(nil)
+        let ledgerWritten = DispatchSemaphore(value: 0)
+        if let ledger = measurement.ledger {
+            let file = folder.appendingPathComponent("ledger.csv")
+            Thread.detachNewThread {
+                do {
+                    try ledger.writeCSV(to: file)
+                } catch {
+                    ledgerError.withLock { $0 = error }
+                }
+                ledgerWritten.signal()
+            }
+        } else {
+            ledgerWritten.signal()
+        }
         var files = measurement.files
         files["summary.csv"] = SummaryCSV.render(measurement.rows, runID: runID)
         files["assertions.csv"] = ResultFiles.assertionsCSV(checks)
         if let history = measurement.history {
             files["history.csv"] = ResultFiles.historyCSV(history.records, effects: measurement.effects)
         }
-        for (name, text) in files {
-            try text.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        do {
+            for (name, text) in files {
+                try text.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8)
+            }
+        } catch {
+            ledgerWritten.wait()
+            throw error
         }
-        try measurement.ledger?.writeCSV(to: folder.appendingPathComponent("ledger.csv"))
+        ledgerWritten.wait()
+        if let error = ledgerError.withLock({ $0 }) { throw error }
         return folder
     }
 
