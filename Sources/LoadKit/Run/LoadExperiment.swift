@@ -135,11 +135,8 @@ struct LoadExperiment {
         let reporter =
             progress || progressLines
             ? ProgressReporter(scenario: running, history: history, start: start, lines: progressLines) : nil
-        await withTaskGroup(of: Void.self) { group in
-            if let reporter { group.addTask { await reporter.run() } }
-            await LoadDriver.run(running.load, history: history, send: send.callAsFunction)
-            group.cancelAll()
-        }
+        reporter?.begin()
+        await LoadDriver.run(running.load, history: history, send: send.callAsFunction)
         reporter?.finish()
     }
 }

@@ -1,7 +1,9 @@
 import Foundation
 import Synchronization
 
-/// One line of live progress on stderr, rewritten every second while a scenario runs.
+/// One line of live progress on stderr, rewritten every second while a scenario runs. It draws
+/// from a thread of its own: on the cooperative pool, behind 10,000 sends in flight, a one-second
+/// timer fired seconds late and a `--workers` parent saw a worker's count stand still.
 final class ProgressReporter: Sendable {
     let scenario: Scenario
     let history: History
@@ -10,6 +12,8 @@ final class ProgressReporter: Sendable {
     /// add up (`ShardProgress`), instead of the line on stderr.
     let lines: Bool
     private let lastLength = Mutex(0)
+    private let stop = DispatchSemaphore(value: 0)
+    private let stopped = DispatchSemaphore(value: 0)
 
     init(scenario: Scenario, history: History, start: Double, lines: Bool = false) {
         self.scenario = scenario
@@ -18,18 +22,18 @@ final class ProgressReporter: Sendable {
         self.lines = lines
     }
 
-    func run() async {
-        while !Task.isCancelled {
-            do {
-                try await Task.sleep(nanoseconds: 1_000_000_000)
-            } catch {
-                return
-            }
-            draw()
+    /// Draws every second until `finish`.
+    func begin() {
+        Thread.detachNewThread { [self] in
+            while stop.wait(timeout: .now() + 1) == .timedOut { draw() }
+            stopped.signal()
         }
     }
 
+    /// Stops the drawing (waits for its thread), then clears the line (a worker's: draws the last).
     func finish() {
+        stop.signal()
+        stopped.wait()
         if lines {
             draw()
             return
