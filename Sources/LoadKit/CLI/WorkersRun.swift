@@ -1,0 +1,242 @@
+import FakeFrontmail
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// One scenario on N worker processes: starts them (and the shared server of a socket scenario),
+/// adds their progress up into one line, waits, and merges what they wrote.
+struct WorkersRun {
+    let scenario: Scenario
+    let workers: Int
+    let parsed: Arguments
+    let executable: String
+    let folder: URL
+    let progress: Bool
+    let children: RunningChildren
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    func run() async throws -> Measurement {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        // A calibrated rate is measured once, here, and every worker gets its share of the total.
+        let (scenario, calibration) = try await LoadExperiment.calibrate(
+            scenario, processes: workers, progress: progress)
+        var server: (core: FakeFrontmailCore, server: FakeFrontmailServer)?
+        if scenario.transport == .socket {
+            let core = FakeFrontmailCore(
+                config: scenario.server, plan: scenario.scaledPlan, seed: scenario.seed,
+                seriesWidth: scenario.timeScale)
+            var options = FakeFrontmailServer.Options()
+            options.pathPrefix = "/fm-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+            server = (core, try FakeFrontmailServer(core: core, options: options))
+        }
+        defer { server?.server.shutdown() }
+        let board = ProgressBoard(workers: workers)
+        let started = Date()
+        let ended = await withTaskGroup(of: (Int, Int32, Int).self) { group -> [Int: (status: Int32, peak: Int)] in
+            for index in 0..<workers {
+                var arguments = [
+                    "run", scenario.file, "--only", scenario.name, "--shard", "\(index)/\(workers)", "--out",
+                    folder.path, "--no-progress", "--progress-lines", "--seed", String(scenario.seed),
+                ]
+                if parsed.flag("quick") { arguments.append("--quick") }
+                if let server { arguments += ["--server", server.server.url.absoluteString] }
+                if !calibration.rows.isEmpty { arguments += ["--rate", String(scenario.load.rate)] }
+                group.addTask {
+                    let (status, peak) = await Self.runChild(executable, arguments, children: children) { line in
+                        if let snapshot = ShardProgress(line: line) { board.update(index, snapshot) }
+                    }
+                    board.ended(index)
+                    return (index, status, peak)
+                }
+            }
+            if progress {
+                group.addTask {
+                    while !Task.isCancelled, board.running > 0 {
+                        try? await Task.sleep(nanoseconds: 1_000_000_000)
+                        board.draw(scenario: scenario, elapsed: Date().timeIntervalSince(started))
+                    }
+                    return (-1, 0, 0)
+                }
+            }
+            var ended: [Int: (status: Int32, peak: Int)] = [:]
+            for await (index, status, peak) in group where index >= 0 { ended[index] = (status, peak) }
+            return ended
+        }
+        let statuses = ended.mapValues(\.status)
+        // Every process's peak resident memory added up: a bound on what the run held at once.
+        let peakBytes = ended.values.reduce(ChildProcess.ownPeakBytes()) { $0 + $1.peak }
+        if progress { board.clear() }
+        let failed = statuses.filter { $0.value != 0 && $0.value != ExitCode.interrupted.rawValue }.sorted {
+            $0.key < $1.key
+        }
+        var parts: [(file: String, part: ShardPart)] = []
+        for index in 0..<workers {
+            let file = folder.appendingPathComponent(
+                ShardPart.fileName(
+                    scenario: scenario.name, role: .shard, shard: Shard(uncheckedIndex: index, count: workers))
+            ).path
+            guard FileManager.default.fileExists(atPath: file) else {
+                let exit = failed.first { $0.key == index }.map { " (it exited \($0.value))" } ?? ""
+                throw Failure(description: "worker \(index)/\(workers) wrote no results\(exit)")
+            }
+            parts.append((file, try ShardPart.read(file)))
+        }
+        if let (index, status) = failed.first {
+            throw Failure(description: "worker \(index)/\(workers) exited \(status)")
+        }
+        if let server {
+            server.server.shutdown()
+            let part = try ShardPart(
+                server: server.core, scenario: scenario, quick: parsed.flag("quick"), shards: workers,
+                interrupted: parts.contains { $0.part.header.interrupted })
+            let file = folder.appendingPathComponent(
+                ShardPart.fileName(scenario: scenario.name, role: .server, shard: .whole))
+            try part.write(to: file)
+            parts.append((file.path, part))
+        }
+        let (shards, serverPart) = try ShardMerge.check(parts)
+        let observed = ShardMerge.observation(shards: shards, server: serverPart, bucketWidth: scenario.timeScale)
+        var measurement = Measurement.judging(scenario, observed)
+        measurement.addShardRows(scenario: scenario.name, shards: workers, peakBytes: peakBytes)
+        measurement.rows = calibration.rows + measurement.rows
+        for row in calibration.rows { measurement.metrics[row.key] = row.value }
+        return measurement
+    }
+
+    /// Runs a worker; hands each stdout line to `line` as it comes; returns the exit status and the
+    /// worker's peak resident memory in bytes.
+    static func runChild(
+        _ executable: String, _ arguments: [String], children: RunningChildren,
+        line: @escaping @Sendable (Substring) -> Void
+    ) async -> (Int32, Int) {
+        await withCheckedContinuation { continuation in
+            guard let (pid, output) = ChildProcess.spawn(executable, arguments) else {
+                continuation.resume(returning: (-1, 0))
+                return
+            }
+            children.started(pid)
+            Thread.detachNewThread {
+                let handle = FileHandle(fileDescriptor: output, closeOnDealloc: true)
+                var pending = Data()
+                while true {
+                    let chunk = handle.availableData
+                    if chunk.isEmpty { break }
+                    pending.append(chunk)
+                    while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                        let text = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                        line(Substring(text))
+                        pending.removeSubrange(pending.startIndex...newline)
+                    }
+                }
+                let (status, peak) = ChildProcess.waitWithPeak(pid)
+                children.ended(pid)
+                continuation.resume(returning: (status, peak))
+            }
+        }
+    }
+}
+
+/// The workers' latest progress, drawn as one line on stderr.
+final class ProgressBoard: Sendable {
+    private struct State {
+        var shards: [ShardProgress]
+        var running: Int
+        var lastLength = 0
+    }
+
+    private let state: Mutex<State>
+    let workers: Int
+
+    init(workers: Int) {
+        self.workers = workers
+        state = Mutex(
+            State(
+                shards: Array(repeating: ShardProgress(scheduled: 0, inFlight: 0, ok: 0, errors: [:]), count: workers),
+                running: workers))
+    }
+
+    var running: Int { state.withLock { $0.running } }
+
+    func update(_ index: Int, _ progress: ShardProgress) { state.withLock { $0.shards[index] = progress } }
+
+    func ended(_ index: Int) { state.withLock { $0.running -= 1 } }
+
+    var total: ShardProgress { state.withLock { ShardProgress.total($0.shards) } }
+
+    func draw(scenario: Scenario, elapsed: Double) {
+        let line = state.withLock { state -> String in
+            let text = ShardProgress.total(state.shards).render(
+                scenario: scenario.name, elapsed: elapsed, workers: workers, running: state.running,
+                total: scenario.load.sends)
+            defer { state.lastLength = text.count }
+            return text + String(repeating: " ", count: max(0, state.lastLength - text.count))
+        }
+        FileHandle.standardError.write(Data(("\r" + line).utf8))
+    }
+
+    func clear() {
+        let length = state.withLock { $0.lastLength }
+        if length > 0 {
+            FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: length) + "\r").utf8))
+        }
+    }
+}
+
+/// The worker processes running now, so that a signal to the run reaches every one of them (each
+/// runs in its own process group), also one that starts after the signal.
+final class RunningChildren: Sendable {
+    private struct State {
+        var pids: Set<Int32> = []
+        var signal: Int32?
+    }
+
+    private let state = Mutex(State())
+
+    func started(_ pid: Int32) {
+        if let signal = state.withLock({ state -> Int32? in
+            state.pids.insert(pid)
+            return state.signal
+        }) {
+            kill(pid, signal)
+        }
+    }
+
+    func ended(_ pid: Int32) { _ = state.withLock { $0.pids.remove(pid) } }
+
+    func forward(_ signal: Int32) {
+        let pids = state.withLock { state -> Set<Int32> in
+            state.signal = signal
+            return state.pids
+        }
+        for pid in pids { kill(pid, signal) }
+    }
+}
+
+extension Measurement {
+    /// `run.shards`: how many processes the merged run had; with `--workers`, `run.peak_memory`:
+    /// the peak resident memory of every process added up (MB), and per million sends.
+    mutating func addShardRows(scenario: String, shards: Int, peakBytes: Int? = nil) {
+        var builder = SummaryBuilder(scenario: scenario)
+        builder.add("run", "shards", "value", Double(shards), "processes")
+        metrics["run.shards"] = Double(shards)
+        if let peakBytes {
+            let megabytes = Double(peakBytes) / 1_048_576
+            builder.add("run", "peak_memory", "value", megabytes, "MB")
+            metrics["run.peak_memory"] = megabytes
+            let sends = history.map { Double($0.records.count) } ?? 0
+            if sends > 0 {
+                builder.add("run", "peak_memory", "per_million_sends", megabytes / sends * 1e6, "MB")
+                metrics["run.peak_memory.per_million_sends"] = megabytes / sends * 1e6
+            }
+        }
+        rows += builder.rows
+    }
+}
