@@ -1,6 +1,5 @@
 import FakeFrontmail
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -13,7 +12,7 @@ extension RunCommand {
     static func runIsolated(
         _ scenarios: [Scenario], parsed: Arguments, executable: String, out: URL, runID: String
     ) async -> ExitCode {
-        let running = RunningChild()
+        let running = RunningChildren()
         let child = Task { () -> [(Scenario, Int32, String?)] in
             var outcomes: [(Scenario, Int32, String?)] = []
             for (index, scenario) in scenarios.enumerated() {
@@ -60,7 +59,8 @@ extension RunCommand {
 
     /// Runs a child process; its stderr goes to ours, its stdout is returned with its exit status
     /// (128 + the signal when a signal ended it).
-    static func runChild(_ executable: String, _ arguments: [String], running: RunningChild) async -> (Int32, String) {
+    static func runChild(_ executable: String, _ arguments: [String], running: RunningChildren) async -> (Int32, String)
+    {
         await withCheckedContinuation { continuation in
             guard let (pid, output) = ChildProcess.spawn(executable, arguments) else {
                 continuation.resume(returning: (-1, ""))
@@ -70,28 +70,9 @@ extension RunCommand {
             DispatchQueue.global().async {
                 let data = FileHandle(fileDescriptor: output, closeOnDealloc: true).readDataToEndOfFile()
                 let status = ChildProcess.wait(pid)
-                running.ended()
+                running.ended(pid)
                 continuation.resume(returning: (status, String(decoding: data, as: UTF8.self)))
             }
         }
-    }
-}
-
-/// The child process a run is waiting for, so that a signal to the run reaches it too.
-final class RunningChild: Sendable {
-    private let pid = Mutex<Int32?>(nil)
-    /// A signal that arrived before the child started (it gets it as soon as it has started).
-    private let pending = Mutex<Int32?>(nil)
-
-    func started(_ processID: Int32) {
-        pid.withLock { $0 = processID }
-        if let signal = pending.withLock({ $0 }) { kill(processID, signal) }
-    }
-
-    func ended() { pid.withLock { $0 = nil } }
-
-    func forward(_ signal: Int32) {
-        pending.withLock { $0 = signal }
-        if let processID = pid.withLock({ $0 }) { kill(processID, signal) }
     }
 }

@@ -169,8 +169,6 @@ final class ProgressBoard: Sendable {
 
     func ended(_ index: Int) { state.withLock { $0.running -= 1 } }
 
-    var total: ShardProgress { state.withLock { ShardProgress.total($0.shards) } }
-
     func draw(scenario: Scenario, elapsed: Double) {
         let line = state.withLock { state -> String in
             let text = ShardProgress.total(state.shards).render(
@@ -217,26 +215,5 @@ final class RunningChildren: Sendable {
             return state.pids
         }
         for pid in pids { kill(pid, signal) }
-    }
-}
-
-extension Measurement {
-    /// `run.shards`: how many processes the merged run had; with `--workers`, `run.peak_memory`:
-    /// the peak resident memory of every process added up (MB), and per million sends.
-    mutating func addShardRows(scenario: String, shards: Int, peakBytes: Int? = nil) {
-        var builder = SummaryBuilder(scenario: scenario)
-        builder.add("run", "shards", "value", Double(shards), "processes")
-        metrics["run.shards"] = Double(shards)
-        if let peakBytes {
-            let megabytes = Double(peakBytes) / 1_048_576
-            builder.add("run", "peak_memory", "value", megabytes, "MB")
-            metrics["run.peak_memory"] = megabytes
-            let sends = history.map { Double($0.records.count) } ?? 0
-            if sends > 0 {
-                builder.add("run", "peak_memory", "per_million_sends", megabytes / sends * 1e6, "MB")
-                metrics["run.peak_memory.per_million_sends"] = megabytes / sends * 1e6
-            }
-        }
-        rows += builder.rows
     }
 }

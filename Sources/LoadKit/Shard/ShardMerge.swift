@@ -63,46 +63,35 @@ enum ShardMerge {
     static func check(_ parts: [(file: String, part: ShardPart)]) throws(Refusal) -> (
         shards: [ShardPart], server: ShardPart?
     ) {
-        guard let first = parts.first?.part.header else { throw Refusal(description: "no shard results to merge") }
+        guard !parts.isEmpty else { throw Refusal(description: "no shard results to merge") }
+        // Compared with a shard's part: a server part (listed first in a folder) has no rate.
+        let reference = parts.first { $0.part.header.role == .shard } ?? parts[0]
+        let first = reference.part.header
         let name = first.scenario
         for (file, part) in parts {
             let header = part.header
-            if header.scenarioText != first.scenarioText {
-                throw Refusal(
-                    description:
-                        "\(file): \(part.label) of \(name) ran another version of the scenario file than \(parts[0].file)"
-                )
-            }
-            if header.seed != first.seed {
-                throw Refusal(
-                    description:
-                        "\(file): \(part.label) of \(name) ran with seed \(header.seed), \(parts[0].file) with \(first.seed)"
-                )
-            }
-            if header.quick != first.quick {
-                let ran = { (quick: Bool) in quick ? "with --quick" : "without --quick" }
-                throw Refusal(
-                    description:
-                        "\(file): \(part.label) of \(name) ran \(ran(header.quick)), \(parts[0].file) \(ran(first.quick))"
-                )
-            }
-            if header.role == .shard, first.role == .shard, header.rate != first.rate {
-                let rates = [header.rate, first.rate].map { $0.map { "--rate \($0)" } ?? "the file's rate" }
-                throw Refusal(
-                    description: "\(file): \(part.label) of \(name) ran at \(rates[0]), \(parts[0].file) at \(rates[1])"
-                )
-            }
-            if header.shardCount != first.shardCount {
-                throw Refusal(
-                    description:
-                        "\(file): \(part.label) of \(name) is one of \(header.shardCount) shards, \(parts[0].file) one of \(first.shardCount)"
-                )
-            }
-            if header.sharedServer != first.sharedServer {
-                throw Refusal(
-                    description:
-                        "\(file): \(part.label) of \(name) \(header.sharedServer ? "shared a server" : "ran its own server"), \(parts[0].file) did not"
-                )
+            let ran = { (quick: Bool) in quick ? "with --quick" : "without --quick" }
+            let rates = [header.rate, first.rate].map { $0.map { "--rate \($0)" } ?? "the file's rate" }
+            let server = header.sharedServer ? "shared a server" : "ran its own server"
+            let differences: [(differs: Bool, reason: String)] = [
+                (
+                    header.scenarioText != first.scenarioText,
+                    "ran another version of the scenario file than \(reference.file)"
+                ),
+                (header.seed != first.seed, "ran with seed \(header.seed), \(reference.file) with \(first.seed)"),
+                (header.quick != first.quick, "ran \(ran(header.quick)), \(reference.file) \(ran(first.quick))"),
+                (
+                    header.role == .shard && header.rate != first.rate,
+                    "ran at \(rates[0]), \(reference.file) at \(rates[1])"
+                ),
+                (
+                    header.shardCount != first.shardCount,
+                    "is one of \(header.shardCount) shards, \(reference.file) one of \(first.shardCount)"
+                ),
+                (header.sharedServer != first.sharedServer, "\(server), \(reference.file) did not"),
+            ]
+            if let difference = differences.first(where: \.differs) {
+                throw Refusal(description: "\(file): \(part.label) of \(name) \(difference.reason)")
             }
         }
         let count = first.shardCount
@@ -254,5 +243,26 @@ enum ShardMerge {
         return CapacitySeries(
             width: first.width, busy: sum(series.map(\.busy)), waiting: sum(series.map(\.waiting)),
             served: sum(series.map(\.served)), dead: sum(series.map(\.dead)))
+    }
+}
+
+extension Measurement {
+    /// `run.shards`: how many processes the merged run had; with `--workers`, `run.peak_memory`:
+    /// the peak resident memory of every process added up (MB), and per million sends.
+    mutating func addShardRows(scenario: String, shards: Int, peakBytes: Int? = nil) {
+        var builder = SummaryBuilder(scenario: scenario)
+        builder.add("run", "shards", "value", Double(shards), "processes")
+        metrics["run.shards"] = Double(shards)
+        if let peakBytes {
+            let megabytes = Double(peakBytes) / 1_048_576
+            builder.add("run", "peak_memory", "value", megabytes, "MB")
+            metrics["run.peak_memory"] = megabytes
+            let sends = history.map { Double($0.records.count) } ?? 0
+            if sends > 0 {
+                builder.add("run", "peak_memory", "per_million_sends", megabytes / sends * 1e6, "MB")
+                metrics["run.peak_memory.per_million_sends"] = megabytes / sends * 1e6
+            }
+        }
+        rows += builder.rows
     }
 }

@@ -165,6 +165,32 @@ extension ShardPart {
 
 // MARK: - Reading
 
+extension ShardPart.Header {
+    /// What is out of range in a header read back (nil: nothing), naming the field: `merge` counts,
+    /// indexes and shifts clocks by these values.
+    var problem: String? {
+        if (try? Scenario.checkName(scenario, "scenario")) == nil {
+            return "scenario: '\(scenario)' is not a scenario name"
+        }
+        guard (1...Shard.maxCount).contains(shardCount) else {
+            return "shardCount: must be 1-\(Shard.maxCount), not \(shardCount)"
+        }
+        guard (0..<shardCount).contains(shardIndex) else {
+            return "shardIndex: must be 0-\(shardCount - 1), not \(shardIndex)"
+        }
+        for (field, value) in [("wallStart", wallStart), ("elapsed", elapsed), ("end", end)] {
+            guard value.isFinite, value >= 0 else {
+                return "\(field): must be a finite number of seconds, not \(value)"
+            }
+        }
+        if let rate, !LoadSettings.rates.contains(rate) {
+            return
+                "rate: must be \(LoadSettings.rates.lowerBound)-\(LoadSettings.rates.upperBound) sends/s, not \(rate)"
+        }
+        return nil
+    }
+}
+
 /// A shard file that cannot be read: names the file and what is wrong with it.
 struct ShardFileError: Error, CustomStringConvertible {
     var file: String
@@ -205,6 +231,9 @@ extension ShardPart {
             throw ByteReader.Malformed(
                 offset: magic.count + 4,
                 reason: "schema \(header.format) version \(header.version); this tool reads version \(version)")
+        }
+        if let problem = header.problem {
+            throw ByteReader.Malformed(offset: magic.count + 4, reason: "its header's \(problem)")
         }
         var part = ShardPart(header: header)
         let recordCount = try input.count(itemSize: 50)
@@ -251,6 +280,9 @@ extension ShardPart {
             let waiting = try (0..<(try input.count(itemSize: 8))).map { _ in try input.f64() }
             let served = try (0..<(try input.count(itemSize: 8))).map { _ in try input.int() }
             let dead = try (0..<(try input.count(itemSize: 8))).map { _ in try input.int() }
+            guard width.isFinite, width > 0 else {
+                throw ByteReader.Malformed(offset: input.offset, reason: "a capacity series of bucket width \(width)")
+            }
             part.capacity = CapacitySeries(width: width, busy: busy, waiting: waiting, served: served, dead: dead)
         }
         guard Array(try input.bytes(4)) == Array("END\n".utf8), input.remaining == 0 else {

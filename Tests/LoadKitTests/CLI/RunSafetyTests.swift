@@ -49,15 +49,18 @@ struct RunSafetyTests {
         #expect(ListCommand.run([folder.path]) == .usage)
     }
 
-    @Test("a signal to the run reaches the child it waits for")
+    @Test("a signal to the run reaches every child it waits for, and one that starts after it")
     func forwarding() async {
-        let running = RunningChild()
+        let running = RunningChildren()
         let started = Date()
-        let waiting = Task { await RunCommand.runChild("/bin/sleep", ["30"], running: running) }
+        let first = Task { await RunCommand.runChild("/bin/sleep", ["30"], running: running) }
+        let second = Task { await RunCommand.runChild("/bin/sleep", ["30"], running: running) }
         try? await Task.sleep(nanoseconds: 200_000_000)
         running.forward(SIGTERM)
-        let (status, _) = await waiting.value
-        #expect(status == 128 + SIGTERM)
+        let late = await RunCommand.runChild("/bin/sleep", ["30"], running: running)
+        let (status, _) = await first.value
+        let (other, _) = await second.value
+        #expect(status == 128 + SIGTERM && other == 128 + SIGTERM && late.0 == 128 + SIGTERM)
         #expect(Date().timeIntervalSince(started) < 20)
     }
 

@@ -149,6 +149,17 @@ struct ShardMergeTests {
         var edited = parts[1]
         edited.header.scenarioText += " "
         #expect(refusal([parts[0], edited, parts[2]]).contains("another version of the scenario file"))
+        // A server part listed first (it sorts before the shards in a folder) does not hide
+        // shards that ran at different rates.
+        var server = parts[0]
+        server.header.role = .server
+        var fast = parts.map { part -> ShardPart in
+            var copy = part
+            copy.header.rate = 500
+            return copy
+        }
+        fast[2].header.rate = 900
+        #expect(refusal([server] + fast).contains("ran at --rate 900.0, file1 at --rate 500.0"))
         var recounted = parts[2]
         recounted.header.shardCount = 4
         #expect(refusal([parts[0], parts[1], recounted]).contains("one of 4 shards"))

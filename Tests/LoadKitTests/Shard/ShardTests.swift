@@ -253,6 +253,31 @@ struct ShardFileTests {
             changed[at] = UInt8.random(in: 0...255, using: &random)
             _ = try? ShardPart.decode(changed)
         }
+        // Values merge counts, indexes or shifts clocks by are checked, naming the field.
+        let header = try Self.samplePart().header
+        let outOfRange: [(String, (inout ShardPart.Header) -> Void)] = [
+            ("shardCount: must be 1-1024, not 0", { $0.shardCount = 0 }),
+            ("shardIndex: must be 0-2, not 5", { $0.shardIndex = 5 }),
+            ("wallStart: must be a finite number", { $0.wallStart = -1 }),
+            ("elapsed: must be a finite number", { $0.elapsed = -2 }),
+            ("rate: must be", { $0.rate = 0 }),
+            ("scenario: '../x' is not a scenario name", { $0.scenario = "../x" }),
+        ]
+        for (reason, change) in outOfRange {
+            var part = try Self.samplePart()
+            change(&part.header)
+            #expect(part.header.problem?.contains(reason) == true, "\(reason): \(part.header.problem ?? "accepted")")
+            do {
+                _ = try ShardPart.decode(try part.encoded())
+                Issue.record("\(reason): read")
+            } catch {
+                #expect("\(error)".contains(reason), "\(error)")
+            }
+        }
+        #expect(header.problem == nil)
+        var flat = try Self.samplePart()
+        flat.capacity = CapacitySeries(width: 0, busy: [], waiting: [], served: [], dead: [])
+        #expect(throws: (any Error).self) { try ShardPart.decode(try flat.encoded()) }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("damaged-\(UUID().uuidString).fmshard")
         defer { try? FileManager.default.removeItem(at: file) }
         try Data(bytes.prefix(100)).write(to: file)
@@ -318,6 +343,8 @@ struct ShardOptionTests {
         #expect(try parse(["--shards", "2"]) == "exit 64")
         #expect(try parse(["--scenario", scenario, "--part-out", folder.path]) == "exit 64")
         #expect(try parse(["--scenario", scenario, "--shards", "2"]) == "exit 64")
+        #expect(try parse(["--scenario", scenario, "--shards", "0", "--part-out", folder.path]) == "exit 64")
+        #expect(try parse(["--scenario", scenario, "--shards", "1025", "--part-out", folder.path]) == "exit 64")
         #expect(
             try parse(["--scenario", scenario, "--shards", "2", "--part-out", folder.path, "--plan", "p.json"])
                 == "exit 64")
