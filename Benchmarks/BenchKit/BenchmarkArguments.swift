@@ -8,7 +8,8 @@ public func benchmarkArguments(tool: String, usage: String, options: Set<String>
     do {
         let parsed = try Arguments(
             Array(CommandLine.arguments.dropFirst()),
-            spec: Arguments.Spec(options: options.union(["out"]), flags: ["quick", "help", AllocationPass.flag]))
+            spec: Arguments.Spec(
+                options: options.union(["out", "profile"]), flags: ["quick", "help", AllocationPass.flag]))
         if parsed.flag("help") {
             print(usage)
             exit(0)

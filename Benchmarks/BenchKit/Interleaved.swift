@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import LoadKit
 
 /// One workload of an interleaved measurement.
@@ -49,6 +50,10 @@ public struct InterleavedRunner: Sendable {
     public var allocationIterations: Int
     /// Monotonic nanoseconds (a test hands in a clock the workloads advance).
     public var clock: @Sendable () -> UInt64
+    /// `GROUP/WORKLOAD` (`--profile`): `measure` runs only that workload, back to back for
+    /// `profileSeconds`, and exits the process, so a profiler attached to it sees nothing else.
+    public var profile: String?
+    public var profileSeconds: Double = 20
 
     public init(
         rounds: Int, slicesPerRound: Int, sliceNanoseconds: UInt64, allocationIterations: Int,
@@ -89,6 +94,7 @@ public struct InterleavedRunner: Sendable {
     public func measure(
         group: String, _ workloads: [Workload], isolation: isolated (any Actor)? = #isolation
     ) async -> InterleavedResult {
+        if let profile { await runProfile(profile, group: group, workloads) }
         var batches: [UInt64] = []
         for workload in workloads { batches.append(await batchSize(workload.body)) }
         var results = workloads.map {
@@ -120,6 +126,35 @@ public struct InterleavedRunner: Sendable {
                 iterations: allocationIterations, processWide: workloads[index].processWide, workloads[index].body)
         }
         return InterleavedResult(group: group, results: results, nanosecondsPerRound: perRound)
+    }
+
+    /// Runs the named workload of this group alone until `profileSeconds` have passed, then exits
+    /// (a group that does not hold it returns at once).
+    private func runProfile(
+        _ profile: String, group: String, _ workloads: [Workload], isolation: isolated (any Actor)? = #isolation
+    ) async {
+        let parts = profile.split(separator: "/", maxSplits: 1).map(String.init)
+        guard parts.count == 2, parts[0] == group else { return }
+        guard let workload = workloads.first(where: { $0.name == parts[1] }) else {
+            FileHandle.standardError.write(
+                Data(
+                    "profile: no workload \(parts[1]) in \(group) (\(workloads.map(\.name).joined(separator: ", ")))\n"
+                        .utf8))
+            exit(64)
+        }
+        let start = clock()
+        let limit = UInt64(profileSeconds * 1e9)
+        var operations: UInt64 = 0
+        while clock() &- start < limit {
+            for _ in 0..<1000 { await workload.body() }
+            operations += 1000
+        }
+        let seconds = Double(clock() &- start) / 1e9
+        print(
+            String(
+                format: "profile %@: %llu operations in %.1f s, %.2f µs each", profile, operations, seconds,
+                seconds / Double(operations) * 1e6))
+        exit(0)
     }
 
     static func lowerQuartile(_ values: [Double]) -> Double {

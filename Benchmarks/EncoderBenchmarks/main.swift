@@ -10,11 +10,13 @@ import LoadKit
 // are timed interleaved (docs/benchmarks.md): each ratio comes with the spread of its rounds, and a
 // copy of the small-form writer made 1.3x slower is the gate's positive control.
 //
-//   swift run -c release EncoderBenchmarks [--quick] [--out FILE.csv]
+//   swift run -c release EncoderBenchmarks [--quick] [--out FILE.csv] [--profile GROUP/WORKLOAD]
+//   (`--profile attachment_1mb/frontmail`: that workload alone for 20 s, for `perf record`)
 
 let arguments = benchmarkArguments(
-    tool: "EncoderBenchmarks", usage: "usage: EncoderBenchmarks [--quick] [--out FILE.csv]")
-let runner: InterleavedRunner = arguments.flag("quick") ? .quick : .full
+    tool: "EncoderBenchmarks", usage: "usage: EncoderBenchmarks [--quick] [--out FILE.csv] [--profile GROUP/WORKLOAD]")
+var runner: InterleavedRunner = arguments.flag("quick") ? .quick : .full
+runner.profile = arguments.value("profile")
 
 do {
     let results = try await EncoderSuite.run(runner)

@@ -22,13 +22,17 @@ import Synchronization
 //   probe) against the fake alone at the same concurrency (target: >= 30,000 sends/s).
 //
 //   swift run -c release SendPathBenchmarks [--quick] [--out FILE.csv] [--closed-loop SCENARIO.json]
+//   swift run -c release SendPathBenchmarks --profile send_path/sdk_in_process_fake   (one workload alone,
+//   20 s, for `perf record`)
 
 let arguments = benchmarkArguments(
     tool: "SendPathBenchmarks",
-    usage: "usage: SendPathBenchmarks [--quick] [--out FILE.csv] [--closed-loop SCENARIO.json]",
+    usage:
+        "usage: SendPathBenchmarks [--quick] [--out FILE.csv] [--closed-loop SCENARIO.json] [--profile send_path/WORKLOAD]",
     options: ["closed-loop"])
 let quick = arguments.flag("quick")
-let runner: InterleavedRunner = quick ? .quick : .full
+var runner: InterleavedRunner = quick ? .quick : .full
+runner.profile = arguments.value("profile")
 
 /// Answers every request with the same 202: the SDK's own cost, nothing else.
 struct CannedTransport: FrontmailTransport {
