@@ -53,24 +53,14 @@ package struct JSONReader {
             do throws(ParseError) {
                 let buffer = UnsafeBufferPointer(
                     start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count)
-                var reader = JSONReader(bytes: buffer)
-                reader.skipWhitespace()
-                var isObject = false
-                if reader.current == UInt8(ascii: "{") {
-                    isObject = true
-                    try reader.parseObjectMembers(depth: 1) { key, reader throws(ParseError) in
+                outcome = .success(
+                    try readObject(buffer) { key, reader throws(ParseError) in
                         if let index = names.firstIndex(of: key) {
-                            found(index, try reader.parseValue(depth: 1))
+                            found(index, try reader.value())
                         } else {
-                            _ = try reader.parseValue(depth: 1)
+                            try reader.skip()
                         }
-                    }
-                } else {
-                    _ = try reader.parseValue(depth: 0)
-                }
-                reader.skipWhitespace()
-                guard reader.position == buffer.count else { throw reader.error("unexpected data after the value") }
-                outcome = .success(isObject)
+                    })
             } catch {
                 outcome = .failure(error)
             }
@@ -78,8 +68,50 @@ package struct JSONReader {
         return try outcome.get()
     }
 
+    /// Validates `bytes` as one JSON value. When it is an object, hands `member` each key in document
+    /// order with the reader at the start of its value, which `member` must read with `value()`,
+    /// `skip()` or `members(_:)`; returns whether it was an object (any other value is only checked).
+    package static func readObject(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ member: (String, inout JSONReader) throws(ParseError) -> Void
+    ) throws(ParseError) -> Bool {
+        var reader = JSONReader(bytes: bytes)
+        reader.skipWhitespace()
+        let isObject = try reader.members(member)
+        reader.skipWhitespace()
+        guard reader.position == bytes.count else { throw reader.error("unexpected data after the value") }
+        return isObject
+    }
+
+    /// The value at the reader, built.
+    package mutating func value() throws(ParseError) -> FrontmailValue {
+        try parseValue(depth: valueDepth)
+    }
+
+    /// Checks the value at the reader as `value()` would, without building it.
+    package mutating func skip() throws(ParseError) {
+        try skipValue(depth: valueDepth)
+    }
+
+    /// Whether the value at the reader is `null` (it is not read).
+    package var isAtNull: Bool { current == UInt8(ascii: "n") }
+
+    /// When the value at the reader is an object, hands `member` its members as `readObject` does and
+    /// returns true; any other value is skipped, and the answer is false.
+    package mutating func members(
+        _ member: (String, inout JSONReader) throws(ParseError) -> Void
+    ) throws(ParseError) -> Bool {
+        guard current == UInt8(ascii: "{") else {
+            try skipValue(depth: valueDepth)
+            return false
+        }
+        try parseObjectMembers(depth: valueDepth + 1, member)
+        return true
+    }
+
     private let bytes: UnsafeBufferPointer<UInt8>
     private var position = 0
+    /// The depth of the value a member handler is handed (for `value()`, `skip()`, `members(_:)`).
+    private var valueDepth = 0
 
     private init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
@@ -122,6 +154,108 @@ package struct JSONReader {
         }
     }
 
+    /// `parseValue` without building: the same checks, the same errors.
+    private mutating func skipValue(depth: Int) throws(ParseError) {
+        switch current {
+        case UInt8(ascii: "{"):
+            try parseObjectMembers(depth: depth + 1) { _, reader throws(ParseError) in
+                try reader.skipValue(depth: depth + 1)
+            }
+        case UInt8(ascii: "["):
+            guard depth + 1 <= Self.maxDepth else { throw error("nesting deeper than \(Self.maxDepth)") }
+            position += 1
+            skipWhitespace()
+            if current == UInt8(ascii: "]") {
+                position += 1
+                return
+            }
+            while true {
+                skipWhitespace()
+                try skipValue(depth: depth + 1)
+                skipWhitespace()
+                switch current {
+                case UInt8(ascii: ","): position += 1
+                case UInt8(ascii: "]"):
+                    position += 1
+                    return
+                case nil: throw error("unexpected end of input")
+                default: throw error("expected ',' or ']'")
+                }
+            }
+        case UInt8(ascii: "\""):
+            try skipString()
+        default:
+            _ = try parseValue(depth: depth)
+        }
+    }
+
+    /// `parseString` without building the string: the same checks, no allocation.
+    private mutating func skipString() throws(ParseError) {
+        position += 1
+        let start = position
+        var highBits: UInt64 = 0
+        while true {
+            highBits |= skipPlainBytes()
+            guard let byte = current else { throw error("unterminated string") }
+            if byte == UInt8(ascii: "\"") {
+                // Escapes are ASCII and decode to whole scalars, so the raw bytes are valid UTF-8
+                // exactly when the decoded ones are.
+                if highBits & Self.highBitsMask != 0
+                    && !Self.isValidUTF8(UnsafeBufferPointer(rebasing: bytes[start..<position]))
+                {
+                    position = start
+                    throw error("invalid UTF-8 in string")
+                }
+                position += 1
+                return
+            }
+            if byte < 0x20 { throw error("control character in string") }
+            position += 1
+            _ = try parseEscapedScalar()
+        }
+    }
+
+    private static let highBitsMask: UInt64 = 0x8080_8080_8080_8080
+
+    /// Moves past bytes that need no attention in a string (not `"`, `\`, or a control character),
+    /// eight at a time while eight are left; returns the OR of the bytes passed (its high bits say
+    /// whether any was not ASCII).
+    private mutating func skipPlainBytes() -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        var seen: UInt64 = 0
+        if let base = bytes.baseAddress {
+            while position + 8 <= bytes.count {
+                let word = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)
+                // A byte equal to b makes (x ^ b·ones) zero there; x − n·ones & ~x has a high bit
+                // set exactly when some byte of x is below n (as a whole: which bit is not exact).
+                let quote = word ^ (ones &* 0x22)
+                let backslash = word ^ (ones &* 0x5C)
+                let special =
+                    ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
+                if special & Self.highBitsMask != 0 { break }
+                seen |= word
+                position += 8
+            }
+        }
+        while let byte = current, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\"), byte >= 0x20 {
+            seen |= UInt64(byte)
+            position += 1
+        }
+        return seen
+    }
+
+    private static func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var iterator = bytes.makeIterator()
+        var parser = Unicode.UTF8.ForwardParser()
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid: continue
+            case .emptyInput: return true
+            case .error: return false
+            }
+        }
+    }
+
     private mutating func expectLiteral(_ literal: StaticString) throws(ParseError) {
         let count = literal.utf8CodeUnitCount
         guard bytes.count - position >= count else { throw error("unexpected end of input") }
@@ -161,6 +295,7 @@ package struct JSONReader {
             guard current == UInt8(ascii: ":") else { throw error("expected ':'") }
             position += 1
             skipWhitespace()
+            valueDepth = depth
             try member(key, &self)
             skipWhitespace()
             switch current {
@@ -257,18 +392,16 @@ package struct JSONReader {
         position += 1
         let start = position
         // Fast path: no escapes.
-        while let byte = current {
-            if byte == UInt8(ascii: "\"") {
-                let slice = UnsafeBufferPointer(rebasing: bytes[start..<position])
-                position += 1
-                guard let string = Self.validatedString(slice) else {
-                    position = start
-                    throw error("invalid UTF-8 in string")
-                }
-                return string
-            }
-            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+        let seen = skipPlainBytes()
+        if current == UInt8(ascii: "\"") {
+            let slice = UnsafeBufferPointer(rebasing: bytes[start..<position])
             position += 1
+            if seen & Self.highBitsMask == 0 { return String(decoding: slice, as: UTF8.self) }
+            guard let string = Self.validatedString(slice) else {
+                position = start
+                throw error("invalid UTF-8 in string")
+            }
+            return string
         }
         var scalars: [UInt8] = Array(UnsafeBufferPointer(rebasing: bytes[start..<position]))
         while let byte = current {
@@ -293,17 +426,25 @@ package struct JSONReader {
     }
 
     private mutating func parseEscape(into output: inout [UInt8]) throws(ParseError) {
+        let scalar = try parseEscapedScalar()
+        if scalar.isASCII {
+            output.append(UInt8(scalar.value))
+        } else {
+            output.append(contentsOf: String(Character(scalar)).utf8)
+        }
+    }
+
+    /// The scalar an escape stands for (the reader just past its backslash).
+    private mutating func parseEscapedScalar() throws(ParseError) -> Unicode.Scalar {
         guard let byte = current else { throw error("unterminated escape") }
         position += 1
         switch byte {
-        case UInt8(ascii: "\""): output.append(UInt8(ascii: "\""))
-        case UInt8(ascii: "\\"): output.append(UInt8(ascii: "\\"))
-        case UInt8(ascii: "/"): output.append(UInt8(ascii: "/"))
-        case UInt8(ascii: "b"): output.append(0x08)
-        case UInt8(ascii: "f"): output.append(0x0C)
-        case UInt8(ascii: "n"): output.append(0x0A)
-        case UInt8(ascii: "r"): output.append(0x0D)
-        case UInt8(ascii: "t"): output.append(0x09)
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): return Unicode.Scalar(byte)
+        case UInt8(ascii: "b"): return "\u{08}"
+        case UInt8(ascii: "f"): return "\u{0C}"
+        case UInt8(ascii: "n"): return "\n"
+        case UInt8(ascii: "r"): return "\r"
+        case UInt8(ascii: "t"): return "\t"
         case UInt8(ascii: "u"):
             var scalar = try parseHex4()
             if (0xD800...0xDBFF).contains(scalar) {
@@ -318,7 +459,7 @@ package struct JSONReader {
                 throw error("unpaired surrogate")
             }
             guard let unicode = Unicode.Scalar(scalar) else { throw error("invalid unicode escape") }
-            output.append(contentsOf: String(Character(unicode)).utf8)
+            return unicode
         default:
             position -= 1
             throw error("invalid escape")

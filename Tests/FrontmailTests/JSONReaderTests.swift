@@ -80,4 +80,91 @@ struct JSONReaderTests {
         let deep = "{\"x\":" + String(repeating: "[", count: JSONReader.maxDepth + 1) + "}"
         #expect(throws: JSONReader.ParseError.self) { try found(deep) }
     }
+
+    /// Whether `readObject` with every member skipped accepts `bytes`, against whether `parse` does.
+    static func skipAgrees(_ bytes: [UInt8]) -> (parse: Bool, skip: Bool) {
+        let parsed = (try? JSONReader.parse(Data(bytes))) != nil
+        let skipped =
+            (try? bytes.withUnsafeBufferPointer { buffer throws(JSONReader.ParseError) in
+                try JSONReader.readObject(buffer) { _, reader throws(JSONReader.ParseError) in try reader.skip() }
+            }) != nil
+        return (parsed, skipped)
+    }
+
+    @Test("skip() accepts exactly what parse accepts: every document above, inside an object")
+    func skipMatchesParse() {
+        let values = [
+            #"[1,2.5,"x",true,false,null]"#, "{}", "[]", "42", "-0.5e2", "99999999999999999999",
+            #""\u00fc\ud83d\ude00\n\/""#, "1e400", "01", "1.", "tru", "nul", #""abc"#, #""\x""#, #""\ud800""#,
+            #""\udc00""#, "\"a\u{01}b\"", "{a:1}", "[1 2]", "[1,]", #"{"a":1,}"#, #""\u12""#, "NaN", "",
+            String(repeating: "[", count: JSONReader.maxDepth - 1)
+                + String(repeating: "]", count: JSONReader.maxDepth - 1),
+            String(repeating: "[", count: JSONReader.maxDepth) + String(repeating: "]", count: JSONReader.maxDepth),
+            #"{"a":{"b":{"c":[{"d":"e"}]}}}"#,
+        ]
+        for value in values {
+            let agreement = Self.skipAgrees(Array(#"{"k":\#(value)}"#.utf8))
+            #expect(agreement.parse == agreement.skip, "\(value): parse \(agreement.parse), skip \(agreement.skip)")
+        }
+    }
+
+    @Test("skip() on strings: a quote, backslash, control or non-ASCII byte at every place of the word scan")
+    func skipStringWordBoundaries() {
+        // Each special byte at each offset of strings 0-40 bytes long, so it falls in every lane of
+        // the eight-byte scan and in the tail after it.
+        let specials: [[UInt8]] = [
+            Array(#"\""#.utf8), Array(#"\\"#.utf8), Array(#"\u00e9"#.utf8), [0x01], [0x1F], [0x7F], [0xC3, 0xA9],
+            [0xF0, 0x9F, 0x93, 0xA6], [0xFF], [0xC3], [0xED, 0xA0, 0x80], [0xC0, 0xAF], Array(#"\q"#.utf8), [0x0A],
+            [0x22],
+        ]
+        var checked = 0
+        for length in 0...40 {
+            for place in 0...length {
+                for special in specials {
+                    var text = Array(repeating: UInt8(ascii: "a"), count: length)
+                    text.insert(contentsOf: special, at: place)
+                    let document = Array(#"{"k":""#.utf8) + text + Array(#""}"#.utf8)
+                    let agreement = Self.skipAgrees(document)
+                    #expect(agreement.parse == agreement.skip, "\(document)")
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked > 10_000)
+        // And a string that runs to the end of the input, however long.
+        for length in 0...20 {
+            let open = Array(#"{"k":""#.utf8) + Array(repeating: UInt8(ascii: "a"), count: length)
+            #expect(Self.skipAgrees(open) == (false, false))
+        }
+    }
+
+    @Test("value(), skip() and members(_:) read a document member by member")
+    func memberByMember() throws {
+        let text = Array(#"{"a":{"x":1,"y":null,"x":2},"b":"skipped \u00e9","c":[1,{"d":true}],"e":3}"#.utf8)
+        var seen: [String] = []
+        let isObject = try text.withUnsafeBufferPointer { buffer throws(JSONReader.ParseError) in
+            try JSONReader.readObject(buffer) { key, reader throws(JSONReader.ParseError) in
+                switch key {
+                case "a":
+                    let nested = try reader.members { inner, reader throws(JSONReader.ParseError) in
+                        seen.append("a.\(inner)\(reader.isAtNull ? "=null" : "")")
+                        try reader.skip()
+                    }
+                    #expect(nested)
+                case "e":
+                    seen.append("e=\(try reader.value())")
+                case "c":
+                    // Not an object: skipped whole, and said so.
+                    let isObject = try reader.members { _, _ throws(JSONReader.ParseError) in
+                        Issue.record("no members")
+                    }
+                    #expect(!isObject)
+                default:
+                    try reader.skip()
+                }
+            }
+        }
+        #expect(isObject)
+        #expect(seen == ["a.x", "a.y=null", "a.x", "e=3"])
+    }
 }
