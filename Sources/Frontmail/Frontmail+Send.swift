@@ -137,11 +137,12 @@ extension Frontmail {
         }
     }
 
-    /// Sixteen bytes of the system's random generator in one call (`SystemRandomNumberGenerator`
-    /// makes a system call per eight bytes on Linux).
+    /// Sixteen bytes of the system's random generator: from the `EntropyPool` on Linux (a system
+    /// call per sixteen keys; `SystemRandomNumberGenerator` makes one per eight bytes).
     static func randomWords() -> (UInt64, UInt64) {
         var words: (UInt64, UInt64) = (0, 0)
         #if os(Linux)
+            if let pooled = EntropyPool.take16() { return pooled }
             if withUnsafeMutableBytes(of: &words, { getentropy($0.baseAddress, $0.count) }) == 0 { return words }
         #elseif canImport(Darwin)
             withUnsafeMutableBytes(of: &words) { arc4random_buf($0.baseAddress, $0.count) }
