@@ -48,7 +48,7 @@ extension Emulator {
         guard let number = MessageID.number(id), let token = request.headers["X-Frontmail-Status-Token"] else {
             return notFound
         }
-        guard let message = state.withLock({ $0.messages[number] }), message.statusToken == token else {
+        guard let message = state.withLock({ $0.message(number, numbering) }), message.statusToken == token else {
             return notFound
         }
         let age = now() - message.created

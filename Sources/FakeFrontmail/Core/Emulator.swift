@@ -11,6 +11,8 @@ public final class Emulator: Sendable {
     public let config: EmulatorConfig
     let seed: UInt64
     let templates: [String: TemplateConfig]
+    /// Every template's required params: the params a send's body is read for (`SendBody`).
+    let watchedParams: [String]
     let state: Mutex<State>
     /// Monotonic seconds since the server started.
     let now: @Sendable () -> TimeInterval
@@ -19,11 +21,25 @@ public final class Emulator: Sendable {
     let numbering: MessageNumbering
 
     struct State {
-        var idempotency: [String: IdempotencyEntry] = [:]
-        var messages: [UInt32: StoredMessage] = [:]
+        /// Idempotency keys by number (`KeyIndex`), and each one's entry (nil: free again).
+        var keys = KeyIndex(capacity: 1 << 16)
+        var idempotency: [IdempotencyEntry?] = []
+        /// The n-th commit's message at n − 1 (its number is `numbering.number(n)`).
+        var messages: [StoredMessage] = []
         var messageCount: UInt32 = 0
         var uploads: Set<String> = []
         var uploadCount = 0
+
+        /// The key's number in `idempotency` (a new key gets a free entry).
+        mutating func keyNumber(_ key: String, _ fingerprint: UInt64) -> Int {
+            let (number, inserted) = keys.insert(key, fingerprint: fingerprint)
+            if inserted { idempotency.append(nil) }
+            return number
+        }
+
+        func message(_ number: UInt32, _ numbering: MessageNumbering) -> StoredMessage? {
+            numbering.count(of: number).flatMap { $0 >= 1 && $0 <= messages.count ? messages[Int($0) - 1] : nil }
+        }
     }
 
     enum IdempotencyEntry {
@@ -85,6 +101,9 @@ public final class Emulator: Sendable {
         self.config = config
         self.seed = seed
         self.templates = Dictionary(config.templates.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var watched: [String] = []
+        for name in config.templates.flatMap(\.requiredParams) where !watched.contains(name) { watched.append(name) }
+        self.watchedParams = watched
         self.now = now
         self.wallNow = wallNow
         var initial = State()
@@ -110,14 +129,24 @@ public final class Emulator: Sendable {
     }
 
     public struct SendClaim: Sendable {
-        var key: String?
+        /// The Idempotency-Key's entry in the idempotency store, once claimed.
+        var keyNumber: Int?
         var fingerprint: UInt64
-        var body: [String: FrontmailValue]
+        var body: SendBody
         var hasOrigin: Bool
     }
 
-    public func beginSend(_ request: ServerRequest, parsed: FrontmailValue?? = nil, fingerprint: UInt64? = nil) -> Begin
-    {
+    /// The body of a send, read for what the emulator needs (nil: not a JSON object).
+    public func readBody(_ bytes: [UInt8]) -> SendBody? {
+        SendBody.read(bytes, watchedParams: watchedParams)
+    }
+
+    /// `parsed` is the body already read (`readBody`), `fingerprint` the body's and `keyFingerprint`
+    /// the Idempotency-Key's `Fingerprint.of`, when the caller has them.
+    public func beginSend(
+        _ request: ServerRequest, parsed: SendBody?? = nil, fingerprint: UInt64? = nil,
+        keyFingerprint: UInt64? = nil
+    ) -> Begin {
         let publicKey = request.headers["X-Frontmail-Public-Key"]
         guard let publicKey, publicKey.hasPrefix("pk_"),
             config.publicKeys.isEmpty || config.publicKeys.contains(publicKey)
@@ -135,32 +164,35 @@ public final class Emulator: Sendable {
                     403, "origin_not_allowed",
                     "Requests without an Origin need Security → Mobile apps → Allow mobile apps."))
         }
-        let value = parsed ?? (try? request.body.withUnsafeBufferPointer { try JSONReader.parse($0) })
-        guard case .object(let body)? = value else {
+        guard let body = parsed ?? readBody(request.body) else {
             return .respond(.error(400, "invalid_body", "The body is not a JSON object."))
         }
-        guard body["user_id"] == .string(publicKey) else {
+        guard body.userID == .string(publicKey) else {
             return .respond(.error(401, "invalid_public_key", "user_id does not match the public key header."))
         }
         let key = request.headers["Idempotency-Key"]
         let fingerprint = fingerprint ?? Fingerprint.of(request.body)
-        let claim = SendClaim(key: key, fingerprint: fingerprint, body: body, hasOrigin: origin != nil)
+        let keyFingerprint = keyFingerprint ?? key.map { Fingerprint.of($0) } ?? 0
+        let claim = SendClaim(fingerprint: fingerprint, body: body, hasOrigin: origin != nil)
         guard let key else { return .claimed(claim) }
         guard !key.isEmpty, key.utf8.count <= 255 else {
             return .respond(.error(400, "invalid_idempotency_key", "An Idempotency-Key has 1 to 255 characters."))
         }
         return state.withLock { state -> Begin in
-            switch state.idempotency[key] {
+            let number = state.keyNumber(key, keyFingerprint)
+            switch state.idempotency[number] {
             case nil:
-                state.idempotency[key] = .inProgress(fingerprint: fingerprint)
-                return .claimed(claim)
+                state.idempotency[number] = .inProgress(fingerprint: fingerprint)
+                var claimed = claim
+                claimed.keyNumber = number
+                return .claimed(claimed)
             case .inProgress(let stored)?:
                 if stored != fingerprint { return .respond(Self.fingerprintConflict) }
                 return .respond(
                     .error(409, "conflict", "A request with this Idempotency-Key is still being processed."))
             case .completed(let stored, let message)?:
                 if stored != fingerprint { return .respond(Self.fingerprintConflict) }
-                guard let original = state.messages[message] else {
+                guard let original = state.message(message, numbering) else {
                     return .respond(.error(500, "internal_error", "The stored message is missing."))
                 }
                 return .replay(Self.acceptedResponse(message, original), message: message)
@@ -174,9 +206,9 @@ public final class Emulator: Sendable {
     /// The claimed send will never be processed (the server dropped it): its key is free again,
     /// as a refused send's is.
     public func releaseSend(_ claim: SendClaim) {
-        guard let key = claim.key else { return }
+        guard let number = claim.keyNumber else { return }
         state.withLock { state in
-            if case .inProgress? = state.idempotency[key] { state.idempotency[key] = nil }
+            if case .inProgress? = state.idempotency[number] { state.idempotency[number] = nil }
         }
     }
 
@@ -187,7 +219,7 @@ public final class Emulator: Sendable {
         let decided = validate(claim)
         return state.withLock { state -> (ServerResponse, message: UInt32?) in
             guard case .accept(let held, let templateID, let serviceID, let locale) = decided else {
-                if let key = claim.key { state.idempotency[key] = nil }
+                if let number = claim.keyNumber { state.idempotency[number] = nil }
                 if case .reject(let response) = decided { return (response, nil) }
                 return (.error(500, "internal_error", "unreachable"), nil)
             }
@@ -197,10 +229,10 @@ public final class Emulator: Sendable {
             let message = StoredMessage(
                 created: now(), createdWall: wallNow(), statusToken: Self.statusToken(random.next()), held: held,
                 templateID: templateID, serviceID: serviceID, locale: locale)
-            state.messages[number] = message
+            state.messages.append(message)
             let response = Self.acceptedResponse(number, message)
-            if let key = claim.key {
-                state.idempotency[key] = .completed(fingerprint: claim.fingerprint, message: number)
+            if let keyNumber = claim.keyNumber {
+                state.idempotency[keyNumber] = .completed(fingerprint: claim.fingerprint, message: number)
             }
             return (response, number)
         }
@@ -213,19 +245,16 @@ public final class Emulator: Sendable {
 
     private func validate(_ claim: SendClaim) -> Decision {
         let body = claim.body
-        guard case .string(let templateID)? = body["template_id"] else {
+        guard case .string(let templateID)? = body.templateID else {
             return .reject(.error(400, "invalid_body", "template_id is required."))
         }
         guard let template = templates[templateID] else {
             return .reject(.error(404, "template_not_found", "No template \(templateID)."))
         }
-        let params: [String: FrontmailValue]
-        switch body["template_params"] {
-        case .object(let members)?: params = members
-        case nil: params = [:]
-        default: return .reject(.error(400, "invalid_body", "template_params must be an object."))
+        if let params = body.params, !params.isObject {
+            return .reject(.error(400, "invalid_body", "template_params must be an object."))
         }
-        let missing = template.requiredParams.filter { params[$0] == nil || params[$0] == .null }
+        let missing = body.missing(template.requiredParams)
         if !missing.isEmpty {
             return .reject(
                 .error(
@@ -233,7 +262,7 @@ public final class Emulator: Sendable {
                     details: ["missing": .array(missing.map { .string($0) })]))
         }
         var serviceID: String?
-        if case .string(let service)? = body["service_id"] {
+        if case .string(let service)? = body.serviceID {
             if !template.services.isEmpty && !template.services.contains(service) {
                 return .reject(.error(404, "service_not_found", "No service \(service) for this template."))
             }
@@ -241,13 +270,13 @@ public final class Emulator: Sendable {
         }
         if let rejection = checkTurnstile(template: template, body: body) { return .reject(rejection) }
         var locale: String?
-        if case .string(let requested)? = body["locale"] {
+        if case .string(let requested)? = body.locale {
             if requested.contains("_") {
                 return .reject(.error(400, "invalid_body", "locale must be a BCP-47 tag (de-AT, not de_AT)."))
             }
             locale = Self.resolveLocale(requested, template: template)
         }
-        if let rejection = checkAttachments(body["attachments"]) { return .reject(rejection) }
+        if let rejection = checkAttachments(body.attachments) { return .reject(rejection) }
         switch config.credits {
         case .reject:
             return .reject(.error(402, "insufficient_credits", "The organization has no credits."))
@@ -258,12 +287,12 @@ public final class Emulator: Sendable {
         }
     }
 
-    private func checkTurnstile(template: TemplateConfig, body: [String: FrontmailValue]) -> ServerResponse? {
+    private func checkTurnstile(template: TemplateConfig, body: SendBody) -> ServerResponse? {
         guard template.turnstile else { return nil }
         guard config.turnstileConfigured else {
             return .error(403, "captcha_not_configured", "The template needs Turnstile but no keys are configured.")
         }
-        guard case .string(let token)? = body["turnstile_token"], !token.isEmpty else {
+        guard case .string(let token)? = body.turnstileToken, !token.isEmpty else {
             return .error(403, "captcha_required", "This template requires a Turnstile token.")
         }
         if config.badTurnstileTokens.contains(token) {
@@ -327,4 +356,10 @@ public struct MessageNumbering: Sendable, Hashable {
     /// The number of the `count`-th commit (1-based), never 0 (0 means no message in the ledger).
     /// Past UInt32's range numbers wrap (four billion commits in one server).
     func number(_ count: UInt32) -> UInt32 { count &* stride &+ offset }
+
+    /// Which commit dealt `number` (the inverse of `number(_:)`); nil for a number it never deals.
+    func count(of number: UInt32) -> UInt32? {
+        guard number >= offset, (number - offset) % stride == 0 else { return nil }
+        return (number - offset) / stride
+    }
 }

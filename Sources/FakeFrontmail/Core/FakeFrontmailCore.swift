@@ -91,18 +91,16 @@ public final class FakeFrontmailCore: Sendable {
         let arrival = now()
         let endpoint = request.endpoint
         let key = endpoint == .send ? request.headers["Idempotency-Key"] : nil
-        var parsed: FrontmailValue?
-        if endpoint == .send {
-            parsed = try? request.body.withUnsafeBufferPointer { try JSONReader.parse($0) }
-        }
+        let parsed = endpoint == .send ? emulator.readBody(request.body) : nil
         let fingerprint = Fingerprint.of(request.body)
+        let keyFingerprint = key.map { Fingerprint.of($0) }
         let (index, attempt) = ledger.append(
             { record in
                 record.fingerprint = fingerprint
-                record.benchSendID = Self.benchSendID(parsed)
+                record.benchSendID = parsed?.benchSendID ?? -1
                 record.defects = Self.defects(request)
-            }, key: key, arrival: arrival, connection: connection, endpoint: endpoint)
-        let identity = key.map { Fingerprint.of($0) } ?? UInt64(index) &* 0x9E37_79B9
+            }, key: key, keyFingerprint: keyFingerprint, arrival: arrival, connection: connection, endpoint: endpoint)
+        let identity = keyFingerprint ?? UInt64(index) &* 0x9E37_79B9
         let steps = faults.steps(
             for: FaultEngine.Facts(
                 endpoint: endpoint, attempt: attempt, identity: identity, elapsed: arrival, headers: request.headers))
@@ -130,7 +128,7 @@ public final class FakeFrontmailCore: Sendable {
             commitAtOnce = processCommitAtOnce
         }
         guard endpoint == .send else { return ticket(.other(request, then: rewrite)) }
-        switch emulator.beginSend(request, parsed: parsed, fingerprint: fingerprint) {
+        switch emulator.beginSend(request, parsed: parsed, fingerprint: fingerprint, keyFingerprint: keyFingerprint) {
         case .respond(let response):
             return ticket(.ready(.respond(response, bytesPerSecond: nil)))
         case .replay(let response, let message):
@@ -224,14 +222,6 @@ public final class FakeFrontmailCore: Sendable {
             if note.effect { record.effect = true }
             if let retryAfter = note.retryAfter { record.retryAfter = retryAfter }
             if note.clientGone { record.clientGone = true }
-        }
-    }
-
-    static func benchSendID(_ body: FrontmailValue?) -> Int64 {
-        switch body?["template_params"]?["bench_send_id"] {
-        case .integer(let value)?: return Int64(value)
-        case .string(let text)?: return Int64(text) ?? -1
-        default: return -1
         }
     }
 

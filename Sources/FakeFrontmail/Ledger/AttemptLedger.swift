@@ -122,9 +122,12 @@ public struct LedgerRecord: Sendable, Hashable {
 public final class AttemptLedger: Sendable {
     private struct State {
         var records: [LedgerRecord] = []
-        var keys: [String] = [""]
-        var keyIDs: [String: UInt32] = [:]
+        /// Key k has keyID k + 1 (0 is no key).
+        var keys = KeyIndex(capacity: 1 << 16)
         var attempts: [UInt32] = [0]
+
+        /// Every key indexed by keyID, with the empty placeholder at 0.
+        var keyTable: [String] { [""] + keys.keys }
     }
 
     private let state: Mutex<State>
@@ -132,27 +135,24 @@ public final class AttemptLedger: Sendable {
     public init() {
         var initial = State()
         initial.records.reserveCapacity(1 << 16)
-        initial.keyIDs.reserveCapacity(1 << 16)
+        initial.attempts.reserveCapacity(1 << 16)
         state = Mutex(initial)
     }
 
     /// Appends a record for a request that just arrived; returns its index and the attempt number.
+    /// `keyFingerprint` is `Fingerprint.of(key)` when the caller has it already.
     func append(
-        _ make: (inout LedgerRecord) -> Void, key: String?, arrival: Double, connection: UInt32, endpoint: Endpoint
+        _ make: (inout LedgerRecord) -> Void, key: String?, keyFingerprint: UInt64? = nil, arrival: Double,
+        connection: UInt32, endpoint: Endpoint
     )
         -> (index: Int, attempt: UInt32)
     {
         state.withLock { state in
             var keyID: UInt32 = 0
             if let key {
-                if let existing = state.keyIDs[key] {
-                    keyID = existing
-                } else {
-                    keyID = UInt32(state.keys.count)
-                    state.keys.append(key)
-                    state.keyIDs[key] = keyID
-                    state.attempts.append(0)
-                }
+                let (number, inserted) = state.keys.insert(key, fingerprint: keyFingerprint ?? Fingerprint.of(key))
+                keyID = UInt32(number + 1)
+                if inserted { state.attempts.append(0) }
                 state.attempts[Int(keyID)] += 1
             }
             let attempt = keyID == 0 ? 1 : state.attempts[Int(keyID)]
@@ -170,9 +170,8 @@ public final class AttemptLedger: Sendable {
         precondition(keys.first == "", "keys[0] is the placeholder for no key")
         var state = State()
         state.records = records
-        state.keys = keys
+        state.keys = KeyIndex(keys.dropFirst())
         state.attempts = Array(repeating: 0, count: keys.count)
-        for (index, key) in keys.enumerated().dropFirst() { state.keyIDs[key] = UInt32(index) }
         for record in records where record.keyID != 0 && Int(record.keyID) < keys.count {
             state.attempts[Int(record.keyID)] = max(state.attempts[Int(record.keyID)], record.attempt)
         }
@@ -192,18 +191,18 @@ public final class AttemptLedger: Sendable {
 
     /// The idempotency key of a record's `keyID` (nil for 0).
     public func key(_ keyID: UInt32) -> String? {
-        keyID == 0 ? nil : state.withLock { $0.keys[Int(keyID)] }
+        keyID == 0 ? nil : state.withLock { $0.keys.keys[Int(keyID) - 1] }
     }
 
     /// Every key, indexed by `keyID` (index 0 is the empty placeholder).
-    public var keyTable: [String] { state.withLock { $0.keys } }
+    public var keyTable: [String] { state.withLock { $0.keyTable } }
 
     public static let csvHeader =
         "index,arrival_s,finished_s,connection,endpoint,idempotency_key,bench_send_id,fingerprint,attempt,rule,action,status,retry_after_s,message_id,effect,client_gone,defects"
 
     /// Writes the ledger as CSV (documented in docs/csv.md).
     public func writeCSV(to url: URL) throws {
-        let (records, keys) = state.withLock { ($0.records, $0.keys) }
+        let (records, keys) = state.withLock { ($0.records, $0.keyTable) }
         guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: url.path])
         }

@@ -202,18 +202,14 @@ enum ShardMerge {
     /// distinct per part.
     static func mergedLedger(_ parts: [ShardPart]) -> AttemptLedger {
         if parts.count == 1 { return AttemptLedger(records: parts[0].ledger, keys: parts[0].keys) }
-        var keys = [""]
-        var keyIDs: [String: UInt32] = [:]
+        var keys = KeyIndex(capacity: parts.reduce(0) { $0 + $1.keys.count })
         var merged: [(record: LedgerRecord, part: Int, index: Int)] = []
         merged.reserveCapacity(parts.reduce(0) { $0 + $1.ledger.count })
         var connectionBase: UInt32 = 0
         for (partIndex, part) in parts.enumerated() {
             let mapping = part.keys.map { key -> UInt32 in
                 guard !key.isEmpty else { return 0 }
-                if let known = keyIDs[key] { return known }
-                keys.append(key)
-                keyIDs[key] = UInt32(keys.count - 1)
-                return UInt32(keys.count - 1)
+                return UInt32(keys.insert(key, fingerprint: Fingerprint.of(key)).number + 1)
             }
             var highest: UInt32 = 0
             for (index, var record) in part.ledger.enumerated() {
@@ -227,7 +223,7 @@ enum ShardMerge {
         merged.sort {
             ($0.record.arrival, $0.part, $0.index) < ($1.record.arrival, $1.part, $1.index)
         }
-        return AttemptLedger(records: merged.map(\.record), keys: keys)
+        return AttemptLedger(records: merged.map(\.record), keys: [""] + keys.keys)
     }
 
     /// The capacity series of the parts that have one, bucket by bucket.
