@@ -23,12 +23,12 @@ import Synchronization
 //
 //   swift run -c release SendPathBenchmarks [--quick] [--out FILE.csv] [--closed-loop SCENARIO.json]
 //   swift run -c release SendPathBenchmarks --profile send_path/sdk_in_process_fake   (one workload alone,
-//   20 s, for `perf record`)
+//   20 s, for `perf record`; `urlsession/raw` and `urlsession/sdk` run one URLSession client alone)
 
 let arguments = benchmarkArguments(
     tool: "SendPathBenchmarks",
     usage:
-        "usage: SendPathBenchmarks [--quick] [--out FILE.csv] [--closed-loop SCENARIO.json] [--profile send_path/WORKLOAD]",
+        "usage: SendPathBenchmarks [--quick] [--out FILE.csv] [--closed-loop SCENARIO.json] [--profile send_path/WORKLOAD|urlsession/raw|urlsession/sdk]",
     options: ["closed-loop"])
 let quick = arguments.flag("quick")
 var runner: InterleavedRunner = quick ? .quick : .full
@@ -117,7 +117,7 @@ struct SocketRounds {
 /// Requests in flight for each client in the URLSession comparison.
 let urlSessionConcurrency = 256
 /// Raw `URLSession.data(for:)` against the SDK over the same session and server.
-func compareOverURLSession(baseURL: URL, session: URLSession) async throws -> SocketRounds {
+func compareOverURLSession(baseURL: URL, session: URLSession, profile: String?) async throws -> SocketRounds {
     let overSockets = try Frontmail(publicKey: "pk_bench", apiURL: baseURL, session: session)
     let body = try JSONSerialization.data(withJSONObject: [
         "template_id": "tpl_bench", "template_params": ["email": "jan@example.com"], "user_id": "pk_bench",
@@ -138,6 +138,15 @@ func compareOverURLSession(baseURL: URL, session: URLSession) async throws -> So
     // Warm-up: connections opened, caches filled, for both clients.
     _ = await Calibration.closedLoopRate(concurrency: urlSessionConcurrency, seconds: 0.3, raw)
     _ = await Calibration.closedLoopRate(concurrency: urlSessionConcurrency, seconds: 0.3, sdk)
+    if let profile, ["urlsession/raw", "urlsession/sdk"].contains(profile) {
+        // One client alone for 20 s, for `perf record` or `perf stat` (CPU per request).
+        let (rate, failures) = await Calibration.closedLoopRate(
+            concurrency: urlSessionConcurrency, seconds: 20, profile == "urlsession/raw" ? raw : sdk)
+        print(
+            String(
+                format: "profile %@: %.0f requests/s for 20 s, %d failed", profile, rate, failures))
+        exit(0)
+    }
     var rounds = SocketRounds()
     let window = quick ? 0.3 : 0.5
     for round in 0..<(quick ? 8 : 16) {
@@ -164,14 +173,14 @@ if let server = nginx.server {
     print("urlsession: against nginx on 127.0.0.1:\(server.port), \(urlSessionConcurrency) in flight per client")
     let session = URLSession(
         configuration: FakeFrontmailHarness.sessionConfiguration(.init(maxConnections: urlSessionConcurrency)))
-    socket = try await compareOverURLSession(baseURL: server.baseURL, session: session)
+    socket = try await compareOverURLSession(baseURL: server.baseURL, session: session, profile: runner.profile)
     server.stop()
 } else {
     print("urlsession: \(nginx.problem ?? "nginx did not start"); against the fake's socket server instead")
     socket = try await withFakeFrontmail(
         frontEnd: .socket, core: FakeFrontmailCore(seed: 2), session: .init(maxConnections: urlSessionConcurrency)
-    ) { fake in
-        try await compareOverURLSession(baseURL: fake.baseURL, session: fake.session!)
+    ) { [profile = runner.profile] fake in
+        try await compareOverURLSession(baseURL: fake.baseURL, session: fake.session!, profile: profile)
     }
 }
 /// The suite's own ceiling: the closed-loop scenario (10,000 sends in flight through the
