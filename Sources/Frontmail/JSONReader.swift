@@ -68,64 +68,24 @@ package struct JSONReader {
         return try outcome.get()
     }
 
-    /// Validates `bytes` as one JSON value. When it is an object, hands `member` each key in document
-    /// order with the reader at the start of its value, which `member` must read with `value()`,
-    /// `skip()` or `members(_:)`; returns whether it was an object (any other value is only checked).
-    package static func readObject(
-        _ bytes: UnsafeBufferPointer<UInt8>, _ member: (String, inout JSONReader) throws(ParseError) -> Void
-    ) throws(ParseError) -> Bool {
-        var reader = JSONReader(bytes: bytes)
-        reader.skipWhitespace()
-        let isObject = try reader.members(member)
-        reader.skipWhitespace()
-        guard reader.position == bytes.count else { throw reader.error("unexpected data after the value") }
-        return isObject
-    }
-
-    /// The value at the reader, built.
-    package mutating func value() throws(ParseError) -> FrontmailValue {
-        try parseValue(depth: valueDepth)
-    }
-
-    /// Checks the value at the reader as `value()` would, without building it.
-    package mutating func skip() throws(ParseError) {
-        try skipValue(depth: valueDepth)
-    }
-
-    /// Whether the value at the reader is `null` (it is not read).
-    package var isAtNull: Bool { current == UInt8(ascii: "n") }
-
-    /// When the value at the reader is an object, hands `member` its members as `readObject` does and
-    /// returns true; any other value is skipped, and the answer is false.
-    package mutating func members(
-        _ member: (String, inout JSONReader) throws(ParseError) -> Void
-    ) throws(ParseError) -> Bool {
-        guard current == UInt8(ascii: "{") else {
-            try skipValue(depth: valueDepth)
-            return false
-        }
-        try parseObjectMembers(depth: valueDepth + 1, member)
-        return true
-    }
-
-    private let bytes: UnsafeBufferPointer<UInt8>
-    private var position = 0
+    let bytes: UnsafeBufferPointer<UInt8>
+    var position = 0
     /// The depth of the value a member handler is handed (for `value()`, `skip()`, `members(_:)`).
-    private var valueDepth = 0
+    var valueDepth = 0
 
-    private init(bytes: UnsafeBufferPointer<UInt8>) {
+    init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
-    private func error(_ reason: String) -> ParseError {
+    func error(_ reason: String) -> ParseError {
         ParseError(offset: position, reason: reason)
     }
 
-    private var current: UInt8? {
+    var current: UInt8? {
         position < bytes.count ? bytes[position] : nil
     }
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while position < bytes.count {
             switch bytes[position] {
             case 0x20, 0x09, 0x0A, 0x0D: position += 1
@@ -134,7 +94,7 @@ package struct JSONReader {
         }
     }
 
-    private mutating func parseValue(depth: Int) throws(ParseError) -> FrontmailValue {
+    mutating func parseValue(depth: Int) throws(ParseError) -> FrontmailValue {
         guard let byte = current else { throw error("unexpected end of input") }
         switch byte {
         case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
@@ -151,108 +111,6 @@ package struct JSONReader {
             return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
         default: throw error("unexpected character")
-        }
-    }
-
-    /// `parseValue` without building: the same checks, the same errors.
-    private mutating func skipValue(depth: Int) throws(ParseError) {
-        switch current {
-        case UInt8(ascii: "{"):
-            try parseObjectMembers(depth: depth + 1) { _, reader throws(ParseError) in
-                try reader.skipValue(depth: depth + 1)
-            }
-        case UInt8(ascii: "["):
-            guard depth + 1 <= Self.maxDepth else { throw error("nesting deeper than \(Self.maxDepth)") }
-            position += 1
-            skipWhitespace()
-            if current == UInt8(ascii: "]") {
-                position += 1
-                return
-            }
-            while true {
-                skipWhitespace()
-                try skipValue(depth: depth + 1)
-                skipWhitespace()
-                switch current {
-                case UInt8(ascii: ","): position += 1
-                case UInt8(ascii: "]"):
-                    position += 1
-                    return
-                case nil: throw error("unexpected end of input")
-                default: throw error("expected ',' or ']'")
-                }
-            }
-        case UInt8(ascii: "\""):
-            try skipString()
-        default:
-            _ = try parseValue(depth: depth)
-        }
-    }
-
-    /// `parseString` without building the string: the same checks, no allocation.
-    private mutating func skipString() throws(ParseError) {
-        position += 1
-        let start = position
-        var highBits: UInt64 = 0
-        while true {
-            highBits |= skipPlainBytes()
-            guard let byte = current else { throw error("unterminated string") }
-            if byte == UInt8(ascii: "\"") {
-                // Escapes are ASCII and decode to whole scalars, so the raw bytes are valid UTF-8
-                // exactly when the decoded ones are.
-                if highBits & Self.highBitsMask != 0
-                    && !Self.isValidUTF8(UnsafeBufferPointer(rebasing: bytes[start..<position]))
-                {
-                    position = start
-                    throw error("invalid UTF-8 in string")
-                }
-                position += 1
-                return
-            }
-            if byte < 0x20 { throw error("control character in string") }
-            position += 1
-            _ = try parseEscapedScalar()
-        }
-    }
-
-    private static let highBitsMask: UInt64 = 0x8080_8080_8080_8080
-
-    /// Moves past bytes that need no attention in a string (not `"`, `\`, or a control character),
-    /// eight at a time while eight are left; returns the OR of the bytes passed (its high bits say
-    /// whether any was not ASCII).
-    private mutating func skipPlainBytes() -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        var seen: UInt64 = 0
-        if let base = bytes.baseAddress {
-            while position + 8 <= bytes.count {
-                let word = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)
-                // A byte equal to b makes (x ^ b·ones) zero there; x − n·ones & ~x has a high bit
-                // set exactly when some byte of x is below n (as a whole: which bit is not exact).
-                let quote = word ^ (ones &* 0x22)
-                let backslash = word ^ (ones &* 0x5C)
-                let special =
-                    ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
-                if special & Self.highBitsMask != 0 { break }
-                seen |= word
-                position += 8
-            }
-        }
-        while let byte = current, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\"), byte >= 0x20 {
-            seen |= UInt64(byte)
-            position += 1
-        }
-        return seen
-    }
-
-    private static func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        var iterator = bytes.makeIterator()
-        var parser = Unicode.UTF8.ForwardParser()
-        while true {
-            switch parser.parseScalar(from: &iterator) {
-            case .valid: continue
-            case .emptyInput: return true
-            case .error: return false
-            }
         }
     }
 
@@ -277,7 +135,7 @@ package struct JSONReader {
 
     /// Reads an object from its `{` to its `}`, handing `member` each key with the reader at the
     /// start of its value (which `member` must read).
-    private mutating func parseObjectMembers(
+    mutating func parseObjectMembers(
         depth: Int, _ member: (String, inout JSONReader) throws(ParseError) -> Void
     ) throws(ParseError) {
         guard depth <= Self.maxDepth else { throw error("nesting deeper than \(Self.maxDepth)") }
@@ -310,23 +168,34 @@ package struct JSONReader {
     }
 
     private mutating func parseArray(depth: Int) throws(ParseError) -> FrontmailValue {
+        var elements: [FrontmailValue] = []
+        try parseArrayElements(depth: depth) { reader throws(ParseError) in
+            elements.append(try reader.parseValue(depth: depth))
+        }
+        return .array(elements)
+    }
+
+    /// Reads an array from its `[` to its `]`, handing `element` the reader at the start of each
+    /// element (which `element` must read).
+    mutating func parseArrayElements(
+        depth: Int, _ element: (inout JSONReader) throws(ParseError) -> Void
+    ) throws(ParseError) {
         guard depth <= Self.maxDepth else { throw error("nesting deeper than \(Self.maxDepth)") }
         position += 1
-        var elements: [FrontmailValue] = []
         skipWhitespace()
         if current == UInt8(ascii: "]") {
             position += 1
-            return .array(elements)
+            return
         }
         while true {
             skipWhitespace()
-            elements.append(try parseValue(depth: depth))
+            try element(&self)
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","): position += 1
             case UInt8(ascii: "]"):
                 position += 1
-                return .array(elements)
+                return
             case nil: throw error("unexpected end of input")
             default: throw error("expected ',' or ']'")
             }
@@ -435,7 +304,7 @@ package struct JSONReader {
     }
 
     /// The scalar an escape stands for (the reader just past its backslash).
-    private mutating func parseEscapedScalar() throws(ParseError) -> Unicode.Scalar {
+    mutating func parseEscapedScalar() throws(ParseError) -> Unicode.Scalar {
         guard let byte = current else { throw error("unterminated escape") }
         position += 1
         switch byte {
