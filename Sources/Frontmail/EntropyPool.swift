@@ -15,7 +15,7 @@
         /// offset 64.
         private static let poolOffset = 64
 
-        // @unchecked Sendable: the page's bytes are only read and written under `lock`.
+        // Sendable unchecked: the page's bytes are only read and written under `lock`.
         private struct Page: @unchecked Sendable {
             let base: UnsafeMutableRawPointer?
         }
