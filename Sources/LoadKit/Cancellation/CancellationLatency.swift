@@ -187,7 +187,7 @@ public enum CancellationLatency {
                     } catch {
                         measured.cancel()
                         _ = await measured.value
-                        throw error
+                        throw WaitTimedOut.adding(serverOf: harness, to: error)
                     }
                     let cancelledAt = core.now()
                     measured.cancel()

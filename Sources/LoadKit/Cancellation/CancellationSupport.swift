@@ -32,7 +32,20 @@ struct WaitTimedOut: Error, CustomStringConvertible {
     var seconds: Double
     /// What was waited for ("the server to finish …").
     var what: String
-    var description: String { "waited \(seconds) s for \(what), in vain" }
+    /// What else was seen when the wait ended (the server's connections, say).
+    var seen: String?
+    var description: String { "waited \(seconds) s for \(what), in vain" + (seen.map { " (\($0))" } ?? "") }
+
+    /// `error` with what the server held when a wait failed, to tell a request that never left the
+    /// client (its connection pool full, say) from one the server never answered. Any other error,
+    /// or no server, is returned as it is.
+    static func adding(serverOf harness: FakeFrontmailHarness, to error: any Error) -> any Error {
+        guard var timedOut = error as? WaitTimedOut, let stats = harness.server?.stats else { return error }
+        timedOut.seen =
+            "the server then held \(stats.connectionsActive) open connections of \(stats.connectionsOpened) opened"
+            + " and had seen \(harness.core.ledger.count) requests"
+        return timedOut
+    }
 }
 
 /// Polls `condition` every 0.2 ms until it holds or `timeout` seconds pass; `what` names the

@@ -20,6 +20,23 @@ struct CancellationLatencyTests {
         try await waitUntil(timeout: 0.01, "nothing") { true }
     }
 
+    @Test("a failed wait says what the socket server held then; other errors and in-process fakes pass unchanged")
+    func waitSaysWhatTheServerHeld() async throws {
+        let timedOut = WaitTimedOut(seconds: 30, what: "the backoff sample to start its backoff")
+        try await withFakeFrontmail(frontEnd: .socket, core: FakeFrontmailCore()) { harness in
+            let client = try harness.client(publicKey: "pk_wait")
+            _ = try await client.send(templateID: "tpl_order", params: ["n": 1])
+            let described = "\(WaitTimedOut.adding(serverOf: harness, to: timedOut))"
+            #expect(
+                described.hasPrefix("waited 30.0 s for the backoff sample to start its backoff, in vain (the server"))
+            #expect(described.hasSuffix("of 1 opened and had seen 1 requests)"))
+            #expect(WaitTimedOut.adding(serverOf: harness, to: CancellationError()) is CancellationError)
+        }
+        try await withFakeFrontmail(frontEnd: .inProcess, core: FakeFrontmailCore()) { harness in
+            #expect("\(WaitTimedOut.adding(serverOf: harness, to: timedOut))" == "\(timedOut)")
+        }
+    }
+
     @Test("each phase's measured sends meet their fault; every other send hangs")
     func plan() throws {
         let plan = CancellationLatency.plan([.inFlight, .backoff], timeScale: 0.01)
