@@ -113,6 +113,8 @@ struct SocketRounds {
     var sdk: [Double] = []
     var rawFailures = 0
     var sdkFailures = 0
+    /// A `--profile urlsession/…` run: one client alone, no rounds (the caller stops its server and exits).
+    var profiled = false
 }
 /// Requests in flight for each client in the URLSession comparison.
 let urlSessionConcurrency = 256
@@ -145,7 +147,9 @@ func compareOverURLSession(baseURL: URL, session: URLSession, profile: String?) 
         print(
             String(
                 format: "profile %@: %.0f requests/s for 20 s, %d failed", profile, rate, failures))
-        exit(0)
+        var profiled = SocketRounds()
+        profiled.profiled = true
+        return profiled
     }
     var rounds = SocketRounds()
     let window = quick ? 0.3 : 0.5
@@ -183,6 +187,8 @@ if let server = nginx.server {
         try await compareOverURLSession(baseURL: fake.baseURL, session: fake.session!, profile: profile)
     }
 }
+// After the server is stopped: exiting earlier would leave nginx running.
+if socket.profiled { exit(0) }
 /// The suite's own ceiling: the closed-loop scenario (10,000 sends in flight through the
 /// in-process fake, faults on, every probe recording) run as `frontmail-bench run` runs it, and,
 /// as the baseline in the same run, the fake alone at the same concurrency (no SDK, no probes).
