@@ -16,6 +16,9 @@ enum EncoderSuite {
 
     /// Nonisolated: the workloads are made and called off the main actor, so no call hops between
     /// executors.
+    /// The groups `run` measures (what `--profile GROUP/WORKLOAD` may name).
+    static let groups = ["small_form", "order_20_items", "nested_64kb", "encodable_with_dates", "attachment_1mb"]
+
     static func run(_ runner: InterleavedRunner) async throws -> (
         rows: [SummaryRow], checks: [RatioCheck], controls: [PositiveControl], budgets: [AllocationTarget]
     ) {

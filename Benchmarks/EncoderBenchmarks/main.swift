@@ -11,12 +11,12 @@ import LoadKit
 // copy of the small-form writer made 1.3x slower is the gate's positive control.
 //
 //   swift run -c release EncoderBenchmarks [--quick] [--out FILE.csv] [--profile GROUP/WORKLOAD]
-//   (`--profile attachment_1mb/frontmail`: that workload alone for 20 s, for `perf record`)
+//   (`--profile attachment_1mb/sdk_base64`: that workload alone for 20 s, for `perf record`)
 
 let arguments = benchmarkArguments(
     tool: "EncoderBenchmarks", usage: "usage: EncoderBenchmarks [--quick] [--out FILE.csv] [--profile GROUP/WORKLOAD]")
 var runner: InterleavedRunner = arguments.flag("quick") ? .quick : .full
-runner.profile = arguments.value("profile")
+runner.profile = checkedProfile(arguments, tool: "EncoderBenchmarks", groups: EncoderSuite.groups)
 
 do {
     let results = try await EncoderSuite.run(runner)

@@ -32,7 +32,14 @@ let arguments = benchmarkArguments(
     options: ["closed-loop"])
 let quick = arguments.flag("quick")
 var runner: InterleavedRunner = quick ? .quick : .full
-runner.profile = arguments.value("profile")
+runner.profile = checkedProfile(arguments, tool: "SendPathBenchmarks", groups: ["send_path", "urlsession"])
+if let profile = runner.profile, profile.hasPrefix("urlsession/"),
+    !["urlsession/raw", "urlsession/sdk"].contains(profile)
+{
+    FileHandle.standardError.write(
+        Data("SendPathBenchmarks: --profile \(profile): urlsession/raw or urlsession/sdk\n".utf8))
+    exit(64)
+}
 
 /// Answers every request with the same 202: the SDK's own cost, nothing else.
 struct CannedTransport: FrontmailTransport {
