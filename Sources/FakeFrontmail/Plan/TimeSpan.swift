@@ -61,3 +61,15 @@ public struct TimeSpan: Sendable, Hashable, Comparable, Codable, CustomStringCon
 
     public func scaled(by factor: Double) -> TimeSpan { TimeSpan(seconds: seconds * factor) }
 }
+
+extension InputError {
+    /// Throws unless `span` is finite and within `0...longestSpan` seconds (or more than 0 with
+    /// `positive`).
+    public static func check(_ span: TimeSpan, _ path: String, positive: Bool = false) throws(InputError) {
+        guard span.seconds.isFinite, positive ? span.seconds > 0 : span.seconds >= 0, span.seconds <= longestSpan
+        else {
+            throw InputError(
+                path: path, reason: "must be \(positive ? "more than 0" : "0") to \(Int(longestSpan)) s (a day)")
+        }
+    }
+}

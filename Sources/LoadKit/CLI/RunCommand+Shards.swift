@@ -90,7 +90,7 @@ extension RunCommand {
             for scenario in scenarios {
                 if Task.isCancelled { break }
                 var experiment = LoadExperiment(scenario: scenario, progress: showProgress)
-                experiment.progressLines = lines
+                if lines { experiment.progressSink = ShardProgress.write }
                 let observed = try await experiment.observe(scenario, shard: shard, server: options.server)
                 var part = try ShardPart(
                     observed, scenario: scenario, quick: quick, shard: shard, sharedServer: options.server != nil)
@@ -158,7 +158,7 @@ extension RunCommand {
                 printError(
                     "[\(index + 1)/\(scenarios.count)] \(scenario.name) on \(workers) workers: \(scenario.description)")
                 let run = WorkersRun(
-                    scenario: scenario, workers: workers, parsed: parsed, executable: executable,
+                    scenario: scenario, workers: workers, quick: parsed.flag("quick"), executable: executable,
                     folder: ResultsWriter(root: out, runID: runID).folder(of: scenario.name).appendingPathComponent(
                         "shards"), progress: showProgress, children: children)
                 do {

@@ -193,7 +193,9 @@ public final class History: SendObserver {
     public var attemptBuckets: [Int] { state.withLock { $0.attemptBuckets } }
 
     /// For progress lines: scheduled, finished ok, in flight, errors by code.
-    var snapshot: (scheduled: Int, ok: Int, inFlight: Int, errors: [String: Int]) {
+    typealias Snapshot = (scheduled: Int, ok: Int, inFlight: Int, errors: [String: Int])
+
+    var snapshot: Snapshot {
         state.withLock { ($0.records.count, $0.ok, $0.inFlight, $0.errors) }
     }
 }

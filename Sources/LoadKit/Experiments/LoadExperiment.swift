@@ -11,8 +11,8 @@ import Frontmail
 struct LoadExperiment {
     let scenario: Scenario
     let progress: Bool
-    /// Progress as `progress` lines on stdout (a shard of a `--workers` run) instead of stderr.
-    var progressLines = false
+    /// Where progress goes instead of stderr (a shard of a `--workers` run: to its parent).
+    var progressSink: ProgressReporter.Sink?
     var randomOverride: (@Sendable () -> Double)?
     var transportWrapper: (@Sendable (any FrontmailTransport) -> any FrontmailTransport)?
     var policyOverride: RetryPolicy?
@@ -133,8 +133,8 @@ struct LoadExperiment {
         running.load = scenario.load.running(timeScale: scenario.timeScale)
         let send = LogicalSend(scenario: scenario, client: client, history: history)
         let reporter =
-            progress || progressLines
-            ? ProgressReporter(scenario: running, history: history, start: start, lines: progressLines) : nil
+            progress || progressSink != nil
+            ? ProgressReporter(scenario: running, history: history, start: start, sink: progressSink) : nil
         reporter?.begin()
         await LoadDriver.run(running.load, history: history, send: send.callAsFunction)
         reporter?.finish()

@@ -8,18 +8,20 @@ final class ProgressReporter: Sendable {
     let scenario: Scenario
     let history: History
     let start: Double
-    /// A shard of a `--workers` run: a `progress` line on stdout every second for the parent to
-    /// add up (`ShardProgress`), instead of the line on stderr.
-    let lines: Bool
+    /// Where the progress goes instead of the line on stderr (a shard of a `--workers` run hands
+    /// it to its parent); called every second and once at the end.
+    let sink: Sink?
     private let lastLength = Mutex(0)
     private let stop = DispatchSemaphore(value: 0)
     private let stopped = DispatchSemaphore(value: 0)
 
-    init(scenario: Scenario, history: History, start: Double, lines: Bool = false) {
+    typealias Sink = @Sendable (History.Snapshot) -> Void
+
+    init(scenario: Scenario, history: History, start: Double, sink: Sink? = nil) {
         self.scenario = scenario
         self.history = history
         self.start = start
-        self.lines = lines
+        self.sink = sink
     }
 
     /// Draws every second until `finish`.
@@ -30,11 +32,11 @@ final class ProgressReporter: Sendable {
         }
     }
 
-    /// Stops the drawing (waits for its thread), then clears the line (a worker's: draws the last).
+    /// Stops the drawing (waits for its thread), then clears the line (or hands the sink the last).
     func finish() {
         stop.signal()
         stopped.wait()
-        if lines {
+        if sink != nil {
             draw()
             return
         }
@@ -47,10 +49,8 @@ final class ProgressReporter: Sendable {
     private func draw() {
         let elapsed = history.now() - start
         let snapshot = history.snapshot
-        if lines {
-            let line = ShardProgress(
-                scheduled: snapshot.scheduled, inFlight: snapshot.inFlight, ok: snapshot.ok, errors: snapshot.errors)
-            FileHandle.standardOutput.write(Data((line.line + "\n").utf8))
+        if let sink {
+            sink(snapshot)
             return
         }
         let done = snapshot.scheduled - snapshot.inFlight

@@ -137,16 +137,6 @@ extension Scenario {
     public var experiment: Experiment { cancellation.map(Experiment.cancellation) ?? .load }
 }
 
-/// The probes that judge a load, each from the client's history and the server's ledger.
-public enum ProbeKind: String, Sendable, Hashable, Codable, CaseIterable {
-    /// Backoff delays: KS test against U(0,1), Retry-After exactness, realized gaps.
-    case jitter
-    /// The Jepsen-style history check against the server's ledger.
-    case idempotency
-    /// Success rate, error codes, attempts per send, latency, throughput, amplification.
-    case outcome
-}
-
 /// `"rate": {"fraction": 0.6, "of": "rawURLSession"}`: a rate relative to what a reference client
 /// sustains on this machine, measured at the start of the same run (`Calibration`).
 public struct CalibratedRate: Sendable, Hashable {

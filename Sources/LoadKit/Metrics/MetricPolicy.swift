@@ -1,3 +1,11 @@
+/// Which way a metric should move.
+public enum Polarity: String, Sendable {
+    case higherIsBetter = "higher"
+    case lowerIsBetter = "lower"
+    /// Not judged (counts of work done, elapsed time, sample sizes).
+    case informational = "info"
+}
+
 /// How the regression gate judges one metric: which way is better, and whether any change at all
 /// is a regression (correctness metrics and allocation counts).
 public struct MetricPolicy: Sendable, Hashable {
@@ -197,9 +205,5 @@ public enum MetricPolicies {
     /// The declared policy of a row; nil when nothing declares it (a test keeps that from shipping).
     public static func policy(probe: String, metric: String, statistic: String) -> MetricPolicy? {
         rules.first { $0.probe.matches(probe) && $0.metric.matches(metric) && $0.statistic.matches(statistic) }?.policy
-    }
-
-    public static func policy(_ row: SummaryRow) -> MetricPolicy? {
-        policy(probe: row.probe, metric: row.metric, statistic: row.statistic)
     }
 }

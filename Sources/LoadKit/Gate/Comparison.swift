@@ -1,13 +1,5 @@
 import Foundation
 
-/// Which way a metric should move.
-public enum Polarity: String, Sendable {
-    case higherIsBetter = "higher"
-    case lowerIsBetter = "lower"
-    /// Not judged (counts of work done, elapsed time, sample sizes).
-    case informational = "info"
-}
-
 /// Compares two summary CSVs row by row (docs/csv.md): each metric has a polarity and a
 /// tolerance; correctness metrics and allocation counts are strict (tolerance 0) unless a
 /// per-metric tolerance says otherwise.

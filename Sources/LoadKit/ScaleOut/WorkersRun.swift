@@ -13,7 +13,7 @@ import Synchronization
 struct WorkersRun {
     let scenario: Scenario
     let workers: Int
-    let parsed: Arguments
+    let quick: Bool
     let executable: String
     let folder: URL
     let progress: Bool
@@ -46,7 +46,7 @@ struct WorkersRun {
                     "run", scenario.file, "--only", scenario.name, "--shard", "\(index)/\(workers)", "--out",
                     folder.path, "--no-progress", "--progress-lines", "--seed", String(scenario.seed),
                 ]
-                if parsed.flag("quick") { arguments.append("--quick") }
+                if quick { arguments.append("--quick") }
                 if let server { arguments += ["--server", server.server.url.absoluteString] }
                 if !calibration.rows.isEmpty { arguments += ["--rate", String(scenario.load.rate)] }
                 group.addTask {
@@ -95,7 +95,7 @@ struct WorkersRun {
         if let server {
             server.server.shutdown()
             let part = try ShardPart(
-                server: server.core, scenario: scenario, quick: parsed.flag("quick"), shards: workers,
+                server: server.core, scenario: scenario, quick: quick, shards: workers,
                 interrupted: parts.contains { $0.part.header.interrupted })
             let file = folder.appendingPathComponent(
                 ShardPart.fileName(scenario: scenario.name, role: .server, shard: .whole))

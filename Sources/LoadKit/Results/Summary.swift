@@ -191,3 +191,10 @@ public enum CSV {
         }
     }
 }
+
+extension MetricPolicies {
+    /// The declared policy of a summary row.
+    public static func policy(_ row: SummaryRow) -> MetricPolicy? {
+        policy(probe: row.probe, metric: row.metric, statistic: row.statistic)
+    }
+}

@@ -41,6 +41,13 @@ struct ShardProgress: Sendable, Hashable {
         self.errors = errors
     }
 
+    /// A shard's progress, written for its parent as a line on stdout.
+    @Sendable static func write(_ snapshot: History.Snapshot) {
+        let line = ShardProgress(
+            scheduled: snapshot.scheduled, inFlight: snapshot.inFlight, ok: snapshot.ok, errors: snapshot.errors)
+        FileHandle.standardOutput.write(Data((line.line + "\n").utf8))
+    }
+
     /// The sum over shards.
     static func total(_ shards: some Sequence<ShardProgress>) -> ShardProgress {
         var sum = ShardProgress(scheduled: 0, inFlight: 0, ok: 0, errors: [:])

@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Checks that each layered target's folders use only the folders below them.
+
+A folder "uses" another when one of its files names a type, a protocol, a type alias or a
+top-level function declared in the other (comments and string literals are not read). The order of
+each target's folders, top to bottom, is written below and in docs/architecture.md; folders on one
+line are peers and may not use each other either. Exit 0 when the order holds, 1 with every
+offending reference (file:line, the name, where it is declared) when it does not, 2 when a folder
+exists that the order does not place.
+
+    python3 scripts/check-layers.py            # check
+    python3 scripts/check-layers.py --graph    # print who uses whom
+    python3 scripts/check-layers.py --self-test  # the check catches a planted upward use
+"""
+import os
+import re
+import sys
+import tempfile
+
+# Top to bottom. A tuple is a row of peers.
+LAYERS = {
+    "Sources/FakeFrontmail": ["Harness", "Server", "Core", "Ledger", "Plan", "Input"],
+    "Sources/LoadKit": [
+        "CLI",
+        "Tune",
+        "ScaleOut",
+        "Run",
+        "Report",
+        "Gate",
+        "Experiments",
+        "Probes",
+        "Results",
+        "Load",
+        "Input",
+        "Metrics",
+        "Stats",
+    ],
+}
+
+DECLARATION = re.compile(
+    r"^(?:@\w+(?:\([^)]*\))?\s+)*"
+    r"(?:(?:public|package|internal|fileprivate|private|final|nonisolated|indirect)\s+)*"
+    r"(?:struct|enum|class|actor|protocol|typealias|func)\s+([A-Za-z_][A-Za-z0-9_]*)"
+)
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def strip_comments_and_strings(text):
+    """The source with comments and string literals blanked, line breaks kept."""
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            i = j
+        elif text.startswith("/*", i):
+            depth, j = 1, i + 2
+            while j < n and depth:
+                if text.startswith("/*", j):
+                    depth, j = depth + 1, j + 2
+                elif text.startswith("*/", j):
+                    depth, j = depth - 1, j + 2
+                else:
+                    j += 1
+            out.append("\n" * text.count("\n", i, j))
+            i = j
+        elif text.startswith('"""', i):
+            j = text.find('"""', i + 3)
+            j = n if j < 0 else j + 3
+            out.append("\n" * text.count("\n", i, j))
+            i = j
+        elif c == '"':
+            j = i + 1
+            while j < n and text[j] != '"' and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            # Interpolations name things too: keep what is inside \( ).
+            inner = text[i + 1 : j]
+            out.append(" ".join(re.findall(r"\\\((.*?)\)", inner)))
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def folder_of(root, path):
+    rel = os.path.relpath(path, root)
+    parts = rel.split(os.sep)
+    return parts[0] if len(parts) > 1 else "."
+
+
+def analyse(root, order):
+    rank = {}
+    for position, row in enumerate(order):
+        for name in row if isinstance(row, tuple) else (row,):
+            rank[name] = position
+    files = []
+    for dirpath, _, names in os.walk(root):
+        files += [os.path.join(dirpath, n) for n in names if n.endswith(".swift")]
+    unplaced = sorted({folder_of(root, f) for f in files} - set(rank))
+    declared = {}
+    sources = {}
+    for path in files:
+        with open(path, encoding="utf-8") as handle:
+            text = strip_comments_and_strings(handle.read())
+        sources[path] = text
+        for line in text.split("\n"):
+            # Only top-level declarations (column 0) name what a folder offers.
+            match = DECLARATION.match(line)
+            if match and not line[:1].isspace():
+                declared.setdefault(match.group(1), set()).add(folder_of(root, path))
+    uses = []
+    for path, text in sources.items():
+        folder = folder_of(root, path)
+        for number, line in enumerate(text.split("\n"), 1):
+            for name in set(IDENTIFIER.findall(line)):
+                homes = declared.get(name, set())
+                if not homes or folder in homes:
+                    continue
+                for home in homes:
+                    uses.append((folder, home, name, os.path.relpath(path), number))
+    return rank, unplaced, uses
+
+
+def self_test():
+    """A planted upward use is caught; names in comments, strings and own-folder uses are not."""
+    files = {
+        "Top/Runner.swift": "struct Runner {\n    let item = Item()\n}\n",
+        "Bottom/Item.swift": "public struct Item {}\nfunc helper() -> Int { 1 }\n",
+        "Bottom/Quiet.swift": '// Runner is named in a comment\nlet text = "Runner"\nlet n = helper()\n',
+        "Bottom/Upward.swift": "extension Item {\n    var runner: Runner { Runner() }\n}\n",
+    }
+    with tempfile.TemporaryDirectory() as root:
+        for name, text in files.items():
+            os.makedirs(os.path.join(root, os.path.dirname(name)), exist_ok=True)
+            with open(os.path.join(root, name), "w", encoding="utf-8") as handle:
+                handle.write(text)
+        rank, unplaced, uses = analyse(root, ["Top", "Bottom"])
+        against = sorted((u[0], u[1], u[2], os.path.basename(u[3]), u[4]) for u in uses if rank[u[0]] >= rank[u[1]])
+        expected = [("Bottom", "Top", "Runner", "Upward.swift", 2)]
+        if unplaced or against != expected:
+            print(f"self-test failed: unplaced {unplaced}, upward uses {against}, expected {expected}", file=sys.stderr)
+            sys.exit(1)
+        _, unplaced, _ = analyse(root, ["Top"])
+        if unplaced != ["Bottom"]:
+            print(f"self-test failed: an unplaced folder went unnoticed ({unplaced})", file=sys.stderr)
+            sys.exit(1)
+    print("layers self-test: a planted upward use is caught, comments and strings are not read")
+
+
+def main():
+    if "--self-test" in sys.argv:
+        self_test()
+        return
+    graph = "--graph" in sys.argv
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    failed = 0
+    for target, order in LAYERS.items():
+        root = os.path.join(top, target)
+        rank, unplaced, uses = analyse(root, order)
+        if unplaced:
+            print(f"{target}: folders the order does not place: {', '.join(unplaced)}", file=sys.stderr)
+            failed = max(failed, 2)
+        if graph:
+            pairs = sorted({(user, home) for user, home, *_ in uses})
+            print(f"{target}:")
+            for user, home in pairs:
+                mark = "" if rank.get(user, -1) < rank.get(home, -1) else "   <- against the order"
+                print(f"  {user} -> {home}{mark}")
+            continue
+        for user, home, name, path, number in sorted(uses, key=lambda u: (u[3], u[4], u[2])):
+            if user in rank and home in rank and rank[user] >= rank[home]:
+                print(f"{path}:{number}: {user}/ uses {name} from {home}/, which is not below it", file=sys.stderr)
+                failed = max(failed, 1)
+    if failed == 0 and not graph:
+        print("layers: every folder uses only folders below it")
+    sys.exit(failed)
+
+
+if __name__ == "__main__":
+    main()
