@@ -46,14 +46,10 @@ public enum MergeCommand {
             printError("merge: \(error)")
             return .dataError
         }
-        var merged: [(Scenario, LoadObservation, shards: Int)] = []
+        var merged: [(scenario: Scenario, measurement: Measurement)] = []
         for group in groups {
             do {
-                let (shards, server) = try ShardMerge.check(group)
-                let scenario = try ShardMerge.scenario(of: shards[0])
-                let observed = ShardMerge.observation(
-                    shards: shards, server: server, bucketWidth: scenario.timeScale)
-                merged.append((scenario, observed, shards.count))
+                merged.append(try ShardMerge.judge(group))
             } catch {
                 printError("merge: \(error)")
                 return .dataError
@@ -69,9 +65,8 @@ public enum MergeCommand {
         }
         let runner = ScenarioRunner(outputFolder: out, runID: writer.runID, progress: false)
         var results: [ScenarioResult] = []
-        for (scenario, observed, shards) in merged {
-            var measurement = Measurement.judging(scenario, observed)
-            measurement.addShardRows(scenario: scenario.name, shards: shards)
+        for (scenario, measurement) in merged {
+            let shards = Int(measurement.metrics["run.shards"] ?? 0)
             do {
                 results.append(try runner.finish(scenario, measurement))
             } catch {
@@ -80,15 +75,9 @@ public enum MergeCommand {
             }
             printError(
                 "merged \(shards) shard\(shards == 1 ? "" : "s") of \(scenario.name): "
-                    + "\(observed.history.records.count) sends, \(measurement.ledger?.count ?? 0) requests")
+                    + "\(measurement.history?.records.count ?? 0) sends, \(measurement.ledger?.count ?? 0) requests")
         }
-        guard let combined = RunCommand.writeRun(results.flatMap(\.rows), writer) else { return .software }
-        for result in results { print(result.verdictLine) }
-        guard RunCommand.writeOutputs(parsed, combined, order: results.map(\.scenario.name), errors: [:]) else {
-            return .software
-        }
-        print("results: \(combined.path)")
-        if results.contains(where: \.interrupted) { return .interrupted }
-        return results.allSatisfy(\.passed) ? .success : .failure
+        let session = RunSession(command: "merge", writer: writer, outputs: RunCommand.outputs(parsed))
+        return session.end(results.map(RunSession.Entry.init), planned: results.count, cancelled: false)
     }
 }

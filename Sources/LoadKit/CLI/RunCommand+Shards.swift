@@ -103,7 +103,7 @@ extension RunCommand {
                     String(
                         format: "  shard %@ of %@: %d sends in %.1f s%@", shard.description, scenario.name,
                         part.records.count, observed.elapsed, observed.interrupted ? " (interrupted)" : ""))
-                print("part: \(file.path)")
+                ChildReply.part(file.path).send()
             }
             return interrupted
         }
@@ -121,77 +121,24 @@ extension RunCommand {
         }
     }
 
-    /// `--workers N`: per scenario, N child processes run one shard each (a socket scenario's
-    /// children share a server this process runs), then the parts are merged and judged here, and
-    /// the run is written as any run is. A scenario that cannot be sharded runs whole, here.
+    /// `--workers N` (`WorkersRun.runAll`), then the run's ending.
     static func runWorkers(
         _ scenarios: [Scenario], workers: Int, parsed: Arguments, executable: String, out: URL, runID: String
     ) async -> ExitCode {
         let showProgress = !parsed.flag("no-progress") && isatty(2) == 1
         let children = RunningChildren()
-        let work = Task { () -> ([ScenarioResult], [String: String]) in
-            var results: [ScenarioResult] = []
-            var errors: [String: String] = [:]
-            let runner = ScenarioRunner(outputFolder: out, runID: runID, progress: false)
-            for (index, scenario) in scenarios.enumerated() {
-                if Task.isCancelled { break }
-                // What cannot be sharded (a cancellation experiment, a capacity model in process, …)
-                // runs whole in this process, and says why.
-                let shard = Shard(uncheckedIndex: 0, count: workers)
-                if let problem = scenario.shardingProblem(
-                    shard, sharedServer: scenario.transport == .socket, measuredOnce: true)
-                {
-                    printError("[\(index + 1)/\(scenarios.count)] \(scenario.name): \(scenario.description)")
-                    printError("  not sharded, runs in one process: \(problem)")
-                    do {
-                        var whole = runner
-                        whole.progress = showProgress
-                        let result = try await whole.run(scenario)
-                        printError("  \(result.verdictLine) in \(String(format: "%.1f", result.elapsed)) s")
-                        results.append(result)
-                    } catch {
-                        printError("  ERROR \(scenario.name): \(error)")
-                        errors[scenario.name] = "\(error)"
-                    }
-                    continue
-                }
-                printError(
-                    "[\(index + 1)/\(scenarios.count)] \(scenario.name) on \(workers) workers: \(scenario.description)")
-                let run = WorkersRun(
-                    scenario: scenario, workers: workers, quick: parsed.flag("quick"), executable: executable,
-                    folder: ResultsWriter(root: out, runID: runID).folder(of: scenario.name).appendingPathComponent(
-                        "shards"), progress: showProgress, children: children)
-                do {
-                    let merged = try await run.run()
-                    let result = try runner.finish(scenario, merged)
-                    printError("  \(result.verdictLine) in \(String(format: "%.1f", result.elapsed)) s")
-                    results.append(result)
-                } catch {
-                    printError("  ERROR \(scenario.name): \(error)")
-                    errors[scenario.name] = "\(error)"
-                }
-            }
-            return (results, errors)
+        let quick = parsed.flag("quick")
+        let (outcome, cancelled) = await RunSession.interruptible(
+            notice: "\ninterrupted: every worker writes its partial results, then they are merged…",
+            signalled: children.forward
+        ) {
+            await WorkersRun.runAll(
+                scenarios, workers: workers, quick: quick, executable: executable, out: out, runID: runID,
+                progress: showProgress, children: children)
         }
-        let interruption = InterruptHandler { name in
-            printError("\ninterrupted: every worker writes its partial results, then they are merged…")
-            work.cancel()
-            children.forward(name == "SIGINT" ? SIGINT : SIGTERM)
-        }
-        defer { interruption.stop() }
-        let (results, errors) = await work.value
-        let writer = ResultsWriter(root: out, runID: runID)
-        guard let combined = writeRun(results.flatMap(\.rows), writer) else { return .software }
-        for result in results { print(result.verdictLine) }
-        for (name, error) in errors.sorted(by: { $0.key < $1.key }) { print("FAIL \(name): \(error)") }
-        let order = scenarios.map(\.name).filter { name in
-            results.contains { $0.scenario.name == name } || errors[name] != nil
-        }
-        guard writeOutputs(parsed, combined, order: order, errors: errors) else { return .software }
-        print("results: \(combined.path)")
-        if work.isCancelled || results.contains(where: \.interrupted) || order.count < scenarios.count {
-            return .interrupted
-        }
-        return errors.isEmpty && results.allSatisfy(\.passed) ? .success : .failure
+        let entries = (try? outcome.get()) ?? []
+        let session = RunSession(
+            command: "run", writer: ResultsWriter(root: out, runID: runID), outputs: outputs(parsed))
+        return session.end(entries, planned: scenarios.count, cancelled: cancelled)
     }
 }

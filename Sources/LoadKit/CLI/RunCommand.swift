@@ -113,13 +113,14 @@ public enum RunCommand {
             return await runIsolated(scenarios, parsed: parsed, executable: executable, out: out, runID: runID)
         }
         let runner = ScenarioRunner(outputFolder: out, runID: runID, progress: showProgress)
-        let work = Task { () -> [ScenarioResult] in
+        let child = parsed.value("run-id") != nil
+        let (outcome, cancelled) = await RunSession.interruptible(
+            notice: "\ninterrupted: cancelling in-flight sends and writing partial results…"
+        ) { [scenarios] () -> [ScenarioResult] in
             var results: [ScenarioResult] = []
             for (index, scenario) in scenarios.enumerated() {
                 if Task.isCancelled { break }
-                if parsed.value("run-id") == nil {
-                    printError("[\(index + 1)/\(scenarios.count)] \(scenario.name): \(scenario.description)")
-                }
+                if !child { printError("[\(index + 1)/\(scenarios.count)] \(scenario.name): \(scenario.description)") }
                 do {
                     let result = try await runner.run(scenario)
                     printError("  \(result.verdictLine) in \(String(format: "%.1f", result.elapsed)) s")
@@ -131,53 +132,15 @@ public enum RunCommand {
             }
             return results
         }
-        let interruption = InterruptHandler { _ in
-            printError("\ninterrupted: cancelling in-flight sends and writing partial results…")
-            work.cancel()
-        }
-        defer { interruption.stop() }
-        let results: [ScenarioResult]
-        do {
-            results = try await work.value
-        } catch {
-            return .software
-        }
-        guard let combined = writeRun(results.flatMap(\.rows), ResultsWriter(root: out, runID: runID)) else {
-            return .software
-        }
-        for result in results { print(result.verdictLine) }
+        guard case .success(let results) = outcome else { return .software }
         // A child of an isolated run leaves the report to its parent.
-        if parsed.value("run-id") == nil {
-            guard writeOutputs(parsed, combined, order: results.map(\.scenario.name), errors: [:]) else {
-                return .software
-            }
-        }
-        print("results: \(combined.path)")
-        if work.isCancelled || results.contains(where: \.interrupted) { return .interrupted }
-        return results.allSatisfy(\.passed) ? .success : .failure
+        let session = RunSession(
+            command: "run", writer: ResultsWriter(root: out, runID: runID), outputs: child ? nil : outputs(parsed))
+        return session.end(results.map(RunSession.Entry.init), planned: scenarios.count, cancelled: cancelled)
     }
 
-    /// The report, and the JUnit and Markdown the arguments ask for; false (after saying why) when
-    /// one cannot be written.
-    static func writeOutputs(_ parsed: Arguments, _ runCSV: URL, order: [String], errors: [String: String]) -> Bool {
-        let outputs = RunOutputs(junit: parsed.value("junit"), summaryMarkdown: parsed.value("summary-md"))
-        do {
-            let report = try outputs.write(runCSV: runCSV, order: order, errors: errors)
-            print("report: \(report.path)")
-            return true
-        } catch {
-            printError("run: \(error)")
-            return false
-        }
-    }
-
-    /// Writes the run's combined summary; nil (after saying why) when it cannot.
-    static func writeRun(_ rows: [SummaryRow], _ writer: ResultsWriter) -> URL? {
-        do {
-            return try writer.writeRun(rows)
-        } catch {
-            printError("run: could not write \(writer.runCSV.path): \(error)")
-            return nil
-        }
+    /// What the arguments ask to write besides the CSV.
+    static func outputs(_ parsed: Arguments) -> RunOutputs {
+        RunOutputs(junit: parsed.value("junit"), summaryMarkdown: parsed.value("summary-md"))
     }
 }

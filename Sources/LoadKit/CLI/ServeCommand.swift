@@ -83,15 +83,11 @@ public enum ServeCommand {
             printError("serve: --port must be 0-65535 and --loops 1-64")
             return .usage
         }
-        var plan: FaultPlan
-        var config: EmulatorConfig
+        let plan: FaultPlan
+        let config: EmulatorConfig
         do {
             plan = try parsed.value("plan").map(loadPlan) ?? .none
             config = try parsed.value("config").map(loadConfig) ?? EmulatorConfig()
-            if let shared {
-                plan = shared.scenario.scaledPlan
-                config = shared.scenario.server
-            }
         } catch let error as InputFileError {
             printError(error.description)
             return .dataError
@@ -104,8 +100,7 @@ public enum ServeCommand {
             printError("serve: --ledger \(ledgerPath) cannot be written (\(problem))")
             return .usage
         }
-        let core = FakeFrontmailCore(
-            config: config, plan: plan, seed: shared?.scenario.seed ?? seed, seriesWidth: shared?.scenario.timeScale)
+        let core = shared?.makeCore() ?? FakeFrontmailCore(config: config, plan: plan, seed: seed)
         let server: FakeFrontmailServer
         do {
             options.host = host == "localhost" ? "127.0.0.1" : host
@@ -133,7 +128,7 @@ public enum ServeCommand {
         }
         if let shared {
             do {
-                let file = try shared.write(core)
+                let (file, _) = try shared.write(core)
                 print("server part: \(file.path)")
             } catch {
                 printError("serve: could not write the server part: \(error)")
@@ -188,12 +183,8 @@ public enum ServeCommand {
 
 /// `serve --scenario FILE --shards N --part-out DIR`: the one server of a sharded socket run,
 /// which keeps the ledger `merge` needs and writes it as the run's server part when it stops.
-struct SharedServer {
-    var scenario: Scenario
-    var shards: Int
-    var quick: Bool
-    var folder: URL
 
+extension SharedServer {
     enum Parsed {
         case absent
         case server(SharedServer)
@@ -256,13 +247,5 @@ struct SharedServer {
             return .exit(.usage)
         }
         return .server(SharedServer(scenario: scenario, shards: shards, quick: parsed.flag("quick"), folder: url))
-    }
-
-    func write(_ core: FakeFrontmailCore) throws -> URL {
-        let part = try ShardPart(server: core, scenario: scenario, quick: quick, shards: shards, interrupted: false)
-        let file = folder.appendingPathComponent(
-            ShardPart.fileName(scenario: scenario.name, role: .server, shard: .whole))
-        try part.write(to: file)
-        return file
     }
 }

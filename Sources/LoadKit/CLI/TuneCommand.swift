@@ -1,6 +1,5 @@
 import FakeFrontmail
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -74,97 +73,32 @@ public enum TuneCommand {
         var runner = TuneRunner(tune: tune, jobs: jobs)
         runner.progress = { done, total, label in meter.update(done: done, total: total, label: label) }
         let started = Date()
-        let work = Task { await runner.run() }
-        let interruption = InterruptHandler { _ in
-            printError("\ninterrupted: stopping the sweep and writing the cells that finished…")
-            work.cancel()
-        }
-        let cells = await work.value
-        interruption.stop()
+        let (outcome, cancelled) = await RunSession.interruptible(
+            notice: "\ninterrupted: stopping the sweep and writing the cells that finished…"
+        ) { [runner] in await runner.run() }
         meter.finish()
-        let elapsed = Date().timeIntervalSince(started)
-        let report = TuneReport(tune: tune, cells: cells)
-        let folder = out.appendingPathComponent("\(writer.runID)-tune-\(tune.name)")
-        let sends = report.measured.reduce(0) { $0 + $1.sends }
-        var rows = report.rows
-        var run = SummaryBuilder(scenario: tune.name)
-        run.add("run", "elapsed", "value", elapsed, "s")
-        run.add("tune", "sweep", "sends_per_s", Double(sends) / max(elapsed, 1e-9), "sends/s")
-        if work.isCancelled { run.add("run", "interrupted", "value", 1, "runs") }
-        rows += run.rows
+        let report = TuneReport(tune: tune, cells: (try? outcome.get()) ?? [])
+        let written: TuneReport.Written
         do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try report.cellsCSV.write(to: folder.appendingPathComponent("cells.csv"), atomically: true, encoding: .utf8)
-            try report.sanityCSV.write(
-                to: folder.appendingPathComponent("sanity.csv"), atomically: true, encoding: .utf8)
-            try SummaryCSV.render(rows, runID: writer.runID).write(
-                to: folder.appendingPathComponent("summary.csv"), atomically: true, encoding: .utf8)
-            _ = try writer.writeRun(rows)
-            try HTMLReport.sweep(
-                name: tune.name, runID: writer.runID, cellsCSV: report.cellsCSV,
-                recommended: Recommendation.choose(report.measured)?.policy.label, text: report.text
-            ).write(to: RunOutputs.reportPath(of: writer.runCSV), atomically: true, encoding: .utf8)
+            written = try report.write(
+                writer: writer, elapsed: Date().timeIntervalSince(started), interrupted: cancelled)
         } catch {
             printError("tune: could not write the results under \(out.path): \(error)")
             return .software
         }
-        if work.isCancelled {
+        if cancelled {
             let finished = report.measured.reduce(0) { $0 + $1.runs.count }
             print("partial sweep (interrupted): \(finished) of \(runs) runs finished; figures cover those only")
         }
         print(report.text)
         print(
             String(
-                format: "%d cells, %d sends in %.1f s (%.0f sends/s)", report.measured.count, sends, elapsed,
-                Double(sends) / max(elapsed, 1e-9)))
-        print("cells: \(folder.appendingPathComponent("cells.csv").path)")
-        print("report: \(RunOutputs.reportPath(of: writer.runCSV).path)")
+                format: "%d cells, %d sends in %.1f s (%.0f sends/s)", report.measured.count, written.sends,
+                written.elapsed, Double(written.sends) / max(written.elapsed, 1e-9)))
+        print("cells: \(written.cells.path)")
+        print("report: \(written.report.path)")
         print("results: \(writer.runCSV.path)")
-        if work.isCancelled { return .interrupted }
+        if cancelled { return .interrupted }
         return report.correct ? .success : .failure
-    }
-}
-
-/// One progress line for a long job: done of total, elapsed, an ETA from the rate so far.
-final class ProgressMeter: Sendable {
-    private struct State {
-        var started = Date()
-        var lastPrinted = Date.distantPast
-        var lastPercent = -1
-    }
-
-    private let live: Bool
-    private let state = Mutex(State())
-
-    init(live: Bool) { self.live = live }
-
-    func update(done: Int, total: Int, label: String) {
-        let now = Date()
-        let line: String? = state.withLock { state in
-            let percent = total == 0 ? 100 : done * 100 / total
-            // Live: at most 4 times a second. Not a terminal: a line per 10 %.
-            if live {
-                guard now.timeIntervalSince(state.lastPrinted) >= 0.25 || done == total else { return nil }
-            } else {
-                guard percent / 10 != state.lastPercent / 10 || done == total else { return nil }
-            }
-            state.lastPrinted = now
-            state.lastPercent = percent
-            let elapsed = now.timeIntervalSince(state.started)
-            let eta = done == 0 ? Double.nan : elapsed / Double(done) * Double(total - done)
-            return String(
-                format: "[%d/%d] %d%% %.0f s elapsed, ETA %@ — %@", done, total, percent, elapsed,
-                eta.isFinite ? String(format: "%.0f s", eta) : "?", label)
-        }
-        guard let line else { return }
-        if live {
-            FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
-        } else {
-            printError(line)
-        }
-    }
-
-    func finish() {
-        if live { FileHandle.standardError.write(Data("\n".utf8)) }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -73,5 +74,76 @@ enum ChildProcess {
             getrusage(RUSAGE_SELF, &usage)
             return Int(usage.ru_maxrss)  // bytes on Darwin
         #endif
+    }
+
+    /// Runs a child; hands each reply it writes on stdout to `reply` as it comes (other lines are
+    /// dropped; its stderr is ours); returns the exit status (as `wait`; -1 when it cannot start)
+    /// and the child's peak resident memory in bytes.
+    static func run(
+        _ executable: String, _ request: ChildRequest, children: RunningChildren,
+        reply: @escaping @Sendable (ChildReply) -> Void
+    ) async -> (status: Int32, peakBytes: Int) {
+        await run(executable, arguments: request.arguments, children: children, reply: reply)
+    }
+
+    /// `run` with the arguments as they are (another program, in tests).
+    static func run(
+        _ executable: String, arguments: [String], children: RunningChildren,
+        reply: @escaping @Sendable (ChildReply) -> Void = { _ in }
+    ) async -> (status: Int32, peakBytes: Int) {
+        await withCheckedContinuation { continuation in
+            guard let (pid, output) = spawn(executable, arguments) else {
+                continuation.resume(returning: (-1, 0))
+                return
+            }
+            children.started(pid)
+            Thread.detachNewThread {
+                let handle = FileHandle(fileDescriptor: output, closeOnDealloc: true)
+                var pending = Data()
+                while true {
+                    let chunk = handle.availableData
+                    if chunk.isEmpty { break }
+                    pending.append(chunk)
+                    while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                        let text = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                        if let message = ChildReply(line: Substring(text)) { reply(message) }
+                        pending.removeSubrange(pending.startIndex...newline)
+                    }
+                }
+                let (status, peak) = waitWithPeak(pid)
+                children.ended(pid)
+                continuation.resume(returning: (status, peak))
+            }
+        }
+    }
+}
+
+/// The worker processes running now, so that a signal to the run reaches every one of them (each
+/// runs in its own process group), also one that starts after the signal.
+final class RunningChildren: Sendable {
+    private struct State {
+        var pids: Set<Int32> = []
+        var signal: Int32?
+    }
+
+    private let state = Mutex(State())
+
+    func started(_ pid: Int32) {
+        if let signal = state.withLock({ state -> Int32? in
+            state.pids.insert(pid)
+            return state.signal
+        }) {
+            kill(pid, signal)
+        }
+    }
+
+    func ended(_ pid: Int32) { _ = state.withLock { $0.pids.remove(pid) } }
+
+    func forward(_ signal: Int32) {
+        let pids = state.withLock { state -> Set<Int32> in
+            state.signal = signal
+            return state.pids
+        }
+        for pid in pids { kill(pid, signal) }
     }
 }

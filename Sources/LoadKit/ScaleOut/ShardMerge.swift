@@ -138,6 +138,22 @@ enum ShardMerge {
         return (shards, server?.part)
     }
 
+    /// The one path from parts to a judged run, for `merge` and `run --workers`: checks that the
+    /// parts are one complete run (`check`), unions them (`observation`) and judges the union as a
+    /// single run is judged (`Measurement.judging`), with the run's shard rows. `scenario` nil: the
+    /// one the parts carry.
+    static func judge(
+        _ parts: [(file: String, part: ShardPart)], scenario given: Scenario? = nil, peakBytes: Int? = nil
+    ) throws(Refusal) -> (scenario: Scenario, measurement: Measurement) {
+        let (shards, server) = try check(parts)
+        let scenario: Scenario
+        if let given { scenario = given } else { scenario = try Self.scenario(of: shards[0]) }
+        let observed = observation(shards: shards, server: server, bucketWidth: scenario.timeScale)
+        var measurement = Measurement.judging(scenario, observed)
+        measurement.addShardRows(scenario: scenario.name, shards: shards.count, peakBytes: peakBytes)
+        return (scenario, measurement)
+    }
+
     /// The scenario the parts ran, exactly as they ran it.
     static func scenario(of part: ShardPart) throws(Refusal) -> Scenario {
         let header = part.header

@@ -20,7 +20,8 @@ struct ShardProgress: Sendable, Hashable {
     init?(line: Substring) {
         guard line.hasPrefix(Self.prefix) else { return nil }
         let fields = line.dropFirst(Self.prefix.count).split(separator: " ")
-        guard fields.count == 4, let scheduled = Int(fields[0]), let inFlight = Int(fields[1]), let ok = Int(fields[2])
+        guard fields.count == 4, let scheduled = Self.count(fields[0]), let inFlight = Self.count(fields[1]),
+            let ok = Self.count(fields[2])
         else { return nil }
         self.scheduled = scheduled
         self.inFlight = inFlight
@@ -28,10 +29,20 @@ struct ShardProgress: Sendable, Hashable {
         if fields[3] != "-" {
             for entry in fields[3].split(separator: ",") {
                 let pair = entry.split(separator: ":")
-                guard pair.count == 2, let count = Int(pair[1]) else { return nil }
+                guard pair.count == 2, let count = Self.count(pair[1]) else { return nil }
                 errors[String(pair[0])] = count
             }
         }
+    }
+
+    /// The largest count a line may carry: far beyond any run (a load has at most 10^7 sends), and
+    /// small enough that 64 workers' counts add up without overflow.
+    static let maxCount = 1 << 40
+
+    /// A count in `0...maxCount`; nil for anything else.
+    private static func count(_ text: Substring) -> Int? {
+        guard let value = Int(text), (0...maxCount).contains(value) else { return nil }
+        return value
     }
 
     init(scheduled: Int, inFlight: Int, ok: Int, errors: [String: Int]) {
@@ -43,9 +54,10 @@ struct ShardProgress: Sendable, Hashable {
 
     /// A shard's progress, written for its parent as a line on stdout.
     @Sendable static func write(_ snapshot: History.Snapshot) {
-        let line = ShardProgress(
-            scheduled: snapshot.scheduled, inFlight: snapshot.inFlight, ok: snapshot.ok, errors: snapshot.errors)
-        FileHandle.standardOutput.write(Data((line.line + "\n").utf8))
+        ChildReply.progress(
+            ShardProgress(
+                scheduled: snapshot.scheduled, inFlight: snapshot.inFlight, ok: snapshot.ok, errors: snapshot.errors)
+        ).send()
     }
 
     /// The sum over shards.

@@ -28,11 +28,10 @@ struct WorkersRun {
         // A calibrated rate is measured once, here, and every worker gets its share of the total.
         let (scenario, calibration) = try await LoadExperiment.calibrate(
             scenario, processes: workers, progress: progress)
+        let shared = SharedServer(scenario: scenario, shards: workers, quick: quick, folder: folder)
         var server: (core: FakeFrontmailCore, server: FakeFrontmailServer)?
         if scenario.transport == .socket {
-            let core = FakeFrontmailCore(
-                config: scenario.server, plan: scenario.scaledPlan, seed: scenario.seed,
-                seriesWidth: scenario.timeScale)
+            let core = shared.makeCore()
             var options = FakeFrontmailServer.Options()
             options.pathPrefix = "/fm-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
             server = (core, try FakeFrontmailServer(core: core, options: options))
@@ -42,16 +41,13 @@ struct WorkersRun {
         let started = Date()
         let ended = await withTaskGroup(of: (Int, Int32, Int).self) { group -> [Int: (status: Int32, peak: Int)] in
             for index in 0..<workers {
-                var arguments = [
-                    "run", scenario.file, "--only", scenario.name, "--shard", "\(index)/\(workers)", "--out",
-                    folder.path, "--no-progress", "--progress-lines", "--seed", String(scenario.seed),
-                ]
-                if quick { arguments.append("--quick") }
-                if let server { arguments += ["--server", server.server.url.absoluteString] }
-                if !calibration.rows.isEmpty { arguments += ["--rate", String(scenario.load.rate)] }
+                let request = ChildRequest.shard(
+                    file: scenario.file, name: scenario.name, shard: Shard(uncheckedIndex: index, count: workers),
+                    out: folder.path, seed: scenario.seed, quick: quick, server: server?.server.url,
+                    rate: calibration.rows.isEmpty ? nil : scenario.load.rate)
                 group.addTask {
-                    let (status, peak) = await Self.runChild(executable, arguments, children: children) { line in
-                        if let snapshot = ShardProgress(line: line) { board.update(index, snapshot) }
+                    let (status, peak) = await ChildProcess.run(executable, request, children: children) { reply in
+                        if case .progress(let snapshot) = reply { board.update(index, snapshot) }
                     }
                     board.ended(index)
                     return (index, status, peak)
@@ -94,53 +90,14 @@ struct WorkersRun {
         }
         if let server {
             server.server.shutdown()
-            let part = try ShardPart(
-                server: server.core, scenario: scenario, quick: quick, shards: workers,
-                interrupted: parts.contains { $0.part.header.interrupted })
-            let file = folder.appendingPathComponent(
-                ShardPart.fileName(scenario: scenario.name, role: .server, shard: .whole))
-            try part.write(to: file)
+            let (file, part) = try shared.write(
+                server.core, interrupted: parts.contains { $0.part.header.interrupted })
             parts.append((file.path, part))
         }
-        let (shards, serverPart) = try ShardMerge.check(parts)
-        let observed = ShardMerge.observation(shards: shards, server: serverPart, bucketWidth: scenario.timeScale)
-        var measurement = Measurement.judging(scenario, observed)
-        measurement.addShardRows(scenario: scenario.name, shards: workers, peakBytes: peakBytes)
+        var measurement = try ShardMerge.judge(parts, scenario: scenario, peakBytes: peakBytes).measurement
         measurement.rows = calibration.rows + measurement.rows
         for row in calibration.rows { measurement.metrics[row.key] = row.value }
         return measurement
-    }
-
-    /// Runs a worker; hands each stdout line to `line` as it comes; returns the exit status and the
-    /// worker's peak resident memory in bytes.
-    static func runChild(
-        _ executable: String, _ arguments: [String], children: RunningChildren,
-        line: @escaping @Sendable (Substring) -> Void
-    ) async -> (Int32, Int) {
-        await withCheckedContinuation { continuation in
-            guard let (pid, output) = ChildProcess.spawn(executable, arguments) else {
-                continuation.resume(returning: (-1, 0))
-                return
-            }
-            children.started(pid)
-            Thread.detachNewThread {
-                let handle = FileHandle(fileDescriptor: output, closeOnDealloc: true)
-                var pending = Data()
-                while true {
-                    let chunk = handle.availableData
-                    if chunk.isEmpty { break }
-                    pending.append(chunk)
-                    while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                        let text = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
-                        line(Substring(text))
-                        pending.removeSubrange(pending.startIndex...newline)
-                    }
-                }
-                let (status, peak) = ChildProcess.waitWithPeak(pid)
-                children.ended(pid)
-                continuation.resume(returning: (status, peak))
-            }
-        }
     }
 }
 
@@ -185,35 +142,5 @@ final class ProgressBoard: Sendable {
         if length > 0 {
             FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: length) + "\r").utf8))
         }
-    }
-}
-
-/// The worker processes running now, so that a signal to the run reaches every one of them (each
-/// runs in its own process group), also one that starts after the signal.
-final class RunningChildren: Sendable {
-    private struct State {
-        var pids: Set<Int32> = []
-        var signal: Int32?
-    }
-
-    private let state = Mutex(State())
-
-    func started(_ pid: Int32) {
-        if let signal = state.withLock({ state -> Int32? in
-            state.pids.insert(pid)
-            return state.signal
-        }) {
-            kill(pid, signal)
-        }
-    }
-
-    func ended(_ pid: Int32) { _ = state.withLock { $0.pids.remove(pid) } }
-
-    func forward(_ signal: Int32) {
-        let pids = state.withLock { state -> Set<Int32> in
-            state.signal = signal
-            return state.pids
-        }
-        for pid in pids { kill(pid, signal) }
     }
 }

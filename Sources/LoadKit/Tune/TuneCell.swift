@@ -248,29 +248,3 @@ struct BrownoutCheck: Sendable {
         return (1 - pow(p, Double(retries + 1)), mean, max(0, square - mean * mean))
     }
 }
-
-/// Small statistics the sweep needs.
-enum Statistics {
-    /// Student's t quantile at 0.975 for `degrees` degrees of freedom.
-    static func studentT975(degrees: Int) -> Double {
-        let table: [Double] = [
-            12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
-            2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
-            2.045, 2.042,
-        ]
-        guard degrees >= 1 else { return .nan }
-        return degrees <= table.count ? table[degrees - 1] : 1.96
-    }
-
-    /// Wilson's 95 % score interval for a binomial proportion.
-    static func wilson(successes: Int, trials: Int) -> (low: Double, high: Double) {
-        guard trials > 0 else { return (.nan, .nan) }
-        let z = 1.959_963_984_540_054
-        let n = Double(trials)
-        let rate = Double(successes) / n
-        let denominator = 1 + z * z / n
-        let centre = (rate + z * z / (2 * n)) / denominator
-        let half = z * (rate * (1 - rate) / n + z * z / (4 * n * n)).squareRoot() / denominator
-        return (max(0, centre - half), min(1, centre + half))
-    }
-}

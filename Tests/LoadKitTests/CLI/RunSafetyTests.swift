@@ -53,11 +53,11 @@ struct RunSafetyTests {
     func forwarding() async {
         let running = RunningChildren()
         let started = Date()
-        let first = Task { await RunCommand.runChild("/bin/sleep", ["30"], running: running) }
-        let second = Task { await RunCommand.runChild("/bin/sleep", ["30"], running: running) }
+        let first = Task { await ChildProcess.run("/bin/sleep", arguments: ["30"], children: running) }
+        let second = Task { await ChildProcess.run("/bin/sleep", arguments: ["30"], children: running) }
         try? await Task.sleep(nanoseconds: 200_000_000)
         running.forward(SIGTERM)
-        let late = await RunCommand.runChild("/bin/sleep", ["30"], running: running)
+        let late = await ChildProcess.run("/bin/sleep", arguments: ["30"], children: running)
         let (status, _) = await first.value
         let (other, _) = await second.value
         #expect(status == 128 + SIGTERM && other == 128 + SIGTERM && late.0 == 128 + SIGTERM)

@@ -1,0 +1,46 @@
+import Foundation
+import Synchronization
+
+/// One progress line for a long job: done of total, elapsed, an ETA from the rate so far.
+final class ProgressMeter: Sendable {
+    private struct State {
+        var started = Date()
+        var lastPrinted = Date.distantPast
+        var lastPercent = -1
+    }
+
+    private let live: Bool
+    private let state = Mutex(State())
+
+    init(live: Bool) { self.live = live }
+
+    func update(done: Int, total: Int, label: String) {
+        let now = Date()
+        let line: String? = state.withLock { state in
+            let percent = total == 0 ? 100 : done * 100 / total
+            // Live: at most 4 times a second. Not a terminal: a line per 10 %.
+            if live {
+                guard now.timeIntervalSince(state.lastPrinted) >= 0.25 || done == total else { return nil }
+            } else {
+                guard percent / 10 != state.lastPercent / 10 || done == total else { return nil }
+            }
+            state.lastPrinted = now
+            state.lastPercent = percent
+            let elapsed = now.timeIntervalSince(state.started)
+            let eta = done == 0 ? Double.nan : elapsed / Double(done) * Double(total - done)
+            return String(
+                format: "[%d/%d] %d%% %.0f s elapsed, ETA %@ — %@", done, total, percent, elapsed,
+                eta.isFinite ? String(format: "%.0f s", eta) : "?", label)
+        }
+        guard let line else { return }
+        if live {
+            FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
+        } else {
+            printError(line)
+        }
+    }
+
+    func finish() {
+        if live { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The one ending of every run mode (scenarios in this process, each in a child process, on
+/// worker processes, shards merged): the combined `<run>-run.csv`, one verdict line per scenario
+/// on stdout in the run's order, the report with its JUnit and Markdown, the results path, and the
+/// exit code.
+struct RunSession {
+    /// One scenario's part of the ending.
+    struct Entry: Sendable {
+        var name: String
+        /// `PASS …`, `FAIL …` or `INTERRUPTED …`, as printed.
+        var verdictLine: String
+        var rows: [SummaryRow]
+        var passed: Bool
+        var interrupted: Bool
+        /// Why the scenario has no verdict of its own (it could not run, or its process ended
+        /// without one); the report shows it as an error.
+        var error: String?
+
+        init(_ result: ScenarioResult) {
+            name = result.scenario.name
+            verdictLine = result.verdictLine
+            rows = result.rows
+            passed = result.passed
+            interrupted = result.interrupted
+        }
+
+        /// A scenario whose verdict was printed by a child process (its rows are in its folder).
+        init(name: String, childVerdict: String, status: Int32, rows: [SummaryRow]) {
+            self.name = name
+            verdictLine = childVerdict
+            self.rows = rows
+            passed = status == 0
+            interrupted = status == ExitCode.interrupted.rawValue
+        }
+
+        /// A scenario that ended without a verdict: `FAIL name: error`.
+        init(name: String, error: String, status: Int32? = nil, rows: [SummaryRow] = []) {
+            self.name = name
+            verdictLine = "FAIL \(name): \(error)"
+            self.rows = rows
+            passed = false
+            interrupted = status == ExitCode.interrupted.rawValue
+            self.error = error
+        }
+    }
+
+    /// The command, for messages (`run: could not write …`).
+    let command: String
+    let writer: ResultsWriter
+    /// What to write besides the CSV; nil for a child of an isolated run (its parent writes them).
+    let outputs: RunOutputs?
+
+    /// Writes and prints the ending of `entries` (in the run's order) and returns the exit code:
+    /// 130 when the run was cancelled, a scenario was interrupted or fewer than `planned` ended;
+    /// otherwise 0 when every scenario passed, 1 when one did not; 70 when a file cannot be written.
+    func end(_ entries: [Entry], planned: Int, cancelled: Bool) -> ExitCode {
+        let combined: URL
+        do {
+            combined = try writer.writeRun(entries.flatMap(\.rows))
+        } catch {
+            printError("\(command): could not write \(writer.runCSV.path): \(error)")
+            return .software
+        }
+        for entry in entries { print(entry.verdictLine) }
+        if let outputs {
+            var errors: [String: String] = [:]
+            for entry in entries { errors[entry.name] = entry.error }
+            do {
+                let report = try outputs.write(runCSV: combined, order: entries.map(\.name), errors: errors)
+                print("report: \(report.path)")
+            } catch {
+                printError("\(command): \(error)")
+                return .software
+            }
+        }
+        print("results: \(combined.path)")
+        if cancelled || entries.count < planned || entries.contains(where: \.interrupted) { return .interrupted }
+        return entries.allSatisfy(\.passed) ? .success : .failure
+    }
+
+    /// Runs `work` to its end. SIGINT or SIGTERM print `notice`, cancel it (so it ends early with
+    /// what it has) and reach `signalled` with the signal (to forward it to child processes, which
+    /// run in process groups of their own). Returns what the work returned or threw, and whether
+    /// a signal cancelled it.
+    static func interruptible<Value: Sendable>(
+        notice: String, signalled: (@Sendable (Int32) -> Void)? = nil,
+        _ work: @escaping @Sendable () async throws -> Value
+    ) async -> (result: Result<Value, any Error>, cancelled: Bool) {
+        let task = Task { try await work() }
+        let interruption = InterruptHandler { name in
+            printError(notice)
+            task.cancel()
+            signalled?(name == "SIGINT" ? SIGINT : SIGTERM)
+        }
+        defer { interruption.stop() }
+        let result = await task.result
+        return (result, task.isCancelled)
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// What a parent `frontmail-bench run` asks of a child it starts: the one place that spells the
+/// child's command line, so no caller builds an argument array by hand.
+enum ChildRequest: Sendable, Equatable {
+    /// One scenario of an isolated run, judged in the child and written into the parent's run.
+    case scenario(file: String, name: String, out: String, runID: String, quick: Bool, seed: String?, progress: Bool)
+    /// One shard of a `--workers` run: its raw results as a `.fmshard` in `out`, progress on stdout.
+    case shard(
+        file: String, name: String, shard: Shard, out: String, seed: UInt64, quick: Bool, server: URL?, rate: Double?)
+
+    /// The child's arguments (after the executable).
+    var arguments: [String] {
+        switch self {
+        case .scenario(let file, let name, let out, let runID, let quick, let seed, let progress):
+            var arguments = ["run", file, "--only", name, "--out", out, "--run-id", runID]
+            if quick { arguments.append("--quick") }
+            if let seed { arguments += ["--seed", seed] }
+            if !progress { arguments.append("--no-progress") }
+            return arguments
+        case .shard(let file, let name, let shard, let out, let seed, let quick, let server, let rate):
+            var arguments = [
+                "run", file, "--only", name, "--shard", shard.description, "--out", out, "--no-progress",
+                "--progress-lines", "--seed", String(seed),
+            ]
+            if quick { arguments.append("--quick") }
+            if let server { arguments += ["--server", server.absoluteString] }
+            if let rate { arguments += ["--rate", String(rate)] }
+            return arguments
+        }
+    }
+}
+
+/// A line a child writes on stdout for its parent (everything else on its stdout is for people):
+/// the one place that spells and reads those lines.
+enum ChildReply: Sendable, Equatable {
+    /// A scenario's verdict: the `PASS …`, `FAIL …` or `INTERRUPTED …` line.
+    case verdict(String)
+    /// A shard's progress so far.
+    case progress(ShardProgress)
+    /// The path of the `.fmshard` a shard wrote.
+    case part(String)
+
+    static let verdictPrefixes = ["PASS ", "FAIL ", "INTERRUPTED "]
+    static let partPrefix = "part: "
+
+    /// Nil for a line that is none of these.
+    init?(line: Substring) {
+        if let progress = ShardProgress(line: line) {
+            self = .progress(progress)
+        } else if line.hasPrefix(Self.partPrefix) {
+            self = .part(String(line.dropFirst(Self.partPrefix.count)))
+        } else if Self.verdictPrefixes.contains(where: { line.hasPrefix($0) }) {
+            self = .verdict(String(line))
+        } else {
+            return nil
+        }
+    }
+
+    var line: String {
+        switch self {
+        case .verdict(let line): return line
+        case .progress(let progress): return progress.line
+        case .part(let path): return Self.partPrefix + path
+        }
+    }
+
+    /// Writes the line on this process's stdout, for the parent.
+    func send() { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+}

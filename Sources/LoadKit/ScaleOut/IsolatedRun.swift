@@ -1,0 +1,47 @@
+import Foundation
+import Synchronization
+
+/// Scenarios each in a child `frontmail-bench run FILE --only NAME`, one after another, so that
+/// one scenario's URLSession state (or a crash) cannot affect the next; each child writes its
+/// results into this run's folder and prints its verdict for this process.
+struct IsolatedRun {
+    let scenarios: [Scenario]
+    let executable: String
+    let out: URL
+    let runID: String
+    let quick: Bool
+    /// The `--seed` given to this run, passed on as written.
+    let seed: String?
+    let progress: Bool
+    /// The child running now, for forwarding a signal (each child runs in its own process group:
+    /// the terminal's signal does not reach it).
+    let children = RunningChildren()
+
+    /// Runs the scenarios until all ran or the task is cancelled: an entry per scenario that ran.
+    func run() async -> [RunSession.Entry] {
+        let writer = ResultsWriter(root: out, runID: runID)
+        var entries: [RunSession.Entry] = []
+        for (index, scenario) in scenarios.enumerated() {
+            if Task.isCancelled { break }
+            printError("[\(index + 1)/\(scenarios.count)] \(scenario.name): \(scenario.description)")
+            let request = ChildRequest.scenario(
+                file: scenario.file, name: scenario.name, out: out.path, runID: runID, quick: quick, seed: seed,
+                progress: progress)
+            let verdict = Mutex<String?>(nil)
+            let (status, _) = await ChildProcess.run(executable, request, children: children) { reply in
+                if case .verdict(let line) = reply { verdict.withLock { $0 = line } }
+            }
+            let rows = writer.summaryRows(of: scenario.name)
+            if let line = verdict.withLock({ $0 }) {
+                entries.append(RunSession.Entry(name: scenario.name, childVerdict: line, status: status, rows: rows))
+            } else {
+                printError("  ERROR \(scenario.name): exited \(status) without a verdict")
+                entries.append(
+                    RunSession.Entry(
+                        name: scenario.name, error: "the run ended without a verdict (exit \(status))", status: status,
+                        rows: rows))
+            }
+        }
+        return entries
+    }
+}

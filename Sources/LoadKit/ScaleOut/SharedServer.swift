@@ -1,0 +1,28 @@
+import FakeFrontmail
+import Foundation
+
+/// The one server the shards of a socket scenario share (`serve --scenario`, or the parent of a
+/// `--workers` run): its core is set up as every shard's own would be, and what it saw is written
+/// as the run's server part for the merge.
+struct SharedServer {
+    var scenario: Scenario
+    var shards: Int
+    var quick: Bool
+    var folder: URL
+
+    /// The core: the scenario's config, its plan on the run's clock, its seed and series width.
+    func makeCore() -> FakeFrontmailCore {
+        FakeFrontmailCore(
+            config: scenario.server, plan: scenario.scaledPlan, seed: scenario.seed, seriesWidth: scenario.timeScale)
+    }
+
+    /// Writes the server part of what `core` saw; returns the file and the part.
+    func write(_ core: FakeFrontmailCore, interrupted: Bool = false) throws -> (file: URL, part: ShardPart) {
+        let part = try ShardPart(
+            server: core, scenario: scenario, quick: quick, shards: shards, interrupted: interrupted)
+        let file = folder.appendingPathComponent(
+            ShardPart.fileName(scenario: scenario.name, role: .server, shard: .whole))
+        try part.write(to: file)
+        return (file, part)
+    }
+}

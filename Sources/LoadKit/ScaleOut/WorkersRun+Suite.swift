@@ -1,0 +1,46 @@
+import Foundation
+
+extension WorkersRun {
+    /// `run --workers N`: per scenario, N child processes run one shard each (a socket scenario's
+    /// children share a server this process runs), then the parts are merged and judged here and
+    /// written as any run's are. A scenario that cannot be sharded runs whole, here, and says why.
+    /// An entry per scenario that ran, in order, until all ran or the task is cancelled.
+    static func runAll(
+        _ scenarios: [Scenario], workers: Int, quick: Bool, executable: String, out: URL, runID: String,
+        progress: Bool, children: RunningChildren
+    ) async -> [RunSession.Entry] {
+        var entries: [RunSession.Entry] = []
+        let runner = ScenarioRunner(outputFolder: out, runID: runID, progress: false)
+        for (index, scenario) in scenarios.enumerated() {
+            if Task.isCancelled { break }
+            let shard = Shard(uncheckedIndex: 0, count: workers)
+            do {
+                let result: ScenarioResult
+                if let problem = scenario.shardingProblem(
+                    shard, sharedServer: scenario.transport == .socket, measuredOnce: true)
+                {
+                    printError("[\(index + 1)/\(scenarios.count)] \(scenario.name): \(scenario.description)")
+                    printError("  not sharded, runs in one process: \(problem)")
+                    var whole = runner
+                    whole.progress = progress
+                    result = try await whole.run(scenario)
+                } else {
+                    printError(
+                        "[\(index + 1)/\(scenarios.count)] \(scenario.name) on \(workers) workers: "
+                            + scenario.description)
+                    let run = WorkersRun(
+                        scenario: scenario, workers: workers, quick: quick, executable: executable,
+                        folder: ResultsWriter(root: out, runID: runID).folder(of: scenario.name)
+                            .appendingPathComponent("shards"), progress: progress, children: children)
+                    result = try runner.finish(scenario, try await run.run())
+                }
+                printError("  \(result.verdictLine) in \(String(format: "%.1f", result.elapsed)) s")
+                entries.append(RunSession.Entry(result))
+            } catch {
+                printError("  ERROR \(scenario.name): \(error)")
+                entries.append(RunSession.Entry(name: scenario.name, error: "\(error)"))
+            }
+        }
+        return entries
+    }
+}

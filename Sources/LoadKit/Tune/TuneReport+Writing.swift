@@ -1,0 +1,37 @@
+import Foundation
+
+extension TuneReport {
+    /// Where a sweep's results went.
+    struct Written {
+        var folder: URL
+        var cells: URL
+        var report: URL
+        var sends: Int
+        var elapsed: Double
+    }
+
+    /// Writes `DIR/<run>-tune-<name>/` (cells.csv, sanity.csv, summary.csv), `DIR/<run>-run.csv`
+    /// (for compare) and the sweep's report beside it. Errors name the file.
+    func write(writer: ResultsWriter, elapsed: Double, interrupted: Bool) throws -> Written {
+        let folder = writer.root.appendingPathComponent("\(writer.runID)-tune-\(tune.name)")
+        let sends = measured.reduce(0) { $0 + $1.sends }
+        var run = SummaryBuilder(scenario: tune.name)
+        run.add("run", "elapsed", "value", elapsed, "s")
+        run.add("tune", "sweep", "sends_per_s", Double(sends) / max(elapsed, 1e-9), "sends/s")
+        if interrupted { run.add("run", "interrupted", "value", 1, "runs") }
+        let summary = rows + run.rows
+        let cells = folder.appendingPathComponent("cells.csv")
+        let report = RunOutputs.reportPath(of: writer.runCSV)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try cellsCSV.write(to: cells, atomically: true, encoding: .utf8)
+        try sanityCSV.write(to: folder.appendingPathComponent("sanity.csv"), atomically: true, encoding: .utf8)
+        try SummaryCSV.render(summary, runID: writer.runID).write(
+            to: folder.appendingPathComponent("summary.csv"), atomically: true, encoding: .utf8)
+        _ = try writer.writeRun(summary)
+        try HTMLReport.sweep(
+            name: tune.name, runID: writer.runID, cellsCSV: cellsCSV,
+            recommended: Recommendation.choose(measured)?.policy.label, text: text
+        ).write(to: report, atomically: true, encoding: .utf8)
+        return Written(folder: folder, cells: cells, report: report, sends: sends, elapsed: elapsed)
+    }
+}
