@@ -27,8 +27,7 @@ struct LoadExperiment {
     func run() async throws -> Measurement {
         let (scenario, calibration) = try await Self.calibrate(scenario, processes: 1, progress: progress)
         var measurement = try await runLoad(scenario)
-        measurement.rows = calibration.rows + measurement.rows
-        for row in calibration.rows { measurement.metrics[row.key] = row.value }
+        measurement.prepend(calibration)
         return measurement
     }
 
@@ -185,7 +184,7 @@ extension Measurement {
                 width: scenario.timeScale, records: history.records, ledger: ledger.records,
                 attemptBuckets: history.attemptBuckets, capacity: observed.capacity,
                 model: scenario.scaledPlan.capacity, end: observed.end))
-        files["timeseries.csv"] = series.csv
+        files[.timeseries] = series.csv
         let summary = series.summary(scenario: scenario.name)
         rows += summary.rows
         metrics.merge(summary.metrics) { $1 }

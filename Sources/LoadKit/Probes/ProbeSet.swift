@@ -6,7 +6,7 @@ enum ProbeSet {
         var rows: [SummaryRow] = []
         var metrics: [String: Double] = [:]
         /// Files for the results folder, by name.
-        var files: [String: String] = [:]
+        var files: [ResultFile: String] = [:]
         /// Server-side effects per send (from the idempotency probe), for history.csv.
         var effects: [Int: Int] = [:]
     }
@@ -16,8 +16,8 @@ enum ProbeSet {
         if scenario.probes.contains(.outcome) {
             let probe = OutcomeProbe(scenario: scenario, history: history, ledger: ledger, elapsed: elapsed)
             output.add(probe.rows, probe.metrics)
-            output.files["latency_histogram.csv"] = probe.latencyCSV()
-            output.files["latency.hgrm"] = HgrmWriter.render(probe.latency, divisor: 1e6)
+            output.files[.latencyHistogram] = probe.latencyCSV()
+            output.files[.latencyHgrm] = HgrmWriter.render(probe.latency, divisor: 1e6)
         }
         if scenario.probes.contains(.idempotency) {
             let probe = IdempotencyProbe(scenario: scenario, history: history, ledger: ledger)
@@ -27,8 +27,8 @@ enum ProbeSet {
         if scenario.probes.contains(.jitter) {
             let probe = JitterProbe(scenario: scenario, history: history, ledger: ledger)
             output.add(probe.rows, probe.metrics)
-            output.files["jitter_samples.csv"] = probe.samplesCSV()
-            output.files["jitter_histogram.csv"] = probe.histogramCSV()
+            output.files[.jitterSamples] = probe.samplesCSV()
+            output.files[.jitterHistogram] = probe.histogramCSV()
         }
         return output
     }

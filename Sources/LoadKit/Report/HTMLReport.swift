@@ -40,7 +40,7 @@ enum HTMLReport {
         }
         out += latency(scenario, others: others)
         out += jitter(scenario)
-        if let csv = scenario.file("timeseries.csv"),
+        if let csv = scenario.file(.timeseries),
             let svg = TimelineChart.render(csv: csv, windows: scenario.windows, title: "\(scenario.name): timeline")
         {
             out += figure(svg, caption: TimelineChart.caption)
@@ -52,10 +52,10 @@ enum HTMLReport {
 
     static func latency(_ scenario: RunResults.ScenarioEntry, others: [(String, [RunResults.ScenarioEntry])]) -> String
     {
-        guard let csv = scenario.file("latency_histogram.csv") else { return "" }
+        guard let csv = scenario.file(.latencyHistogram) else { return "" }
         var series = [LatencySpectrumChart.Series(name: scenario.name, buckets: LatencySpectrumChart.buckets(csv: csv))]
         for (runID, entries) in others {
-            if let other = entries.first(where: { $0.name == scenario.name })?.file("latency_histogram.csv") {
+            if let other = entries.first(where: { $0.name == scenario.name })?.file(.latencyHistogram) {
                 series.append(
                     LatencySpectrumChart.Series(name: runID, buckets: LatencySpectrumChart.buckets(csv: other)))
             }
@@ -67,7 +67,7 @@ enum HTMLReport {
     }
 
     static func jitter(_ scenario: RunResults.ScenarioEntry) -> String {
-        guard let csv = scenario.file("jitter_samples.csv") else { return "" }
+        guard let csv = scenario.file(.jitterSamples) else { return "" }
         let samples = JitterCDFChart.samples(csv: csv)
         var out = ""
         if let chart = JitterCDFChart.render(
@@ -125,7 +125,7 @@ enum HTMLReport {
 
     /// Sends the history shows as defective: more than one effect, ok without one, failed with one.
     static func defectiveSends(_ scenario: RunResults.ScenarioEntry) -> String {
-        guard let csv = scenario.file("history.csv") else { return "" }
+        guard let csv = scenario.file(.history) else { return "" }
         let rows = CSV.rows(csv)
         guard let header = rows.first, let id = header.firstIndex(of: "send_id"),
             let verdict = header.firstIndex(of: "verdict"), let effects = header.firstIndex(of: "effects")

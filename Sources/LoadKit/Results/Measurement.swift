@@ -6,7 +6,7 @@ struct Measurement {
     var rows: [SummaryRow] = []
     var metrics: [String: Double] = [:]
     /// Extra files of the results folder (probe histograms and samples), by name.
-    var files: [String: String] = [:]
+    var files: [ResultFile: String] = [:]
     /// The client's history (written as history.csv), with the server's effects per send.
     var history: History?
     var effects: [Int: Int] = [:]
@@ -15,6 +15,13 @@ struct Measurement {
     var interrupted = false
     /// Seconds the experiment ran.
     var elapsed = 0.0
+
+    /// Rows measured before the experiment (a calibration's), first in the summary and readable
+    /// by assertions.
+    mutating func prepend(_ earlier: SummaryBuilder) {
+        rows = earlier.rows + rows
+        for row in earlier.rows { metrics[row.key] = row.value }
+    }
 
     /// The `run` rows every scenario ends with.
     mutating func addRunRows(scenario: String, timeScale: Double?) {

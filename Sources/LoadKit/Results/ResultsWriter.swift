@@ -44,7 +44,7 @@ struct ResultsWriter {
         let ledgerError = Mutex<(any Error)?>(nil)
         let ledgerWritten = DispatchSemaphore(value: 0)
         if let ledger = measurement.ledger {
-            let file = folder.appendingPathComponent("ledger.csv")
+            let file = folder.appendingPathComponent(ResultFile.ledger.name)
             Thread.detachNewThread {
                 do {
                     try ledger.writeCSV(to: file)
@@ -57,14 +57,14 @@ struct ResultsWriter {
             ledgerWritten.signal()
         }
         var files = measurement.files
-        files["summary.csv"] = SummaryCSV.render(measurement.rows, runID: runID)
-        files["assertions.csv"] = ResultFiles.assertionsCSV(checks)
+        files[.summary] = SummaryCSV.render(measurement.rows, runID: runID)
+        files[.assertions] = ResultFiles.assertionsCSV(checks)
         if let history = measurement.history {
-            files["history.csv"] = ResultFiles.historyCSV(history.records, effects: measurement.effects)
+            files[.history] = ResultFiles.historyCSV(history.records, effects: measurement.effects)
         }
         do {
-            for (name, text) in files {
-                try text.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8)
+            for (file, text) in files {
+                try text.write(to: folder.appendingPathComponent(file.name), atomically: true, encoding: .utf8)
             }
         } catch {
             ledgerWritten.wait()
@@ -84,7 +84,7 @@ struct ResultsWriter {
 
     /// The summary rows a scenario's folder holds (empty when it has none yet).
     func summaryRows(of scenario: String) -> [SummaryRow] {
-        let file = folder(of: scenario).appendingPathComponent("summary.csv")
+        let file = folder(of: scenario).appendingPathComponent(ResultFile.summary.name)
         guard let text = try? String(contentsOf: file, encoding: .utf8), let parsed = try? SummaryCSV.parse(text)
         else { return [] }
         return parsed.rows

@@ -36,9 +36,9 @@ struct RunResults: Sendable {
         }
 
         /// A file of the scenario's folder, nil when it is not there.
-        func file(_ name: String) -> String? {
+        func file(_ file: ResultFile) -> String? {
             guard let folder else { return nil }
-            return try? String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+            return try? String(contentsOf: folder.appendingPathComponent(file.name), encoding: .utf8)
         }
     }
 
@@ -61,13 +61,13 @@ struct RunResults: Sendable {
             entry.folder = FileManager.default.fileExists(atPath: folder.path) ? folder : nil
             entry.rows = rows.filter { $0.scenario == name }
             entry.error = errors[name]
-            if let text = entry.file("assertions.csv") {
+            if let text = entry.file(.assertions) {
                 entry.checks = CSV.rows(text).dropFirst().compactMap { fields in
                     guard fields.count >= 4 else { return nil }
                     return Check(assertion: fields[0], passed: fields[1] == "1", actual: fields[2], expected: fields[3])
                 }
             }
-            if let text = entry.file("scenario.json"),
+            if let text = entry.file(.scenarioInfo),
                 let info = try? JSONDecoder().decode(
                     ScenarioInfo.self, from: Data(text.utf8))
             {

@@ -49,7 +49,7 @@ public struct ScenarioRunner: Sendable {
     func finish(_ scenario: Scenario, _ measurement: Measurement) throws -> ScenarioResult {
         var measurement = measurement
         let checks = AssertionCheck.judge(scenario.assertions, measurement.metrics)
-        measurement.files["scenario.json"] = ScenarioInfo(scenario).json
+        measurement.files[.scenarioInfo] = ScenarioInfo(scenario).json
         var result = ScenarioResult(
             scenario: scenario, rows: measurement.rows, metrics: measurement.metrics, checks: checks, folder: nil,
             interrupted: measurement.interrupted, elapsed: measurement.elapsed)

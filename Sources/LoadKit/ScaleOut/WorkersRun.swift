@@ -95,8 +95,7 @@ struct WorkersRun {
             parts.append((file.path, part))
         }
         var measurement = try ShardMerge.judge(parts, scenario: scenario, peakBytes: peakBytes).measurement
-        measurement.rows = calibration.rows + measurement.rows
-        for row in calibration.rows { measurement.metrics[row.key] = row.value }
+        measurement.prepend(calibration)
         return measurement
     }
 }

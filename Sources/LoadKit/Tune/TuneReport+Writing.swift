@@ -20,13 +20,13 @@ extension TuneReport {
         run.add("tune", "sweep", "sends_per_s", Double(sends) / max(elapsed, 1e-9), "sends/s")
         if interrupted { run.add("run", "interrupted", "value", 1, "runs") }
         let summary = rows + run.rows
-        let cells = folder.appendingPathComponent("cells.csv")
+        let cells = folder.appendingPathComponent(ResultFile.tuneCells.name)
         let report = RunOutputs.reportPath(of: writer.runCSV)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try cellsCSV.write(to: cells, atomically: true, encoding: .utf8)
-        try sanityCSV.write(to: folder.appendingPathComponent("sanity.csv"), atomically: true, encoding: .utf8)
+        try sanityCSV.write(to: folder.appendingPathComponent(ResultFile.tuneSanity.name), atomically: true, encoding: .utf8)
         try SummaryCSV.render(summary, runID: writer.runID).write(
-            to: folder.appendingPathComponent("summary.csv"), atomically: true, encoding: .utf8)
+            to: folder.appendingPathComponent(ResultFile.summary.name), atomically: true, encoding: .utf8)
         _ = try writer.writeRun(summary)
         try HTMLReport.sweep(
             name: tune.name, runID: writer.runID, cellsCSV: cellsCSV,

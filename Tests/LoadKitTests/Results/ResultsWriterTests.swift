@@ -31,7 +31,7 @@ struct ResultsWriterTests {
         measurement.rows = [
             SummaryRow(scenario: "s", probe: "send", metric: "ok", statistic: "value", value: 1, unit: "sends")
         ]
-        measurement.files = ["latency_histogram.csv": "low_ms,high_ms,count\n"]
+        measurement.files = [.latencyHistogram: "low_ms,high_ms,count\n"]
         measurement.history = built.history
         measurement.effects = [0: 1, 1: 0]
         measurement.ledger = ledger.ledger
@@ -77,5 +77,15 @@ struct ResultsWriterTests {
         #expect(CSV.rows("") == [])
         let fields = ["plain", "with,comma", "q\"uote", "nl\nin", "é"]
         #expect(CSV.rows(CSV.line(fields) + "\n") == [fields])
+    }
+
+    @Test("every results file the code names is documented (docs/csv.md, a tune's in docs/tune.md)")
+    func fileNamesDocumented() throws {
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs")
+        let text = try ["csv.md", "tune.md"].map {
+            try String(contentsOf: docs.appendingPathComponent($0), encoding: .utf8)
+        }.joined()
+        for file in ResultFile.allCases { #expect(text.contains("`\(file.name)`"), "\(file.name)") }
     }
 }

@@ -1,0 +1,22 @@
+/// Every file a results folder holds (docs/csv.md): the one place their names are written, so
+/// that what a probe writes and what the report reads back are tied by the compiler.
+enum ResultFile: String, CaseIterable, Sendable {
+    /// A scenario's summary rows (also a tune's).
+    case summary = "summary.csv"
+    case assertions = "assertions.csv"
+    case history = "history.csv"
+    case ledger = "ledger.csv"
+    case timeseries = "timeseries.csv"
+    case latencyHistogram = "latency_histogram.csv"
+    case latencyHgrm = "latency.hgrm"
+    case jitterSamples = "jitter_samples.csv"
+    case jitterHistogram = "jitter_histogram.csv"
+    /// What the report needs of the scenario: its description and fault windows.
+    case scenarioInfo = "scenario.json"
+    /// A tune's cells, one row per policy and environment.
+    case tuneCells = "cells.csv"
+    /// A tune's analytic check.
+    case tuneSanity = "sanity.csv"
+
+    var name: String { rawValue }
+}
