@@ -126,25 +126,27 @@ extension Frontmail {
         }
     }
 
-    /// Maps what a transport threw to a client error.
+    /// Maps what a transport threw to a client error that keeps it as its `underlyingError`.
     ///
     /// Whether a send was aborted is decided by the caller's Task alone (see `execute`): a
     /// cancellation the transport reports on its own is a failed exchange like any other.
     static func transportError(_ error: any Error) -> FrontmailError {
         if let error = error as? FrontmailError { return error }
         if error is CancellationError {
-            return .client(.networkError, "The transport cancelled the request.")
+            return .client(.networkError, "The transport cancelled the request.", underlying: error)
         }
         if let urlError = error as? URLError {
             switch urlError.code {
-            case .cancelled: return .client(.networkError, "The transport cancelled the request.")
+            case .cancelled: return .client(.networkError, "The transport cancelled the request.", underlying: error)
             case .timedOut:
-                return .client(.timeout, "The request timed out (\(urlError.localizedDescription)).")
+                return .client(
+                    .timeout, "The request timed out (\(urlError.localizedDescription)).", underlying: error)
             default:
-                return .client(.networkError, "The network request failed: \(urlError.localizedDescription)")
+                return .client(
+                    .networkError, "The network request failed: \(urlError.localizedDescription)", underlying: error)
             }
         }
-        return .client(.networkError, "The network request failed: \(error)")
+        return .client(.networkError, "The network request failed: \(error)", underlying: error)
     }
 
     static func seconds(_ value: TimeInterval) -> String {

@@ -4,6 +4,8 @@ import Foundation
 ///
 /// `code` is an open set: the API's codes, the client's own codes and any code a newer server
 /// sends all survive as they came. `status` is nil for errors that had no HTTP response.
+/// Two errors are equal when their code, message, status, docs URL, details and Retry-After are;
+/// what caused them (`underlyingError`) is not compared.
 public struct FrontmailError: Error, Sendable, Hashable {
     public var code: Code
     public var message: String
@@ -15,10 +17,14 @@ public struct FrontmailError: Error, Sendable, Hashable {
     public var details: FrontmailValue?
     /// Seconds from the response's Retry-After header (negative values become 0).
     public var retryAfter: TimeInterval?
+    /// What the transport threw, when a `network_error` or `timeout` came from it: over
+    /// URLSession a `URLError`, whose code tells a refused connection from a lost one or a DNS
+    /// failure. Nil for every other error (the API's answers, the SDK's own checks).
+    public var underlyingError: (any Error)?
 
     public init(
         code: Code, message: String, status: Int? = nil, docsURL: URL? = nil, details: FrontmailValue? = nil,
-        retryAfter: TimeInterval? = nil
+        retryAfter: TimeInterval? = nil, underlyingError: (any Error)? = nil
     ) {
         self.code = code
         self.message = message
@@ -26,6 +32,21 @@ public struct FrontmailError: Error, Sendable, Hashable {
         self.docsURL = docsURL ?? code.docsURL
         self.details = details
         self.retryAfter = retryAfter
+        self.underlyingError = underlyingError
+    }
+
+    public static func == (lhs: FrontmailError, rhs: FrontmailError) -> Bool {
+        lhs.code == rhs.code && lhs.message == rhs.message && lhs.status == rhs.status && lhs.docsURL == rhs.docsURL
+            && lhs.details == rhs.details && lhs.retryAfter == rhs.retryAfter
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(message)
+        hasher.combine(status)
+        hasher.combine(docsURL)
+        hasher.combine(details)
+        hasher.combine(retryAfter)
     }
 
     /// 401, or a 403 whose code means the key or origin was refused (and a refused `sk_` key).
@@ -82,8 +103,10 @@ extension FrontmailError {
     /// The documentation page of every error code.
     public static let docsBaseURL = "https://docs.frontmail.dev/reference/errors/#"
 
-    static func client(_ code: Code, _ message: String, details: FrontmailValue? = nil) -> FrontmailError {
-        FrontmailError(code: code, message: message, details: details)
+    static func client(
+        _ code: Code, _ message: String, details: FrontmailValue? = nil, underlying: (any Error)? = nil
+    ) -> FrontmailError {
+        FrontmailError(code: code, message: message, details: details, underlyingError: underlying)
     }
 
     static let aborted = FrontmailError.client(.aborted, "The request was cancelled.")

@@ -86,6 +86,38 @@ struct ErrorMappingTests {
         #expect(second?.docsURL.absoluteString == "https://docs.frontmail.dev/reference/errors/#brand-new-code")
     }
 
+    struct Unplugged: Error, Equatable {
+        var socket: Int32
+    }
+
+    @Test(
+        "a transport's error is kept as the cause of network_error and timeout; an answer of the API has none",
+        arguments: [
+            (URLError(.timedOut) as any Error, FrontmailError.Code.timeout),
+            (URLError(.networkConnectionLost), .networkError), (URLError(.cancelled), .networkError),
+            (Unplugged(socket: 7), .networkError), (CancellationError(), .networkError),
+        ])
+    func underlyingError(thrown: any Error, code: FrontmailError.Code) async throws {
+        let transport = ScriptedTransport([.fail(thrown)])
+        let error = try #require(
+            await frontmailError { try await TestClient.make(transport, retry: .disabled).send(templateID: "t") })
+        #expect(error.code == code)
+        let cause = try #require(error.underlyingError)
+        #expect(type(of: cause) == type(of: thrown))
+        #expect((cause as? URLError)?.code == (thrown as? URLError)?.code)
+        #expect((cause as? Unplugged) == (thrown as? Unplugged))
+        // The cause is not part of equality: the same error from another cause is equal.
+        var other = error
+        other.underlyingError = nil
+        #expect(other == error && other.hashValue == error.hashValue)
+
+        let answered = ScriptedTransport([.respond(status: 503, body: TestClient.errorBody("service_unavailable"))])
+        let fromServer = await frontmailError {
+            try await TestClient.make(answered, retry: .disabled).send(templateID: "t")
+        }
+        #expect(fromServer?.code == .serviceUnavailable && fromServer?.underlyingError == nil)
+    }
+
     @Test("the docs URL replaces every _ with -")
     func docsURL() {
         #expect(FrontmailError.Code.invalidTemplateParams.docsURL.absoluteString.hasSuffix("#invalid-template-params"))

@@ -149,6 +149,9 @@ struct URLSessionTransportTests {
         let error = await frontmailError { try await client.send(templateID: "t") }
         #expect(error?.code == .networkError)
         #expect(error?.status == nil)
+        // The cause survives: URLSession's own error, which says the connection was refused.
+        let cause = error?.underlyingError as? URLError
+        #expect(cause?.code == .cannotConnectToHost)
         #expect(transport.liveRequests == 0)
     }
 }
