@@ -85,19 +85,14 @@ final class LiveCounter: @unchecked Sendable {
     func decrement() { count.withLock { $0 -= 1 } }
 }
 
-/// The state of one exchange: a value-type machine under a lock; continuations resume outside it.
+/// One exchange: its `ExchangeStateMachine` under a lock; continuations resume and tasks are
+/// cancelled outside it.
 ///
-/// `@unchecked Sendable`: `state` is only read and written inside `Lock.withLock`.
+/// `@unchecked Sendable`: `machine` is only read and written inside `Lock.withLock`.
 private final class Exchange: @unchecked Sendable {
-    private enum State {
-        case idle
-        case waiting(UnsafeContinuation<FrontmailHTTPResponse, any Error>)
-        case running(UnsafeContinuation<FrontmailHTTPResponse, any Error>, URLSessionDataTask)
-        case cancelledBeforeStart
-        case finished
-    }
+    typealias Continuation = UnsafeContinuation<FrontmailHTTPResponse, any Error>
 
-    private let state = Lock(State.idle)
+    private let machine = Lock(ExchangeStateMachine<Continuation, URLSessionDataTask>())
     private let live: LiveCounter
 
     init(live: LiveCounter) {
@@ -105,70 +100,37 @@ private final class Exchange: @unchecked Sendable {
     }
 
     /// False when the caller was cancelled before the continuation existed.
-    func attach(_ continuation: UnsafeContinuation<FrontmailHTTPResponse, any Error>) -> Bool {
-        let attached = state.withLock { state -> Bool in
-            guard case .idle = state else {
-                state = .finished
-                return false
-            }
-            state = .waiting(continuation)
-            return true
-        }
+    func attach(_ continuation: Continuation) -> Bool {
+        let attached = machine.withLock { $0.attach(continuation) }
         if attached { live.increment() }
         return attached
     }
 
-    var isWaiting: Bool {
-        state.withLock { state in
-            if case .waiting = state { return true }
-            return false
-        }
-    }
+    var isWaiting: Bool { machine.withLock { $0.isWaiting } }
 
     /// False when the exchange already ended (the task must then be cancelled, not resumed).
     func setTask(_ task: URLSessionDataTask) -> Bool {
-        state.withLock { state in
-            guard case .waiting(let continuation) = state else { return false }
-            state = .running(continuation, task)
-            return true
-        }
+        machine.withLock { $0.started(task) } == .resume
     }
 
     /// Resumes the caller at once; returns the task to cancel, if one was started.
     func cancel() -> URLSessionDataTask? {
-        let (continuation, task) = state.withLock {
-            state -> (UnsafeContinuation<FrontmailHTTPResponse, any Error>?, URLSessionDataTask?) in
-            switch state {
-            case .idle:
-                state = .cancelledBeforeStart
-                return (nil, nil)
-            case .waiting(let continuation):
-                state = .finished
-                return (continuation, nil)
-            case .running(let continuation, let task):
-                state = .finished
-                return (continuation, task)
-            case .cancelledBeforeStart, .finished:
-                return (nil, nil)
-            }
-        }
-        if let continuation {
+        switch machine.withLock({ $0.cancel() }) {
+        case .none:
+            return nil
+        case .resume(let continuation):
             live.decrement()
             continuation.resume(throwing: CancellationError())
+            return nil
+        case .resumeAndCancel(let continuation, let task):
+            live.decrement()
+            continuation.resume(throwing: CancellationError())
+            return task
         }
-        return task
     }
 
     func complete(data: Data?, response: URLResponse?, error: (any Error)?) {
-        let continuation = state.withLock { state -> UnsafeContinuation<FrontmailHTTPResponse, any Error>? in
-            switch state {
-            case .running(let continuation, _), .waiting(let continuation):
-                state = .finished
-                return continuation
-            case .idle, .cancelledBeforeStart, .finished:
-                return nil
-            }
-        }
+        let continuation = machine.withLock { $0.complete() }
         guard let continuation else { return }
         live.decrement()
         if let error {
