@@ -40,12 +40,7 @@ public enum ListCommand {
         let rows: [[String]] =
             [["name", "unit", "polarity", "strict"]]
             + MetricCatalog.entries.map { entry in
-                let row = MetricCatalog.row(of: entry.name)
-                let policy = MetricPolicies.policy(probe: row.probe, metric: row.metric, statistic: row.statistic)
-                return [
-                    entry.name, entry.unit, policy?.polarity.rawValue ?? "undeclared",
-                    policy.map { $0.strict ? "yes" : "no" } ?? "-",
-                ]
+                [entry.key, entry.unit, entry.policy.polarity.rawValue, entry.policy.strict ? "yes" : "no"]
             }
         let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
         return rows.map { fields in

@@ -46,7 +46,7 @@ public enum MergeCommand {
             printError("merge: \(error)")
             return .dataError
         }
-        var merged: [(scenario: Scenario, measurement: Measurement)] = []
+        var merged: [(scenario: Scenario, measurement: Measurement, shards: Int)] = []
         for group in groups {
             do {
                 merged.append(try ShardMerge.judge(group))
@@ -65,8 +65,7 @@ public enum MergeCommand {
         }
         let runner = ScenarioRunner(outputFolder: out, runID: writer.runID, progress: false)
         var results: [ScenarioResult] = []
-        for (scenario, measurement) in merged {
-            let shards = Int(measurement.metrics["run.shards"] ?? 0)
+        for (scenario, measurement, shards) in merged {
             do {
                 results.append(try runner.finish(scenario, measurement))
             } catch {

@@ -28,23 +28,20 @@ enum CancellationExperiment {
         var measurement = Measurement()
         (measurement.rows, measurement.metrics) = CancellationLatency.report(results, scenario: scenario.name)
         if settings.soak > 0 {
-            var soak = SummaryBuilder(scenario: scenario.name)
+            var soak = MetricRecorder(scenario: scenario.name)
             for phase in CancellationLatency.SoakPhase.allCases {
                 progress(
                     "cancellation: memory soak, \(settings.soak) cancellations \(phase == .inFlight ? "in flight" : "in a backoff")"
                 )
                 let growth = try await CancellationLatency.soak(count: settings.soak, phase: phase)
-                let prefix = phase == .inFlight ? "" : "backoff_"
-                soak.add("cancellation", "soak", prefix + "resident_growth", growth.resident, "KiB")
-                soak.add("cancellation", "soak", prefix + "heap_growth", growth.heap, "KiB")
-                soak.add("cancellation", "soak", prefix + "growth_per_1k", growth.perThousand, "KiB/1k")
+                let prefix = "cancellation.soak." + (phase == .inFlight ? "" : "backoff_")
+                soak.record(prefix + "resident_growth", growth.resident)
+                soak.record(prefix + "heap_growth", growth.heap)
+                soak.record(prefix + "growth_per_1k", growth.perThousand)
             }
-            soak.add("cancellation", "soak", "cancellations", Double(settings.soak), "sends")
+            soak.record("cancellation.soak.cancellations", Double(settings.soak))
             measurement.rows += soak.rows
-            // The assertable figures, named as their rows (`cancellation.soak.<statistic>`).
-            for row in soak.rows where MetricCatalog.soakStatistics.contains(row.statistic) {
-                measurement.metrics[row.key] = row.value
-            }
+            measurement.metrics.merge(soak.metrics) { $1 }
         }
         measurement.interrupted = Task.isCancelled
         measurement.elapsed = Date().timeIntervalSince(started)

@@ -263,49 +263,37 @@ public enum CancellationLatency {
     /// (the baseline as `cancellation.raw_urlsession.<phase>.…`).
     public static func report(_ results: [Result], scenario: String) -> (rows: [SummaryRow], metrics: [String: Double])
     {
-        var builder = SummaryBuilder(scenario: scenario)
-        var metrics: [String: Double] = [:]
+        var recorder = MetricRecorder(scenario: scenario)
         var live = 0.0
         for result in results {
             let prefix =
                 result.client == .sdk ? result.phase.rawValue : "\(result.client.rawValue).\(result.phase.rawValue)"
             let name = "\(prefix).\(result.backgroundLoad == 0 ? "idle" : "load")"
-            builder.add("cancellation", name, histogram: result.latency, divisor: 1e6, unit: "ms")
-            for (statistic, quantile) in Histogram.reportedQuantiles {
-                metrics["cancellation.\(name).\(statistic)"] = result.latency.value(at: quantile) / 1e6
-            }
+            recorder.record(histogram: result.latency, probe: "cancellation", metric: name, divisor: 1e6)
             // Sends that finished before the cancel landed (possible at random moments) are left out.
             let finished = Double(result.codes["ok"] ?? 0)
             let running = Double(max(1, result.latency.count)) - finished
             let expected = result.client == .sdk ? "aborted" : "cancelled"
-            let values: [(String, Double, String)] = [
-                ("aborted_ratio", running > 0 ? Double(result.codes[expected] ?? 0) / running : 1, "ratio"),
-                ("finished_before_cancel", finished, "sends"),
-                ("attempts_after_cancel", Double(result.attemptsAfterCancel), "attempts"),
-                ("arrivals_after_cancel", Double(result.arrivalsAfterCancel), "requests"),
-                ("server_retries_after_cancel", result.serverRetriesAfterCancel, "requests"),
-                (
-                    "server_close_p50", result.serverClose.count > 0 ? result.serverClose.value(at: 0.5) / 1e6 : .nan,
-                    "ms"
-                ),
-                ("resident_growth", result.residentGrowthKiB, "KiB"),
-                ("background_load", Double(result.backgroundLoad), "sends"),
+            let values: [(String, Double)] = [
+                ("aborted_ratio", running > 0 ? Double(result.codes[expected] ?? 0) / running : 1),
+                ("finished_before_cancel", finished),
+                ("attempts_after_cancel", Double(result.attemptsAfterCancel)),
+                ("arrivals_after_cancel", Double(result.arrivalsAfterCancel)),
+                ("server_retries_after_cancel", result.serverRetriesAfterCancel),
+                ("server_close_p50", result.serverClose.count > 0 ? result.serverClose.value(at: 0.5) / 1e6 : .nan),
+                ("resident_growth", result.residentGrowthKiB),
+                ("background_load", Double(result.backgroundLoad)),
             ]
             if result.reference.count > 0 {
                 for (statistic, quantile) in [("reference_p50", 0.5), ("reference_p99", 0.99), ("reference_max", 1.0)] {
-                    builder.add("cancellation", name, statistic, result.reference.value(at: quantile) / 1e6, "ms")
-                    metrics["cancellation.\(name).\(statistic)"] = result.reference.value(at: quantile) / 1e6
+                    recorder.record("cancellation.\(name).\(statistic)", result.reference.value(at: quantile) / 1e6)
                 }
             }
-            for (statistic, value, unit) in values {
-                builder.add("cancellation", name, statistic, value, unit)
-                metrics["cancellation.\(name).\(statistic)"] = value
-            }
+            for (statistic, value) in values { recorder.record("cancellation.\(name).\(statistic)", value) }
             live = max(live, Double(result.liveAfter))
         }
-        builder.add("cancellation", "live_requests_after", "value", live, "requests")
-        metrics["cancellation.live_requests_after"] = live
-        return (builder.rows, metrics)
+        recorder.record("cancellation.live_requests_after", live)
+        return (recorder.rows, recorder.metrics)
     }
 
     static func rawSend(harness: FakeFrontmailHarness, key: String) async -> String {

@@ -35,10 +35,10 @@ struct LoadExperiment {
     /// process, times `processes` (a `--workers` run has that many clients like the one measured).
     /// The calibration's summary rows say what was measured.
     static func calibrate(_ scenario: Scenario, processes: Int, progress: Bool) async throws -> (
-        Scenario, SummaryBuilder
+        Scenario, MetricRecorder
     ) {
         var scenario = scenario
-        var calibration = SummaryBuilder(scenario: scenario.name)
+        var calibration = MetricRecorder(scenario: scenario.name)
         guard let calibrated = scenario.load.calibratedRate else { return (scenario, calibration) }
         let throughput = try await Calibration.measure(calibrated.of, scenario: scenario)
         let rate = min(
@@ -47,11 +47,11 @@ struct LoadExperiment {
         scenario.load.rate = rate
         scenario.load.calibratedRate = nil
         let name = calibrated.of.metricName
-        calibration.add("calibration", name, "throughput", throughput, "sends/s")
-        calibration.add("calibration", name, "window", Calibration.window, "s")
-        calibration.add("calibration", "load", "fraction", calibrated.fraction, "ratio")
-        if processes > 1 { calibration.add("calibration", "load", "processes", Double(processes), "processes") }
-        calibration.add("calibration", "load", "rate", rate, "sends/s")
+        calibration.record("calibration.\(name).throughput", throughput)
+        calibration.record("calibration.\(name).window", Calibration.window)
+        calibration.record("calibration.load.fraction", calibrated.fraction)
+        if processes > 1 { calibration.record("calibration.load.processes", Double(processes)) }
+        calibration.record("calibration.load.rate", rate)
         if progress {
             printError(
                 String(
@@ -191,11 +191,9 @@ extension Measurement {
         guard let settings = scenario.metastability, let (trigger, restore) = settings.resolved(plan: scenario.plan)
         else { return }
         let judged = series.metastability(settings, trigger: trigger, restore: restore)
-        var builder = SummaryBuilder(scenario: scenario.name)
-        for (name, value, unit) in judged {
-            builder.add("metastability", name, "value", value, unit)
-            metrics["metastability.\(name)"] = value
-        }
-        rows += builder.rows
+        var recorder = MetricRecorder(scenario: scenario.name)
+        for (name, value) in judged { recorder.record(name, value) }
+        rows += recorder.rows
+        metrics.merge(recorder.metrics) { $1 }
     }
 }

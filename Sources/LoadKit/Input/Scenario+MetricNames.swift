@@ -58,6 +58,7 @@ extension MetricCatalog {
         }
         var cell = parts
         var phases = settings.phases.map(\.rawValue)
+        var statistics = cancellationStatistics
         if cell.first == "raw_urlsession" {
             guard settings.baseline, scenario.transport == .socket else {
                 return "the raw URLSession baseline runs only over sockets with baseline true"
@@ -67,6 +68,7 @@ extension MetricCatalog {
             if cell.last?.hasPrefix("reference_") == true {
                 return "the reference is measured beside the SDK's cells, not the baseline's"
             }
+            statistics = rawCancellationStatistics
         }
         // <phase>.<idle|load>.<statistic>; the statistic p99.9 has a dot of its own.
         guard cell.count >= 3, let phase = cell.first, let load = cell.dropFirst().first else {
@@ -80,8 +82,8 @@ extension MetricCatalog {
             return settings.backgroundLoad > 0 || load != "load"
                 ? "write idle or load after the phase, not '\(load)'" : "backgroundLoad is 0: there is no load cell"
         }
-        guard cancellationStatistics.contains(statistic) else {
-            return "no statistic '\(statistic)' (one of \(cancellationStatistics.sorted().joined(separator: ", ")))"
+        guard statistics.contains(statistic) else {
+            return "no statistic '\(statistic)' (one of \(statistics.sorted().joined(separator: ", ")))"
         }
         if statistic == "server_retries_after_cancel", CancellationPhase(rawValue: phase)?.ledgerJudgesRetries != true {
             let judged = CancellationPhase.allCases.filter(\.ledgerJudgesRetries).map(\.rawValue)

@@ -1,6 +1,3 @@
-import FakeFrontmail
-import Frontmail
-
 /// The probes that judge a load, each from the client's history and the server's ledger.
 public enum ProbeKind: String, Sendable, Hashable, Codable, CaseIterable {
     /// Backoff delays: KS test against U(0,1), Retry-After exactness, realized gaps.
@@ -11,47 +8,11 @@ public enum ProbeKind: String, Sendable, Hashable, Codable, CaseIterable {
     case outcome
 }
 
-/// The names assertions can use: fixed names per probe, plus per-code error counts.
+/// Every metric a scenario run writes, each declared once (`all`): what the probes record, the
+/// names assertions use and `list --metrics` prints (in the order of docs/scenarios.md), and the
+/// policy the regression gate judges each row by. Adding a metric is one entry here and the line
+/// of its producer that records it.
 public enum MetricCatalog {
-    public static let names: [ProbeKind: Set<String>] = [
-        .idempotency: [
-            "idempotency.sends", "idempotency.effects", "idempotency.duplicates", "idempotency.lost",
-            "idempotency.unexpected", "idempotency.fail_with_effect", "idempotency.info_with_effect",
-            "idempotency.message_id_mismatches", "idempotency.key_changes", "idempotency.body_changes",
-            "idempotency.key_collisions", "idempotency.defects",
-        ],
-        .jitter: [
-            "jitter.samples", "jitter.ks_d", "jitter.ks_critical", "jitter.ks_critical_01", "jitter.ks_critical_001",
-            "jitter.ks_p",
-            "jitter.mean",
-            "jitter.variance", "jitter.retry_after_waits", "jitter.retry_after_mismatches", "jitter.over_limit_retried",
-            "jitter.early_retries", "jitter.cap_mismatches", "jitter.realized_samples", "jitter.realized_dependence",
-            "jitter.overshoot.p50", "jitter.overshoot.p99", "jitter.overshoot.max",
-        ],
-        .outcome: [
-            "send.sends", "send.ok", "send.failed", "send.success_rate", "send.dropped", "send.throughput",
-            "send.latency.p50", "send.latency.p90", "send.latency.p99", "send.latency.p99.9", "send.latency.max",
-            "attempts_per_send.mean", "attempts_per_send.max", "attempts_per_send.p99", "attempts.unreported",
-            "attempts.unseen", "load.amplification",
-            "load.server_requests",
-        ],
-    ]
-
-    /// What every load reports second by second (`timeseries.*`).
-    public static let timeseriesNames: Set<String> = [
-        "timeseries.seconds", "timeseries.peak_arrivals", "timeseries.peak_load", "timeseries.peak_queue_depth",
-        "timeseries.dead_work", "timeseries.dropped_unprocessed",
-    ]
-
-    /// What a `metastability` section reports.
-    public static let metastabilityNames: Set<String> = [
-        "metastability.verdict", "metastability.recovery_s", "metastability.goodput_before",
-        "metastability.goodput_after", "metastability.peak_load", "metastability.dead_work",
-        "metastability.trigger_s", "metastability.restore_s",
-    ]
-
-    static let examples = "idempotency.duplicates, jitter.ks_d, send.success_rate, attempts_per_send.max"
-
     /// What produces a metric.
     public enum Source: Sendable, Hashable {
         case probe(ProbeKind)
@@ -63,40 +24,228 @@ public enum MetricCatalog {
         case timeseries
         /// A load's `metastability` section (`metastability.*`).
         case metastability
+        /// The run itself (`run.*`: elapsed time, time scale, interruption, shards); rows only.
+        case run
     }
 
-    /// Who produces `name`; nil for a name nothing produces.
-    public static func source(of name: String) -> Source? {
-        if name.hasPrefix("send.errors.") || name.hasPrefix("attempts.errors.") { return .probe(.outcome) }
-        if name.hasPrefix("cancellation.") { return .cancellation }
-        if name.hasPrefix("calibration.") { return .calibration }
-        if timeseriesNames.contains(name) { return .timeseries }
-        if metastabilityNames.contains(name) { return .metastability }
-        for base in ["jitter.ks_d", "jitter.ks_critical_001", "jitter.ks_critical", "jitter.ks_p", "jitter.samples"]
-        where name.hasPrefix(base + ".attempt") && Int(name.dropFirst(base.count + 8)) != nil {
-            return .probe(.jitter)
+    /// The catalog.
+    public static let all: [Metric] =
+        outcome + idempotency + jitter + calibration + timeseries + metastability
+        + cancellation + run
+
+    // MARK: The entries
+
+    static let outcome: [Metric] = {
+        let source = Source.probe(.outcome)
+        var list = [
+            value("send.sends", "sends", .info, source), value("send.ok", "sends", .info, source),
+            value("send.failed", "sends", .info, source), value("send.success_rate", "ratio", .higher, source),
+            value("send.dropped", "sends", .lower, source), value("send.throughput", "sends/s", .higher, source),
+            named("send.errors.<code>", row: ("send", "errors", "<code>"), "sends", .info, source),
+            named("attempts.errors.<code>", row: ("attempts", "errors", "<code>"), "attempts", .info, source),
+        ]
+        list += histogram(
+            "send", "latency", "policy_ms", source, names: ["p50", "p90", "p99", "p99.9", "max"],
+            prefix: "send.latency")
+        list += histogram(
+            "send", "attempts_per_send", "attempts", source, names: ["mean", "p99", "max"],
+            prefix: "attempts_per_send")
+        // The SDK's count of its attempts against the server's: an invented attempt is a defect; a
+        // request the SDK did not report may also be the transport's own retry (libcurl resends a
+        // request on a reused connection that died before answering), so it is judged per scenario.
+        list += [
+            value("attempts.unreported", "requests", .lower, source),
+            value("attempts.unseen", "attempts", .mustNotGrow, source),
+            value("load.server_requests", "requests", .info, source),
+            value("load.amplification", "requests/send", .lower, source),
+        ]
+        return list
+    }()
+
+    /// Every defect count is strict.
+    static let idempotency: [Metric] = {
+        let source = Source.probe(.idempotency)
+        var list = [
+            value("idempotency.sends", "sends", .info, source), value("idempotency.effects", "messages", .info, source),
+        ]
+        for (name, unit) in [("duplicates", "sends"), ("lost", "sends"), ("unexpected", "messages")] {
+            list.append(value("idempotency.\(name)", unit, .mustNotGrow, source))
         }
-        return names.first { $0.value.contains(name) }.map { .probe($0.key) }
-    }
+        list += [
+            value("idempotency.fail_with_effect", "sends", .mustNotGrow, source),
+            value("idempotency.info_with_effect", "sends", .info, source),
+        ]
+        for (name, unit) in [
+            ("message_id_mismatches", "sends"), ("key_changes", "sends"), ("body_changes", "sends"),
+            ("key_collisions", "keys"), ("defects", "requests"),
+        ] {
+            list.append(value("idempotency.\(name)", unit, .mustNotGrow, source))
+        }
+        list.append(row("idempotency", "outcome", "<verdict>", "sends", .info, source))
+        return list
+    }()
 
-    /// Counts that did not occur are 0; anything else missing is NaN (and fails).
-    static func defaultValue(_ name: String) -> Double {
-        name.hasPrefix("send.errors.") || name.hasPrefix("attempts.errors.") ? 0 : .nan
-    }
-}
+    /// The client's defects are strict; statistics of a random sample are informational.
+    static let jitter: [Metric] = {
+        let source = Source.probe(.jitter)
+        var list: [Metric] = [
+            value("jitter.samples", "delays", .info, source), value("jitter.ks_d", "D", .info, source),
+            value("jitter.ks_critical", "D", .info, source), value("jitter.ks_critical_01", "D", .info, source),
+            value("jitter.ks_critical_001", "D", .info, source), value("jitter.ks_p", "p", .info, source),
+            value("jitter.mean", "x cap", .info, source), value("jitter.variance", "x cap^2", .info, source),
+            row("jitter", "mean", "expected", "x cap", .info, source),
+            row("jitter", "variance", "expected", "x cap^2", .info, source),
+        ]
+        for (name, unit) in [
+            ("samples", "delays"), ("ks_d", "D"), ("ks_critical", "D"), ("ks_critical_001", "D"), ("ks_p", "p"),
+        ] {
+            list.append(named("jitter.\(name).attempt<N>", row: ("jitter", name, "attempt<N>"), unit, .info, source))
+        }
+        list += [
+            value("jitter.retry_after_waits", "waits", .info, source),
+            value("jitter.retry_after_mismatches", "waits", .mustNotGrow, source),
+            value("jitter.over_limit_retried", "sends", .mustNotGrow, source),
+            value("jitter.early_retries", "retries", .mustNotGrow, source),
+            value("jitter.cap_mismatches", "retries", .mustNotGrow, source),
+            value("jitter.realized_samples", "retries", .info, source),
+            value("jitter.realized_dependence", "z", .info, source),
+        ]
+        list += histogram(
+            "jitter", "overshoot", "ms", source, names: ["p50", "p99", "max"], prefix: "jitter.overshoot")
+        return list
+    }()
 
-extension MetricCatalog {
-    /// Statistics of every cancellation cell (`cancellation.<phase>.<idle|load>.<statistic>`).
-    static let cancellationStatistics: Set<String> = [
-        "p50", "p90", "p99", "p99.9", "max", "aborted_ratio", "finished_before_cancel", "attempts_after_cancel",
-        "server_retries_after_cancel",
-        "arrivals_after_cancel", "server_close_p50", "resident_growth", "background_load", "reference_p50",
-        "reference_p99", "reference_max",
+    /// What a calibrated load was a fraction of.
+    static let calibration: [Metric] = [
+        named(
+            "calibration.<reference>.throughput", row: ("calibration", "<reference>", "throughput"), "sends/s",
+            .info, .calibration),
+        named(
+            "calibration.<reference>.window", row: ("calibration", "<reference>", "window"), "s", .info,
+            .calibration),
+        value("calibration.load.fraction", "ratio", .info, .calibration, statistic: "fraction"),
+        value("calibration.load.rate", "sends/s", .info, .calibration, statistic: "rate"),
+        row("calibration", "load", "processes", "processes", .info, .calibration),
     ]
 
-    /// What the memory soak reports, in flight and in a backoff (`cancellation.soak.<name>`).
-    static let soakStatistics: Set<String> = [
-        "resident_growth", "heap_growth", "growth_per_1k", "backoff_resident_growth", "backoff_heap_growth",
-        "backoff_growth_per_1k",
+    static let timeseries: [Metric] = [
+        value("timeseries.seconds", "s", .info, .timeseries),
+        value("timeseries.peak_arrivals", "requests", .info, .timeseries),
+        value("timeseries.peak_load", "ratio", .lower, .timeseries),
+        value("timeseries.peak_queue_depth", "requests", .lower, .timeseries),
+        value("timeseries.dead_work", "requests", .lower, .timeseries),
+        value("timeseries.dropped_unprocessed", "requests", .info, .timeseries),
     ]
+
+    /// A verdict either way is what a scenario asserts (a retry storm must stay metastable).
+    static let metastability: [Metric] = [
+        value("metastability.verdict", "runs", .info, .metastability),
+        value("metastability.recovery_s", "s", .lower, .metastability),
+        value("metastability.goodput_before", "sends/s", .info, .metastability),
+        value("metastability.goodput_after", "sends/s", .higher, .metastability),
+        value("metastability.peak_load", "ratio", .lower, .metastability),
+        value("metastability.dead_work", "requests", .lower, .metastability),
+        value("metastability.trigger_s", "s", .info, .metastability),
+        value("metastability.restore_s", "s", .info, .metastability),
+    ]
+
+    /// A cell is `cancellation.<phase>.<idle|load>.<statistic>`; the raw URLSession baseline is
+    /// context, not the SDK's result.
+    static let cancellation: [Metric] = {
+        let cell = "<phase>.<idle|load>"
+        let raw = "raw_urlsession.inFlight.<idle|load>"
+        var list = histogram(
+            "cancellation", cell, "ms", .cancellation, names: ["mean", "p50", "p90", "p99", "p99.9", "max"],
+            prefix: "cancellation.\(cell)")
+        let statistics: [(String, String, MetricPolicy)] = [
+            ("aborted_ratio", "ratio", .mustNotShrink), ("finished_before_cancel", "sends", .info),
+            ("attempts_after_cancel", "attempts", .mustNotGrow),
+            ("server_retries_after_cancel", "requests", .mustNotGrow),
+            ("arrivals_after_cancel", "requests", .info), ("server_close_p50", "ms", .lower),
+            ("resident_growth", "KiB", .lower), ("background_load", "sends", .info), ("reference_p50", "ms", .info),
+            ("reference_p99", "ms", .info), ("reference_max", "ms", .info),
+        ]
+        for (statistic, unit, policy) in statistics {
+            list.append(
+                named(
+                    "cancellation.\(cell).\(statistic)", row: ("cancellation", cell, statistic), unit, policy,
+                    .cancellation))
+        }
+        list += histogram(
+            "cancellation", raw, "ms", .cancellation, names: ["mean", "p50", "p90", "p99", "p99.9", "max"],
+            prefix: "cancellation.\(raw)", policy: .info)
+        // The baseline's cells report what the SDK's do but the reference, measured beside the SDK's.
+        for (statistic, unit, _) in statistics where !statistic.hasPrefix("reference_") {
+            list.append(
+                named(
+                    "cancellation.\(raw).\(statistic)", row: ("cancellation", raw, statistic), unit, .info,
+                    .cancellation))
+        }
+        list.append(value("cancellation.live_requests_after", "requests", .mustNotGrow, .cancellation))
+        for prefix in ["", "backoff_"] {
+            for (statistic, unit) in [("resident_growth", "KiB"), ("heap_growth", "KiB"), ("growth_per_1k", "KiB/1k")] {
+                list.append(
+                    named(
+                        "cancellation.soak.\(prefix)\(statistic)", row: ("cancellation", "soak", prefix + statistic),
+                        unit, .lower, .cancellation))
+            }
+        }
+        list.append(row("cancellation", "soak", "cancellations", "sends", .info, .cancellation))
+        return list
+    }()
+
+    /// The rows every scenario ends with, and a sharded run's.
+    static let run: [Metric] = [
+        row("run", "elapsed", "value", "s", .info, .run), row("run", "time_scale", "value", "x", .info, .run),
+        row("run", "interrupted", "value", "runs", .mustNotGrow, .run),
+        row("run", "shards", "value", "processes", .info, .run), row("run", "peak_memory", "value", "MB", .info, .run),
+        row("run", "peak_memory", "per_million_sends", "MB", .info, .run),
+    ]
+
+    // MARK: Building entries
+
+    /// `probe.metric`, written as the row `probe.metric.value` (or another statistic).
+    static func value(
+        _ name: String, _ unit: String, _ policy: MetricPolicy, _ source: Source, statistic: String = "value"
+    ) -> Metric {
+        let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
+        let metric = statistic == "value" ? parts[1] : String(parts[1].dropLast(statistic.count + 1))
+        return Metric(
+            probe: parts[0], metric: metric, statistic: statistic, name: name, unit: unit, policy: policy,
+            source: source)
+    }
+
+    /// A named metric whose row is spelled differently from its name.
+    static func named(
+        _ name: String, row: (probe: String, metric: String, statistic: String), _ unit: String,
+        _ policy: MetricPolicy, _ source: Source
+    ) -> Metric {
+        Metric(
+            probe: row.probe, metric: row.metric, statistic: row.statistic, name: name, unit: unit, policy: policy,
+            source: source)
+    }
+
+    /// A row no assertion reads.
+    static func row(
+        _ probe: String, _ metric: String, _ statistic: String, _ unit: String, _ policy: MetricPolicy,
+        _ source: Source
+    ) -> Metric {
+        Metric(
+            probe: probe, metric: metric, statistic: statistic, name: nil, unit: unit, policy: policy, source: source)
+    }
+
+    /// A histogram's rows (`MetricRecorder.record(histogram:…)`): its sample count (informational),
+    /// mean and percentiles (`policy`); the statistics in `names` are assertable as `prefix.<statistic>`.
+    static func histogram(
+        _ probe: String, _ metric: String, _ unit: String, _ source: Source, names: Set<String>, prefix: String,
+        policy: MetricPolicy = .lower
+    ) -> [Metric] {
+        [row(probe, metric, "count", "samples", .info, source)]
+            + Histogram.summaryStatistics.map { statistic in
+                Metric(
+                    probe: probe, metric: metric, statistic: statistic,
+                    name: names.contains(statistic) ? "\(prefix).\(statistic)" : nil, unit: unit, policy: policy,
+                    source: source)
+            }
+    }
 }

@@ -41,8 +41,9 @@ public struct MetricPolicy: Sendable, Hashable {
     public static let absoluteLower = MetricPolicy(polarity: .lowerIsBetter, strict: false, warnOnly: true)
 }
 
-/// The one catalog of every metric the suite writes (`probe.metric.statistic` of the summary CSV):
-/// `compare` judges by it, and a test fails when a run writes a row it does not declare.
+/// How `compare` judges every row the suite writes (`probe.metric.statistic` of the summary CSV): a
+/// scenario's rows by their `MetricCatalog` entry, a sweep's and the benchmarks' by the rules
+/// below. A test fails when a run writes a row neither declares.
 public enum MetricPolicies {
     enum Name: Sendable {
         case any
@@ -72,89 +73,9 @@ public enum MetricPolicies {
         "json_encoder", "json_serialization", "foundation_base64", "memcpy", "canned_reference",
     ]
 
-    static let histogramStatistics: Set<String> = ["mean", "p50", "p90", "p99", "p99.9", "max"]
-
-    /// First match wins: the scenario probes first, then the benchmarks (whose probe is a group name).
+    /// First match wins: a sweep's cells, then the benchmarks (whose probe is a group name). A
+    /// scenario's rows are not here: each is declared in `MetricCatalog`.
     static let rules: [Rule] = [
-        // send and attempts (the outcome probe)
-        Rule(
-            probe: .one(["send"]), metric: .one(["success_rate", "throughput"]), statistic: .one(["value"]),
-            policy: .higher),
-        Rule(probe: .one(["send"]), metric: .one(["dropped"]), statistic: .one(["value"]), policy: .lower),
-        Rule(
-            probe: .one(["send"]), metric: .one(["sends", "ok", "failed"]), statistic: .one(["value"]), policy: .info),
-        Rule(probe: .one(["send", "attempts"]), metric: .one(["errors"]), statistic: .any, policy: .info),
-        // the SDK's count of its attempts against the server's: an invented attempt is a defect; a
-        // request the SDK did not report may also be the transport's own retry (libcurl resends a
-        // request on a reused connection that died before answering), so it is judged per scenario
-        Rule(probe: .one(["attempts"]), metric: .one(["unseen"]), statistic: .one(["value"]), policy: .mustNotGrow),
-        Rule(probe: .one(["attempts"]), metric: .one(["unreported"]), statistic: .one(["value"]), policy: .lower),
-        Rule(
-            probe: .one(["send"]), metric: .one(["latency", "attempts_per_send"]), statistic: .one(histogramStatistics),
-            policy: .lower),
-        Rule(
-            probe: .one(["send"]), metric: .one(["latency", "attempts_per_send"]), statistic: .one(["count"]),
-            policy: .info),
-        Rule(probe: .one(["load"]), metric: .one(["amplification"]), statistic: .one(["value"]), policy: .lower),
-        Rule(probe: .one(["load"]), metric: .one(["server_requests"]), statistic: .one(["value"]), policy: .info),
-        // idempotency: every defect count is strict
-        Rule(
-            probe: .one(["idempotency"]),
-            metric: .one([
-                "duplicates", "lost", "unexpected", "fail_with_effect", "message_id_mismatches", "key_changes",
-                "body_changes", "key_collisions", "defects",
-            ]), statistic: .one(["value"]), policy: .mustNotGrow),
-        Rule(
-            probe: .one(["idempotency"]), metric: .one(["sends", "effects", "info_with_effect", "outcome"]),
-            statistic: .any, policy: .info),
-        // jitter: the client's defects are strict; statistics of a random sample are informational
-        Rule(
-            probe: .one(["jitter"]),
-            metric: .one(["early_retries", "over_limit_retried", "retry_after_mismatches", "cap_mismatches"]),
-            statistic: .one(["value"]), policy: .mustNotGrow),
-        Rule(
-            probe: .one(["jitter"]), metric: .one(["overshoot"]), statistic: .one(histogramStatistics), policy: .lower),
-        Rule(
-            probe: .one(["jitter"]),
-            metric: .one([
-                "overshoot", "samples", "ks_d", "ks_critical", "ks_critical_01", "ks_critical_001", "ks_p", "mean",
-                "variance", "retry_after_waits", "realized_samples", "realized_dependence",
-            ]), statistic: .any, policy: .info),
-        // cancellation: the raw URLSession baseline is context, not the SDK's result
-        Rule(probe: .one(["cancellation"]), metric: .prefix("raw_urlsession."), statistic: .any, policy: .info),
-        Rule(
-            probe: .one(["cancellation"]), metric: .one(["live_requests_after"]), statistic: .any, policy: .mustNotGrow),
-        Rule(
-            probe: .one(["cancellation"]), metric: .one(["soak"]),
-            statistic: .one(MetricCatalog.soakStatistics),
-            policy: .lower),
-        Rule(probe: .one(["cancellation"]), metric: .one(["soak"]), statistic: .one(["cancellations"]), policy: .info),
-        Rule(
-            probe: .one(["cancellation"]), metric: .any,
-            statistic: .one(["attempts_after_cancel", "server_retries_after_cancel"]), policy: .mustNotGrow),
-        Rule(probe: .one(["cancellation"]), metric: .any, statistic: .one(["aborted_ratio"]), policy: .mustNotShrink),
-        Rule(
-            probe: .one(["cancellation"]), metric: .any,
-            statistic: .one(histogramStatistics.union(["server_close_p50", "resident_growth"])), policy: .lower),
-        Rule(
-            probe: .one(["cancellation"]), metric: .any,
-            statistic: .one([
-                "count", "finished_before_cancel", "arrivals_after_cancel", "background_load", "reference_p50",
-                "reference_p99", "reference_max",
-            ]),
-            policy: .info),
-        // the time series and the metastability figures, judged by which way is better
-        Rule(
-            probe: .one(["timeseries"]), metric: .one(["peak_load", "peak_queue_depth", "dead_work"]),
-            statistic: .one(["value"]), policy: .lower),
-        Rule(probe: .one(["timeseries"]), metric: .any, statistic: .any, policy: .info),
-        // a verdict either way is what a scenario asserts (a retry storm must stay metastable)
-        Rule(probe: .one(["metastability"]), metric: .one(["verdict"]), statistic: .any, policy: .info),
-        Rule(
-            probe: .one(["metastability"]), metric: .one(["recovery_s", "peak_load", "dead_work"]), statistic: .any,
-            policy: .lower),
-        Rule(probe: .one(["metastability"]), metric: .one(["goodput_after"]), statistic: .any, policy: .higher),
-        Rule(probe: .one(["metastability"]), metric: .any, statistic: .any, policy: .info),
         // a sweep's cells (`tune`): correctness is strict, the rest judged by which way is better
         Rule(
             probe: .one(["cell"]), metric: .any, statistic: .one(["duplicates", "lost"]), policy: .mustNotGrow),
@@ -204,6 +125,10 @@ public enum MetricPolicies {
 
     /// The declared policy of a row; nil when nothing declares it (a test keeps that from shipping).
     public static func policy(probe: String, metric: String, statistic: String) -> MetricPolicy? {
-        rules.first { $0.probe.matches(probe) && $0.metric.matches(metric) && $0.statistic.matches(statistic) }?.policy
+        if let declared = MetricCatalog.metric(probe: probe, metric: metric, statistic: statistic) {
+            return declared.policy
+        }
+        return rules.first { $0.probe.matches(probe) && $0.metric.matches(metric) && $0.statistic.matches(statistic) }?
+            .policy
     }
 }

@@ -72,28 +72,19 @@ struct IdempotencyProbe {
             .count
         let defects = ledger.records.filter { !$0.defects.isEmpty }.count
 
-        var builder = SummaryBuilder(scenario: scenario.name)
-        func put(_ name: String, _ value: Int, _ unit: String) {
-            builder.add("idempotency", name, "value", Double(value), unit)
-            metrics["idempotency.\(name)"] = Double(value)
-        }
-        put("sends", records.count, "sends")
-        put("effects", totalEffects, "messages")
-        put("duplicates", duplicates, "sends")
-        put("lost", lost, "sends")
-        put("unexpected", unexpected, "messages")
-        put("fail_with_effect", failWithEffect, "sends")
-        put("info_with_effect", infoWithEffect, "sends")
-        put("message_id_mismatches", mismatches, "sends")
-        put("key_changes", keyChanges, "sends")
-        put("body_changes", bodyChanges, "sends")
-        put("key_collisions", collisions.count, "keys")
-        put("defects", defects, "requests")
+        var recorder = MetricRecorder(scenario: scenario.name)
+        let figures: [(String, Int)] = [
+            ("sends", records.count), ("effects", totalEffects), ("duplicates", duplicates), ("lost", lost),
+            ("unexpected", unexpected), ("fail_with_effect", failWithEffect), ("info_with_effect", infoWithEffect),
+            ("message_id_mismatches", mismatches), ("key_changes", keyChanges), ("body_changes", bodyChanges),
+            ("key_collisions", collisions.count), ("defects", defects),
+        ]
+        for (name, value) in figures { recorder.record("idempotency.\(name)", Double(value)) }
         for verdict in [History.Record.Verdict.ok, .fail, .info, .dropped] {
-            builder.add(
-                "idempotency", "outcome", verdict.rawValue, Double(records.filter { $0.verdict == verdict }.count),
-                "sends")
+            recorder.record(
+                "idempotency.outcome.\(verdict.rawValue)", Double(records.filter { $0.verdict == verdict }.count))
         }
-        rows = builder.rows
+        rows = recorder.rows
+        metrics = recorder.metrics
     }
 }

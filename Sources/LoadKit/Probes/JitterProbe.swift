@@ -91,7 +91,7 @@ struct JitterProbe {
     }
 
     init(scenario: Scenario, history: History, ledger: LedgerIndex) {
-        var builder = SummaryBuilder(scenario: scenario.name)
+        var recorder = MetricRecorder(scenario: scenario.name)
         var byAttempt: [Int: [Double]] = [:]
         var retryAfterWaits = 0
         var retryAfterMismatches = 0
@@ -159,40 +159,35 @@ struct JitterProbe {
 
         let pooled = KolmogorovSmirnov(uniform: normalized)
         let moments = Moments(normalized)
-        func put(_ name: String, _ value: Double, _ unit: String, statistic: String = "value") {
-            builder.add("jitter", name, statistic, value, unit)
-            metrics[statistic == "value" ? "jitter.\(name)" : "jitter.\(name).\(statistic)"] = value
-        }
-        put("samples", Double(pooled.n), "delays")
-        put("ks_d", pooled.d, "D")
-        put("ks_critical", pooled.critical(alpha: 0.05), "D")
-        put("ks_critical_01", pooled.critical(alpha: 0.01), "D")
-        put("ks_critical_001", pooled.critical(alpha: 0.001), "D")
-        put("ks_p", pooled.p, "p")
-        put("mean", moments.mean, "x cap")
-        put("variance", moments.variance, "x cap^2")
-        builder.add("jitter", "mean", "expected", 0.5, "x cap")
-        builder.add("jitter", "variance", "expected", 1.0 / 12, "x cap^2")
+        recorder.record("jitter.samples", Double(pooled.n))
+        recorder.record("jitter.ks_d", pooled.d)
+        recorder.record("jitter.ks_critical", pooled.critical(alpha: 0.05))
+        recorder.record("jitter.ks_critical_01", pooled.critical(alpha: 0.01))
+        recorder.record("jitter.ks_critical_001", pooled.critical(alpha: 0.001))
+        recorder.record("jitter.ks_p", pooled.p)
+        recorder.record("jitter.mean", moments.mean)
+        recorder.record("jitter.variance", moments.variance)
+        recorder.record("jitter.mean.expected", 0.5)
+        recorder.record("jitter.variance.expected", 1.0 / 12)
         for (attempt, values) in byAttempt.sorted(by: { $0.key < $1.key }) {
             let test = KolmogorovSmirnov(uniform: values)
-            put("ks_d", test.d, "D", statistic: "attempt\(attempt + 1)")
-            put("ks_critical", test.critical(alpha: 0.05), "D", statistic: "attempt\(attempt + 1)")
-            put("ks_critical_001", test.critical(alpha: 0.001), "D", statistic: "attempt\(attempt + 1)")
-            put("ks_p", test.p, "p", statistic: "attempt\(attempt + 1)")
-            put("samples", Double(test.n), "delays", statistic: "attempt\(attempt + 1)")
+            let suffix = ".attempt\(attempt + 1)"
+            recorder.record("jitter.ks_d" + suffix, test.d)
+            recorder.record("jitter.ks_critical" + suffix, test.critical(alpha: 0.05))
+            recorder.record("jitter.ks_critical_001" + suffix, test.critical(alpha: 0.001))
+            recorder.record("jitter.ks_p" + suffix, test.p)
+            recorder.record("jitter.samples" + suffix, Double(test.n))
         }
-        put("retry_after_waits", Double(retryAfterWaits), "waits")
-        put("retry_after_mismatches", Double(retryAfterMismatches), "waits")
-        put("over_limit_retried", Double(overLimitRetried), "sends")
-        put("early_retries", Double(earlyRetries), "retries")
-        put("cap_mismatches", Double(capMismatches), "retries")
-        put("realized_samples", Double(realized.count), "retries")
-        put("realized_dependence", Self.realizedDependence(realized), "z")
-        builder.add("jitter", "overshoot", histogram: overshoot, divisor: 1e6, unit: "ms")
-        for (name, quantile) in [("p50", 0.5), ("p99", 0.99), ("max", 1.0)] {
-            metrics["jitter.overshoot.\(name)"] = overshoot.count > 0 ? overshoot.value(at: quantile) / 1e6 : .nan
-        }
-        rows = builder.rows
+        recorder.record("jitter.retry_after_waits", Double(retryAfterWaits))
+        recorder.record("jitter.retry_after_mismatches", Double(retryAfterMismatches))
+        recorder.record("jitter.over_limit_retried", Double(overLimitRetried))
+        recorder.record("jitter.early_retries", Double(earlyRetries))
+        recorder.record("jitter.cap_mismatches", Double(capMismatches))
+        recorder.record("jitter.realized_samples", Double(realized.count))
+        recorder.record("jitter.realized_dependence", Self.realizedDependence(realized))
+        recorder.record(histogram: overshoot, probe: "jitter", metric: "overshoot", divisor: 1e6)
+        rows = recorder.rows
+        metrics = recorder.metrics
     }
 
     /// Sends retried after an answer (that reached the client) whose Retry-After was over the limit.

@@ -20,7 +20,7 @@ struct OutcomeProbe {
     init(scenario: Scenario, history: History, ledger: LedgerIndex, elapsed: Double) {
         let records = history.records
         let scale = scenario.timeScale
-        var builder = SummaryBuilder(scenario: scenario.name)
+        var recorder = MetricRecorder(scenario: scenario.name)
         var attempts = Histogram()
         var errors: [String: Int] = [:]
         var ok = 0
@@ -55,38 +55,27 @@ struct OutcomeProbe {
             if record.ended.isFinite { latency.record((record.ended - record.intended) / scale, scale: 1e9) }
         }
         let started = records.count - dropped
-        func put(_ probe: String, _ name: String, _ value: Double, _ unit: String) {
-            builder.add(probe, name, "value", value, unit)
-            metrics["\(probe).\(name)"] = value
-        }
-        put("send", "sends", Double(started), "sends")
-        put("send", "ok", Double(ok), "sends")
-        put("send", "failed", Double(started - ok), "sends")
-        put("send", "success_rate", started == 0 ? .nan : Double(ok) / Double(started), "ratio")
-        put("send", "dropped", Double(dropped), "sends")
-        put("send", "throughput", elapsed > 0 ? Double(started) / elapsed : .nan, "sends/s")
+        recorder.record("send.sends", Double(started))
+        recorder.record("send.ok", Double(ok))
+        recorder.record("send.failed", Double(started - ok))
+        recorder.record("send.success_rate", started == 0 ? .nan : Double(ok) / Double(started))
+        recorder.record("send.dropped", Double(dropped))
+        recorder.record("send.throughput", elapsed > 0 ? Double(started) / elapsed : .nan)
         for (code, count) in errors.sorted(by: { $0.key < $1.key }) {
-            builder.add("send", "errors", code, Double(count), "sends")
-            metrics["send.errors.\(code)"] = Double(count)
+            recorder.record("send.errors.\(code)", Double(count))
         }
         for (code, count) in history.attemptErrors.sorted(by: { $0.key < $1.key }) {
-            builder.add("attempts", "errors", code, Double(count), "attempts")
-            metrics["attempts.errors.\(code)"] = Double(count)
+            recorder.record("attempts.errors.\(code)", Double(count))
         }
-        builder.add("send", "latency", histogram: latency, divisor: 1e6, unit: "policy_ms")
-        for (name, quantile) in Histogram.reportedQuantiles {
-            metrics["send.latency.\(name)"] = latency.count > 0 ? latency.value(at: quantile) / 1e6 : .nan
-        }
-        builder.add("send", "attempts_per_send", histogram: attempts, divisor: 1, unit: "attempts")
-        metrics["attempts_per_send.mean"] = attempts.mean
-        metrics["attempts_per_send.max"] = attempts.count > 0 ? Double(attempts.max) : .nan
-        metrics["attempts_per_send.p99"] = attempts.count > 0 ? attempts.value(at: 0.99) : .nan
-        put("attempts", "unreported", Double(unreported), "requests")
-        put("attempts", "unseen", Double(unseen), "attempts")
+        recorder.record(histogram: latency, probe: "send", metric: "latency", divisor: 1e6)
+        recorder.record(histogram: attempts, probe: "send", metric: "attempts_per_send", divisor: 1)
+        recorder.record("attempts.unreported", Double(unreported))
+        recorder.record("attempts.unseen", Double(unseen))
         let serverRequests = ledger.sendRequests
-        put("load", "server_requests", Double(serverRequests), "requests")
-        put("load", "amplification", started == 0 ? .nan : Double(serverRequests) / Double(started), "requests/send")
-        rows = builder.rows
+        recorder.record("load.server_requests", Double(serverRequests))
+        recorder.record("load.amplification", started == 0 ? .nan : Double(serverRequests) / Double(started))
+        rows = recorder.rows
+        metrics = recorder.metrics
     }
 
     func latencyCSV() -> String {

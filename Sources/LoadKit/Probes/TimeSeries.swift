@@ -162,21 +162,16 @@ struct TimeSeries {
 
     /// The `timeseries.*` summary rows and metrics.
     func summary(scenario: String) -> (rows: [SummaryRow], metrics: [String: Double]) {
-        var builder = SummaryBuilder(scenario: scenario)
-        var metrics: [String: Double] = [:]
-        func put(_ name: String, _ value: Double, _ unit: String) {
-            builder.add("timeseries", name, "value", value, unit)
-            metrics["timeseries.\(name)"] = value
-        }
-        put("seconds", Double(seconds.count), "s")
-        put("peak_arrivals", Double(seconds.map(\.arrivals).max() ?? 0), "requests")
+        var recorder = MetricRecorder(scenario: scenario)
+        recorder.record("timeseries.seconds", Double(seconds.count))
+        recorder.record("timeseries.peak_arrivals", Double(seconds.map(\.arrivals).max() ?? 0))
         if capacityRate.isFinite {
-            put("peak_load", peakLoad, "ratio")
-            put("peak_queue_depth", seconds.map(\.queueDepth).max() ?? 0, "requests")
+            recorder.record("timeseries.peak_load", peakLoad)
+            recorder.record("timeseries.peak_queue_depth", seconds.map(\.queueDepth).max() ?? 0)
         }
-        put("dead_work", Double(deadWork), "requests")
-        put("dropped_unprocessed", Double(seconds.reduce(0) { $0 + $1.dropped }), "requests")
-        return (builder.rows, metrics)
+        recorder.record("timeseries.dead_work", Double(deadWork))
+        recorder.record("timeseries.dropped_unprocessed", Double(seconds.reduce(0) { $0 + $1.dropped }))
+        return (recorder.rows, recorder.metrics)
     }
 
     static let header =
@@ -211,26 +206,22 @@ extension TimeSeries {
     /// The `metastability.*` figures: the verdict (1: metastable), the recovery time (the window's
     /// length when it never recovered), goodput before and after, and the peak load and dead work
     /// from the trigger to the end of the window.
-    func metastability(_ settings: MetastabilitySettings, trigger: Double, restore: Double) -> [(
-        String, Double, String
-    )] {
+    func metastability(_ settings: MetastabilitySettings, trigger: Double, restore: Double) -> [(String, Double)] {
         let window = settings.window.seconds
         let verdict = MetastabilityVerdict(
             goodput: goodput, trigger: trigger, restore: restore, window: window, smooth: settings.smooth.seconds,
             threshold: settings.threshold)
         let span = max(0, Int(trigger))..<min(seconds.count, Int((restore + window).rounded(.up)))
         let during = span.isEmpty ? [] : Array(seconds[span])
-        var figures: [(String, Double, String)] = [
-            ("verdict", verdict.metastable ? 1 : 0, "runs"),
-            ("recovery_s", verdict.recovery ?? window, "s"),
-            ("goodput_before", verdict.baseline, "sends/s"),
-            ("goodput_after", verdict.after, "sends/s"),
-            ("dead_work", Double(during.reduce(0) { $0 + $1.deadWork }), "requests"),
-            ("trigger_s", trigger, "s"),
-            ("restore_s", restore, "s"),
+        var figures: [(String, Double)] = [
+            ("metastability.verdict", verdict.metastable ? 1 : 0),
+            ("metastability.recovery_s", verdict.recovery ?? window),
+            ("metastability.goodput_before", verdict.baseline), ("metastability.goodput_after", verdict.after),
+            ("metastability.dead_work", Double(during.reduce(0) { $0 + $1.deadWork })),
+            ("metastability.trigger_s", trigger), ("metastability.restore_s", restore),
         ]
         if capacityRate.isFinite {
-            figures.append(("peak_load", Double(during.map(\.arrivals).max() ?? 0) / capacityRate, "ratio"))
+            figures.append(("metastability.peak_load", Double(during.map(\.arrivals).max() ?? 0) / capacityRate))
         }
         return figures
     }

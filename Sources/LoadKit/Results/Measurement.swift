@@ -18,18 +18,18 @@ struct Measurement {
 
     /// Rows measured before the experiment (a calibration's), first in the summary and readable
     /// by assertions.
-    mutating func prepend(_ earlier: SummaryBuilder) {
+    mutating func prepend(_ earlier: MetricRecorder) {
         rows = earlier.rows + rows
-        for row in earlier.rows { metrics[row.key] = row.value }
+        metrics.merge(earlier.metrics) { $1 }
     }
 
     /// The `run` rows every scenario ends with.
     mutating func addRunRows(scenario: String, timeScale: Double?) {
-        var run = SummaryBuilder(scenario: scenario)
-        run.add("run", "elapsed", "value", elapsed, "s")
-        if let timeScale { run.add("run", "time_scale", "value", timeScale, "x") }
+        var run = MetricRecorder(scenario: scenario)
+        run.record("run.elapsed.value", elapsed)
+        if let timeScale { run.record("run.time_scale.value", timeScale) }
         // Partial results say so, and `compare` refuses to take them for a complete run.
-        if interrupted { run.add("run", "interrupted", "value", 1, "runs") }
+        if interrupted { run.record("run.interrupted.value", 1) }
         rows += run.rows
     }
 }

@@ -144,14 +144,14 @@ enum ShardMerge {
     /// one the parts carry.
     static func judge(
         _ parts: [(file: String, part: ShardPart)], scenario given: Scenario? = nil, peakBytes: Int? = nil
-    ) throws(Refusal) -> (scenario: Scenario, measurement: Measurement) {
+    ) throws(Refusal) -> (scenario: Scenario, measurement: Measurement, shards: Int) {
         let (shards, server) = try check(parts)
         let scenario: Scenario
         if let given { scenario = given } else { scenario = try Self.scenario(of: shards[0]) }
         let observed = observation(shards: shards, server: server, bucketWidth: scenario.timeScale)
         var measurement = Measurement.judging(scenario, observed)
         measurement.addShardRows(scenario: scenario.name, shards: shards.count, peakBytes: peakBytes)
-        return (scenario, measurement)
+        return (scenario, measurement, shards.count)
     }
 
     /// The scenario the parts ran, exactly as they ran it.
@@ -262,19 +262,14 @@ extension Measurement {
     /// `run.shards`: how many processes the merged run had; with `--workers`, `run.peak_memory`:
     /// the peak resident memory of every process added up (MB), and per million sends.
     mutating func addShardRows(scenario: String, shards: Int, peakBytes: Int? = nil) {
-        var builder = SummaryBuilder(scenario: scenario)
-        builder.add("run", "shards", "value", Double(shards), "processes")
-        metrics["run.shards"] = Double(shards)
+        var run = MetricRecorder(scenario: scenario)
+        run.record("run.shards.value", Double(shards))
         if let peakBytes {
             let megabytes = Double(peakBytes) / 1_048_576
-            builder.add("run", "peak_memory", "value", megabytes, "MB")
-            metrics["run.peak_memory"] = megabytes
+            run.record("run.peak_memory.value", megabytes)
             let sends = history.map { Double($0.records.count) } ?? 0
-            if sends > 0 {
-                builder.add("run", "peak_memory", "per_million_sends", megabytes / sends * 1e6, "MB")
-                metrics["run.peak_memory.per_million_sends"] = megabytes / sends * 1e6
-            }
+            if sends > 0 { run.record("run.peak_memory.per_million_sends", megabytes / sends * 1e6) }
         }
-        rows += builder.rows
+        rows += run.rows
     }
 }

@@ -97,4 +97,8 @@ public struct Histogram: Sendable, Hashable {
     public static let reportedQuantiles: [(name: String, quantile: Double)] = [
         ("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("p99.9", 0.999), ("max", 1),
     ]
+
+    /// The statistics a summary reports of a histogram besides its count: the mean and the
+    /// reported quantiles.
+    public static let summaryStatistics = ["mean"] + reportedQuantiles.map(\.name)
 }

@@ -24,7 +24,8 @@ extension TuneReport {
         let report = RunOutputs.reportPath(of: writer.runCSV)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try cellsCSV.write(to: cells, atomically: true, encoding: .utf8)
-        try sanityCSV.write(to: folder.appendingPathComponent(ResultFile.tuneSanity.name), atomically: true, encoding: .utf8)
+        try sanityCSV.write(
+            to: folder.appendingPathComponent(ResultFile.tuneSanity.name), atomically: true, encoding: .utf8)
         try SummaryCSV.render(summary, runID: writer.runID).write(
             to: folder.appendingPathComponent(ResultFile.summary.name), atomically: true, encoding: .utf8)
         _ = try writer.writeRun(summary)

@@ -63,4 +63,70 @@ struct MetricListingTests {
         #expect(ListCommand.run(["--metrics"]) == .success)
         #expect(ListCommand.run(["--metrics", "scenarios"]) == .usage)
     }
+
+    @Test("the catalog declares each key and each row once, and every name reads back its own row")
+    func catalogIsConsistent() {
+        let keys = MetricCatalog.all.map(\.key)
+        let rows = MetricCatalog.all.map(\.row)
+        #expect(Set(keys).count == keys.count, "a key declared twice")
+        #expect(Set(rows).count == rows.count, "a row declared twice")
+        // A placeholder stands for an example value: `attempt<N>` for attempt3, `<code>` for x1.
+        func example(_ pattern: String) -> String {
+            pattern.replacingOccurrences(of: "<N>", with: "3").replacingOccurrences(
+                of: "<[a-z|]+>", with: "x1", options: .regularExpression)
+        }
+        for metric in MetricCatalog.all {
+            let key = example(metric.key)
+            #expect(MetricCatalog.metric(forKey: key) == metric, "\(key)")
+            guard let row = metric.row(of: key) else {
+                Issue.record("\(key) is not an instance of \(metric.key)")
+                continue
+            }
+            #expect("\(row.probe).\(row.metric).\(row.statistic)" == example(metric.row), "\(key)")
+            #expect(
+                MetricCatalog.metric(probe: row.probe, metric: row.metric, statistic: row.statistic) == metric,
+                "\(metric.row)")
+        }
+    }
+
+    @Test("a producer records by name: the row, its unit and the metric come from the catalog")
+    func recorder() {
+        var recorder = MetricRecorder(scenario: "s")
+        recorder.record("send.errors.timeout", 2)
+        recorder.record("attempts_per_send.mean", 1.5)
+        recorder.record("cancellation.inFlight.load.p99.9", 0.3)
+        recorder.record("send.latency.count", 4)
+        #expect(
+            recorder.rows.map(\.key) == [
+                "send.errors.timeout", "send.attempts_per_send.mean", "cancellation.inFlight.load.p99.9",
+                "send.latency.count",
+            ])
+        #expect(recorder.rows.map(\.unit) == ["sends", "attempts", "ms", "samples"])
+        #expect(
+            recorder.metrics == [
+                "send.errors.timeout": 2, "attempts_per_send.mean": 1.5, "cancellation.inFlight.load.p99.9": 0.3,
+            ])
+        var histogram = Histogram()
+        for value: UInt64 in [1, 2, 3] { histogram.record(value) }
+        var attempts = MetricRecorder(scenario: "s")
+        attempts.record(histogram: histogram, probe: "send", metric: "attempts_per_send", divisor: 1)
+        #expect(attempts.rows.map(\.statistic) == ["count", "mean", "p50", "p90", "p99", "p99.9", "max"])
+        #expect(
+            Set(attempts.metrics.keys) == ["attempts_per_send.mean", "attempts_per_send.p99", "attempts_per_send.max"])
+        #expect(attempts.metrics["attempts_per_send.max"] == 3)
+        var empty = MetricRecorder(scenario: "s")
+        empty.record(histogram: Histogram(), probe: "send", metric: "latency", divisor: 1e6)
+        #expect(empty.rows.map(\.statistic) == ["count"])
+        #expect(empty.metrics.count == 5 && empty.metrics.values.allSatisfy(\.isNaN))
+    }
+
+    @Test("a metric recorded without a catalog entry is written as a row no policy declares, and no metric")
+    func undeclared() {
+        var recorder = MetricRecorder(scenario: "s")
+        recorder.record("send.retries_saved", 3)
+        recorder.record(histogram: Histogram(), probe: "send", metric: "queueing", divisor: 1)
+        #expect(recorder.metrics.isEmpty)
+        #expect(recorder.rows.count == 8)
+        #expect(recorder.rows.allSatisfy { MetricPolicies.policy($0) == nil }, "\(recorder.rows.map(\.key))")
+    }
 }
