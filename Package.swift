@@ -22,9 +22,14 @@ let package = Package(
             name: "LoadKit",
             dependencies: ["Frontmail", "FakeFrontmail", "CProcessMemory"]
         ),
+        // The command line on top of LoadKit: each command parses, makes one call and prints.
+        .target(
+            name: "FrontmailBenchCLI",
+            dependencies: ["LoadKit", "FakeFrontmail", "Frontmail"]
+        ),
         .executableTarget(
             name: "frontmail-bench",
-            dependencies: ["LoadKit"]
+            dependencies: ["FrontmailBenchCLI"]
         ),
         .target(
             name: "BenchKit",
@@ -56,9 +61,13 @@ let package = Package(
         ),
         .testTarget(
             name: "LoadKitTests",
-            dependencies: ["LoadKit", "FakeFrontmail", "Frontmail"],
+            dependencies: ["LoadKit", "FrontmailBenchCLI", "FakeFrontmail", "Frontmail"],
             // Read by path (#filePath), not bundled: the report's fixed result set and its golden files.
             exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "FrontmailBenchCLITests",
+            dependencies: ["FrontmailBenchCLI", "LoadKit", "FakeFrontmail", "Frontmail"]
         ),
         .testTarget(
             name: "BenchKitTests",

@@ -21,7 +21,6 @@ import tempfile
 LAYERS = {
     "Sources/FakeFrontmail": ["Harness", "Server", "Core", "Ledger", "Plan", "Input"],
     "Sources/LoadKit": [
-        "CLI",
         "Tune",
         "ScaleOut",
         "Run",

@@ -1,4 +1,4 @@
 import Foundation
-import LoadKit
+import FrontmailBenchCLI
 
 exit(await FrontmailBench.main(Array(CommandLine.arguments.dropFirst())).rawValue)

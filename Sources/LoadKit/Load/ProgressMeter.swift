@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// One progress line for a long job: done of total, elapsed, an ETA from the rate so far.
-final class ProgressMeter: Sendable {
+package final class ProgressMeter: Sendable {
     private struct State {
         var started = Date()
         var lastPrinted = Date.distantPast
@@ -12,9 +12,9 @@ final class ProgressMeter: Sendable {
     private let live: Bool
     private let state = Mutex(State())
 
-    init(live: Bool) { self.live = live }
+    package init(live: Bool) { self.live = live }
 
-    func update(done: Int, total: Int, label: String) {
+    package func update(done: Int, total: Int, label: String) {
         let now = Date()
         let line: String? = state.withLock { state in
             let percent = total == 0 ? 100 : done * 100 / total
@@ -40,7 +40,7 @@ final class ProgressMeter: Sendable {
         }
     }
 
-    func finish() {
+    package func finish() {
         if live { FileHandle.standardError.write(Data("\n".utf8)) }
     }
 }

@@ -74,6 +74,6 @@ final class ProgressReporter: Sendable {
 }
 
 /// One line on stderr: diagnostics, progress and errors (stdout carries verdicts and paths only).
-func printError(_ message: String) {
+package func printError(_ message: String) {
     FileHandle.standardError.write(Data((message + "\n").utf8))
 }

@@ -120,7 +120,7 @@ extension Scenario {
 
 extension Scenario {
     /// The scenario with its open loop at a fixed `rate` (a calibrated rate replaced).
-    func withFixedRate(_ rate: Double) -> Scenario {
+    package func withFixedRate(_ rate: Double) -> Scenario {
         var copy = self
         copy.load.rate = rate
         copy.load.calibratedRate = nil

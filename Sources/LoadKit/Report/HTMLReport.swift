@@ -2,9 +2,9 @@ import Foundation
 
 /// The run's report: one self-contained HTML file (inline CSS and SVG, no script, nothing fetched),
 /// derived from the CSV of the results folder, byte-identical for identical CSV.
-enum HTMLReport {
+package enum HTMLReport {
     /// `runs[0]` is the run reported; further runs overlay their latency spectra (a comparison).
-    static func render(_ runs: [RunResults]) -> String {
+    package static func render(_ runs: [RunResults]) -> String {
         guard let run = runs.first else { return document(title: "frontmail-bench report", body: "") }
         var body = "<h1>frontmail-bench run \(XML.escape(run.runID))</h1>\n"
         let passed = run.scenarios.filter(\.passed).count

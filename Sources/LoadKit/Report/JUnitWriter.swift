@@ -3,8 +3,8 @@ import Foundation
 /// A run as JUnit XML for CI dashboards: a `testsuites` root, one `testsuite` per scenario and one
 /// `testcase` per assertion. A failed assertion carries its actual value and the scenario's
 /// description; a scenario without a verdict is one `testcase` with an `error`. Counts add up.
-enum JUnitWriter {
-    static func render(_ run: RunResults) -> String {
+package enum JUnitWriter {
+    package static func render(_ run: RunResults) -> String {
         var suites = ""
         var tests = 0
         var failures = 0

@@ -4,17 +4,22 @@ import Foundation
 /// JUnit XML and a Markdown summary (`DIR/<run>-report.html`, `-junit.xml`, `-summary.md`, or where
 /// the arguments say), the summary also appended to `GITHUB_STEP_SUMMARY` when the environment
 /// names one.
-struct RunOutputs {
+package struct RunOutputs {
     /// Where the JUnit XML and the Markdown go (nil: beside the run's CSV).
     var junit: String?
     var summaryMarkdown: String?
     /// The GitHub job summary file (from the environment).
-    var stepSummary: String? = ProcessInfo.processInfo.environment["GITHUB_STEP_SUMMARY"].flatMap {
+    package var stepSummary: String? = ProcessInfo.processInfo.environment["GITHUB_STEP_SUMMARY"].flatMap {
         $0.isEmpty ? nil : $0
     }
 
+    package init(junit: String? = nil, summaryMarkdown: String? = nil) {
+        self.junit = junit
+        self.summaryMarkdown = summaryMarkdown
+    }
+
     /// `DIR/<run>-report.html` beside `DIR/<run>-run.csv`.
-    static func reportPath(of runCSV: URL) -> URL { sibling(of: runCSV, "report.html") }
+    package static func reportPath(of runCSV: URL) -> URL { sibling(of: runCSV, "report.html") }
 
     /// `DIR/<run>-<suffix>` beside `DIR/<run>-run.csv`.
     static func sibling(of runCSV: URL, _ suffix: String) -> URL {
@@ -35,7 +40,7 @@ struct RunOutputs {
         return report
     }
 
-    static func save(_ text: String, to path: String) throws {
+    package static func save(_ text: String, to path: String) throws {
         do {
             try text.write(toFile: path, atomically: true, encoding: .utf8)
         } catch {
@@ -43,7 +48,7 @@ struct RunOutputs {
         }
     }
 
-    static func append(_ text: String, to path: String) throws {
+    package static func append(_ text: String, to path: String) throws {
         guard let handle = FileHandle(forWritingAtPath: path) else {
             try save(text, to: path)
             return

@@ -2,10 +2,10 @@ import Foundation
 
 /// A run's verdicts as a Markdown table for a CI job summary (GitHub's `GITHUB_STEP_SUMMARY`):
 /// one row per scenario with its key figures, then every failed assertion; at most `limit` bytes.
-enum SummaryMarkdown {
+package enum SummaryMarkdown {
     static let limit = 64 * 1024
 
-    static func render(_ run: RunResults) -> String {
+    package static func render(_ run: RunResults) -> String {
         let passed = run.scenarios.filter(\.passed).count
         var text = "## frontmail-bench run \(run.runID): \(passed) of \(run.scenarios.count) scenarios passed\n\n"
         text += "| scenario | verdict | assertions | success rate | p99 (policy ms) | duplicates | lost |\n"
@@ -34,7 +34,7 @@ enum SummaryMarkdown {
     }
 
     /// Cut at a line boundary below the limit, saying so.
-    static func truncated(_ text: String) -> String {
+    package static func truncated(_ text: String) -> String {
         guard text.utf8.count > limit else { return text }
         let note = "\n… (cut at \(limit / 1024) KB; the full results are in the run's CSV)\n"
         var kept = ""

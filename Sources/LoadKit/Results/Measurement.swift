@@ -2,16 +2,16 @@ import FakeFrontmail
 
 /// What one experiment measured, before it is judged: summary rows, the metrics assertions read,
 /// and the raw material of the results folder.
-struct Measurement {
+package struct Measurement {
     var rows: [SummaryRow] = []
     var metrics: [String: Double] = [:]
     /// Extra files of the results folder (probe histograms and samples), by name.
     var files: [ResultFile: String] = [:]
     /// The client's history (written as history.csv), with the server's effects per send.
-    var history: History?
+    package var history: History?
     var effects: [Int: Int] = [:]
     /// The server's ledger (written as ledger.csv).
-    var ledger: AttemptLedger?
+    package var ledger: AttemptLedger?
     var interrupted = false
     /// Seconds the experiment ran.
     var elapsed = 0.0

@@ -10,14 +10,19 @@ import Synchronization
 
 /// Files a run's results (docs/csv.md): `ROOT/<run>-<scenario>/` per scenario, and
 /// `ROOT/<run>-run.csv` with every scenario's summary rows.
-struct ResultsWriter {
+package struct ResultsWriter {
     let root: URL
-    let runID: String
+    package let runID: String
+
+    package init(root: URL, runID: String) {
+        self.root = root
+        self.runID = runID
+    }
 
     /// Creates `root` and claims `<run>-run.csv` for a new run, exclusively: a run started in the
     /// same second as another one writing to the same folder gets `<run>-2`, and a folder that
     /// cannot be written is found before anything runs.
-    static func claim(root: URL, runID base: String) throws -> ResultsWriter {
+    package static func claim(root: URL, runID base: String) throws -> ResultsWriter {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         for attempt in 1...1000 {
             let writer = ResultsWriter(root: root, runID: attempt == 1 ? base : "\(base)-\(attempt)")
@@ -33,7 +38,7 @@ struct ResultsWriter {
 
     func folder(of scenario: String) -> URL { root.appendingPathComponent("\(runID)-\(scenario)") }
 
-    var runCSV: URL { root.appendingPathComponent("\(runID)-run.csv") }
+    package var runCSV: URL { root.appendingPathComponent("\(runID)-run.csv") }
 
     /// summary.csv, assertions.csv, the probes' files, history.csv and ledger.csv (when measured).
     func writeScenario(_ scenario: String, _ measurement: Measurement, checks: [AssertionCheck]) throws -> URL {

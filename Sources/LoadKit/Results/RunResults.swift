@@ -2,7 +2,7 @@ import Foundation
 
 /// A run as its results folder holds it (the CSV is the source of truth): per scenario its
 /// assertions, summary rows and description, read back for the report, JUnit and Markdown.
-struct RunResults: Sendable {
+package struct RunResults: Sendable {
     struct Check: Sendable, Hashable {
         var assertion: String
         var passed: Bool
@@ -47,7 +47,7 @@ struct RunResults: Sendable {
 
     /// Reads `ROOT/<run>-<scenario>/` for each scenario of the run CSV (in its order), with
     /// `errors` for scenarios that have no verdict (by name).
-    static func read(runCSV: URL, errors: [String: String] = [:], order: [String] = []) throws -> RunResults {
+    package static func read(runCSV: URL, errors: [String: String] = [:], order: [String] = []) throws -> RunResults {
         let text = try String(contentsOf: runCSV, encoding: .utf8)
         let (runID, rows) = try SummaryCSV.parse(text)
         let root = runCSV.deletingLastPathComponent()

@@ -10,9 +10,9 @@ import Foundation
 /// worker processes, shards merged): the combined `<run>-run.csv`, one verdict line per scenario
 /// on stdout in the run's order, the report with its JUnit and Markdown, the results path, and the
 /// exit code.
-struct RunSession {
+package struct RunSession {
     /// One scenario's part of the ending.
-    struct Entry: Sendable {
+    package struct Entry: Sendable {
         var name: String
         /// `PASS …`, `FAIL …` or `INTERRUPTED …`, as printed.
         var verdictLine: String
@@ -23,7 +23,7 @@ struct RunSession {
         /// without one); the report shows it as an error.
         var error: String?
 
-        init(_ result: ScenarioResult) {
+        package init(_ result: ScenarioResult) {
             name = result.scenario.name
             verdictLine = result.verdictLine
             rows = result.rows
@@ -57,10 +57,16 @@ struct RunSession {
     /// What to write besides the CSV; nil for a child of an isolated run (its parent writes them).
     let outputs: RunOutputs?
 
+    package init(command: String, writer: ResultsWriter, outputs: RunOutputs?) {
+        self.command = command
+        self.writer = writer
+        self.outputs = outputs
+    }
+
     /// Writes and prints the ending of `entries` (in the run's order) and returns the exit code:
     /// 130 when the run was cancelled, a scenario was interrupted or fewer than `planned` ended;
     /// otherwise 0 when every scenario passed, 1 when one did not; 70 when a file cannot be written.
-    func end(_ entries: [Entry], planned: Int, cancelled: Bool) -> ExitCode {
+    package func end(_ entries: [Entry], planned: Int, cancelled: Bool) -> ExitCode {
         let combined: URL
         do {
             combined = try writer.writeRun(entries.flatMap(\.rows))
@@ -89,7 +95,7 @@ struct RunSession {
     /// what it has) and reach `signalled` with the signal (to forward it to child processes, which
     /// run in process groups of their own). Returns what the work returned or threw, and whether
     /// a signal cancelled it.
-    static func interruptible<Value: Sendable>(
+    package static func interruptible<Value: Sendable>(
         notice: String, signalled: (@Sendable (Int32) -> Void)? = nil,
         _ work: @escaping @Sendable () async throws -> Value
     ) async -> (result: Result<Value, any Error>, cancelled: Bool) {

@@ -46,7 +46,7 @@ public struct ScenarioRunner: Sendable {
     }
 
     /// Judges a measurement by the scenario's assertions and files it (a run's, or shards' merged).
-    func finish(_ scenario: Scenario, _ measurement: Measurement) throws -> ScenarioResult {
+    package func finish(_ scenario: Scenario, _ measurement: Measurement) throws -> ScenarioResult {
         var measurement = measurement
         let checks = AssertionCheck.judge(scenario.assertions, measurement.metrics)
         measurement.files[.scenarioInfo] = ScenarioInfo(scenario).json

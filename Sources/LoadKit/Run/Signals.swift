@@ -9,7 +9,7 @@ import Synchronization
 #endif
 
 /// Blocks until SIGINT or SIGTERM arrives; returns its name.
-func waitForTerminationSignal() -> String {
+package func waitForTerminationSignal() -> String {
     let semaphore = DispatchSemaphore(value: 0)
     let received = Mutex("signal")
     let handler = InterruptHandler { name in

@@ -120,13 +120,15 @@ enum ChildProcess {
 
 /// The worker processes running now, so that a signal to the run reaches every one of them (each
 /// runs in its own process group), also one that starts after the signal.
-final class RunningChildren: Sendable {
+package final class RunningChildren: Sendable {
     private struct State {
         var pids: Set<Int32> = []
         var signal: Int32?
     }
 
     private let state = Mutex(State())
+
+    package init() {}
 
     func started(_ pid: Int32) {
         if let signal = state.withLock({ state -> Int32? in
@@ -139,7 +141,7 @@ final class RunningChildren: Sendable {
 
     func ended(_ pid: Int32) { _ = state.withLock { $0.pids.remove(pid) } }
 
-    func forward(_ signal: Int32) {
+    package func forward(_ signal: Int32) {
         let pids = state.withLock { state -> Set<Int32> in
             state.signal = signal
             return state.pids

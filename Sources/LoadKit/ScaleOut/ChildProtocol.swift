@@ -33,7 +33,7 @@ enum ChildRequest: Sendable, Equatable {
 
 /// A line a child writes on stdout for its parent (everything else on its stdout is for people):
 /// the one place that spells and reads those lines.
-enum ChildReply: Sendable, Equatable {
+package enum ChildReply: Sendable, Equatable {
     /// A scenario's verdict: the `PASS …`, `FAIL …` or `INTERRUPTED …` line.
     case verdict(String)
     /// A shard's progress so far.
@@ -66,5 +66,5 @@ enum ChildReply: Sendable, Equatable {
     }
 
     /// Writes the line on this process's stdout, for the parent.
-    func send() { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+    package func send() { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
 }

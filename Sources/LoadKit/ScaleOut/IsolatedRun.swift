@@ -4,7 +4,7 @@ import Synchronization
 /// Scenarios each in a child `frontmail-bench run FILE --only NAME`, one after another, so that
 /// one scenario's URLSession state (or a crash) cannot affect the next; each child writes its
 /// results into this run's folder and prints its verdict for this process.
-struct IsolatedRun {
+package struct IsolatedRun {
     let scenarios: [Scenario]
     let executable: String
     let out: URL
@@ -15,10 +15,22 @@ struct IsolatedRun {
     let progress: Bool
     /// The child running now, for forwarding a signal (each child runs in its own process group:
     /// the terminal's signal does not reach it).
-    let children = RunningChildren()
+    package let children = RunningChildren()
+
+    package init(
+        scenarios: [Scenario], executable: String, out: URL, runID: String, quick: Bool, seed: String?, progress: Bool
+    ) {
+        self.scenarios = scenarios
+        self.executable = executable
+        self.out = out
+        self.runID = runID
+        self.quick = quick
+        self.seed = seed
+        self.progress = progress
+    }
 
     /// Runs the scenarios until all ran or the task is cancelled: an entry per scenario that ran.
-    func run() async -> [RunSession.Entry] {
+    package func run() async -> [RunSession.Entry] {
         let writer = ResultsWriter(root: out, runID: runID)
         var entries: [RunSession.Entry] = []
         for (index, scenario) in scenarios.enumerated() {

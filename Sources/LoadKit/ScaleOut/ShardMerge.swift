@@ -4,15 +4,15 @@ import Foundation
 /// Merges the raw parts of a sharded run into one observation, as if one process had seen it all:
 /// histories and ledgers by union (every verdict is computed afterwards, from the union), time
 /// lined up, nothing averaged.
-enum ShardMerge {
+package enum ShardMerge {
     /// Why parts cannot be merged, naming the parts (exit 65).
-    struct Refusal: Error, CustomStringConvertible {
-        var description: String
+    package struct Refusal: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// The shard files among `paths`: files as given, folders searched (and their sub-folders, one
     /// level down) for `*.fmshard`.
-    static func files(in paths: [String]) throws(Refusal) -> [String] {
+    package static func files(in paths: [String]) throws(Refusal) -> [String] {
         var files: [String] = []
         let manager = FileManager.default
         for path in paths {
@@ -46,7 +46,7 @@ enum ShardMerge {
     }
 
     /// Parts grouped by scenario, in the order their scenarios first appear.
-    static func grouped(_ parts: [(file: String, part: ShardPart)]) -> [[(file: String, part: ShardPart)]] {
+    package static func grouped(_ parts: [(file: String, part: ShardPart)]) -> [[(file: String, part: ShardPart)]] {
         var order: [String] = []
         var groups: [String: [(file: String, part: ShardPart)]] = [:]
         for entry in parts {
@@ -142,7 +142,7 @@ enum ShardMerge {
     /// parts are one complete run (`check`), unions them (`observation`) and judges the union as a
     /// single run is judged (`Measurement.judging`), with the run's shard rows. `scenario` nil: the
     /// one the parts carry.
-    static func judge(
+    package static func judge(
         _ parts: [(file: String, part: ShardPart)], scenario given: Scenario? = nil, peakBytes: Int? = nil
     ) throws(Refusal) -> (scenario: Scenario, measurement: Measurement, shards: Int) {
         let (shards, server) = try check(parts)

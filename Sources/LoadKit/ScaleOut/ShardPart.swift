@@ -6,9 +6,9 @@ import Frontmail
 /// the client's history with its backoffs, and the server's ledger with its capacity series.
 /// Written as `<scenario>.shard-<i>-of-<N>.fmshard` (`<scenario>.server.fmshard` for a shared
 /// server); the format is documented in docs/distributed.md.
-struct ShardPart {
-    struct Header: Codable, Sendable, Hashable {
-        enum Role: String, Codable, Sendable { case shard, server }
+package struct ShardPart {
+    package struct Header: Codable, Sendable, Hashable {
+        package enum Role: String, Codable, Sendable { case shard, server }
 
         var format = ShardPart.format
         var version = ShardPart.version
@@ -31,7 +31,7 @@ struct ShardPart {
         var end: Double
         var interrupted: Bool
         /// The open loop's rate given with `--rate` (it replaced the file's, calibrated or not).
-        var rate: Double?
+        package var rate: Double?
     }
 
     static let format = "frontmail-shard"
@@ -39,8 +39,8 @@ struct ShardPart {
     static let magic = Array("FMSHARD\n".utf8)
     static let fileExtension = "fmshard"
 
-    var header: Header
-    var records: [History.Record] = []
+    package var header: Header
+    package var records: [History.Record] = []
     var backoffs: [History.Backoff] = []
     var attemptErrors: [String: Int] = [:]
     var attemptBuckets: [Int] = []
@@ -50,7 +50,7 @@ struct ShardPart {
     var capacity: CapacitySeries?
 
     /// `<scenario>.shard-<i>-of-<N>.fmshard` or `<scenario>.server.fmshard`.
-    static func fileName(scenario: String, role: Header.Role, shard: Shard) -> String {
+    package static func fileName(scenario: String, role: Header.Role, shard: Shard) -> String {
         switch role {
         case .shard: return "\(scenario).shard-\(shard.index)-of-\(shard.count).\(fileExtension)"
         case .server: return "\(scenario).server.\(fileExtension)"
@@ -115,7 +115,7 @@ extension ShardPart {
     }
 
     /// Writes the part to `url` (through a temporary file, so a reader never sees half of it).
-    func write(to url: URL) throws {
+    package func write(to url: URL) throws {
         try Data(encoded()).write(to: url, options: .atomic)
     }
 
@@ -192,14 +192,14 @@ extension ShardPart.Header {
 }
 
 /// A shard file that cannot be read: names the file and what is wrong with it.
-struct ShardFileError: Error, CustomStringConvertible {
+package struct ShardFileError: Error, CustomStringConvertible {
     var file: String
     var reason: String
-    var description: String { "\(file): \(reason)" }
+    package var description: String { "\(file): \(reason)" }
 }
 
 extension ShardPart {
-    static func read(_ path: String) throws(ShardFileError) -> ShardPart {
+    package static func read(_ path: String) throws(ShardFileError) -> ShardPart {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))

@@ -3,7 +3,7 @@ import Foundation
 /// A shard's progress as one stdout line (`progress 1200 64 1130 rate_limited:3,timeout:1`:
 /// sends scheduled, in flight, ok, errors by code), which the `--workers` parent adds up into one
 /// line for the whole run.
-struct ShardProgress: Sendable, Hashable {
+package struct ShardProgress: Sendable, Hashable {
     var scheduled = 0
     var inFlight = 0
     var ok = 0

@@ -4,20 +4,27 @@ import Foundation
 /// The one server the shards of a socket scenario share (`serve --scenario`, or the parent of a
 /// `--workers` run): its core is set up as every shard's own would be, and what it saw is written
 /// as the run's server part for the merge.
-struct SharedServer {
+package struct SharedServer {
     var scenario: Scenario
     var shards: Int
     var quick: Bool
     var folder: URL
 
+    package init(scenario: Scenario, shards: Int, quick: Bool, folder: URL) {
+        self.scenario = scenario
+        self.shards = shards
+        self.quick = quick
+        self.folder = folder
+    }
+
     /// The core: the scenario's config, its plan on the run's clock, its seed and series width.
-    func makeCore() -> FakeFrontmailCore {
+    package func makeCore() -> FakeFrontmailCore {
         FakeFrontmailCore(
             config: scenario.server, plan: scenario.scaledPlan, seed: scenario.seed, seriesWidth: scenario.timeScale)
     }
 
     /// Writes the server part of what `core` saw; returns the file and the part.
-    func write(_ core: FakeFrontmailCore, interrupted: Bool = false) throws -> (file: URL, part: ShardPart) {
+    package func write(_ core: FakeFrontmailCore, interrupted: Bool = false) throws -> (file: URL, part: ShardPart) {
         let part = try ShardPart(
             server: core, scenario: scenario, quick: quick, shards: shards, interrupted: interrupted)
         let file = folder.appendingPathComponent(

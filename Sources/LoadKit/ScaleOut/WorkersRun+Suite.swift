@@ -5,7 +5,7 @@ extension WorkersRun {
     /// children share a server this process runs), then the parts are merged and judged here and
     /// written as any run's are. A scenario that cannot be sharded runs whole, here, and says why.
     /// An entry per scenario that ran, in order, until all ran or the task is cancelled.
-    static func runAll(
+    package static func runAll(
         _ scenarios: [Scenario], workers: Int, quick: Bool, executable: String, out: URL, runID: String,
         progress: Bool, children: RunningChildren
     ) async -> [RunSession.Entry] {

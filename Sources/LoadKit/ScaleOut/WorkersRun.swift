@@ -10,7 +10,7 @@ import Synchronization
 
 /// One scenario on N worker processes: starts them (and the shared server of a socket scenario),
 /// adds their progress up into one line, waits, and merges what they wrote.
-struct WorkersRun {
+package struct WorkersRun {
     let scenario: Scenario
     let workers: Int
     let quick: Bool

@@ -3,7 +3,7 @@ import Foundation
 
 /// What one run of one cell measured: counts from the client's history and the server's ledger
 /// (never the SDK's own account), and the run's verdict figures.
-struct RunFigures: Sendable {
+package struct RunFigures: Sendable {
     /// Logical sends scheduled (the open loop's dropped ones included: the user saw them fail).
     var sends = 0
     /// Sends started (not dropped).
@@ -48,10 +48,10 @@ struct RunFigures: Sendable {
 }
 
 /// One (policy, environment) cell over its seeds.
-struct TuneCell: Sendable {
+package struct TuneCell: Sendable {
     var policy: PolicyPoint
     var environment: TuneEnvironment
-    var runs: [RunFigures] = []
+    package var runs: [RunFigures] = []
     /// On the Pareto frontier of its environment (high success, low p99, low amplification).
     var pareto = false
 

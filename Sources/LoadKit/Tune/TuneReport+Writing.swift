@@ -2,17 +2,17 @@ import Foundation
 
 extension TuneReport {
     /// Where a sweep's results went.
-    struct Written {
+    package struct Written {
         var folder: URL
-        var cells: URL
-        var report: URL
-        var sends: Int
-        var elapsed: Double
+        package var cells: URL
+        package var report: URL
+        package var sends: Int
+        package var elapsed: Double
     }
 
     /// Writes `DIR/<run>-tune-<name>/` (cells.csv, sanity.csv, summary.csv), `DIR/<run>-run.csv`
     /// (for compare) and the sweep's report beside it. Errors name the file.
-    func write(writer: ResultsWriter, elapsed: Double, interrupted: Bool) throws -> Written {
+    package func write(writer: ResultsWriter, elapsed: Double, interrupted: Bool) throws -> Written {
         let folder = writer.root.appendingPathComponent("\(writer.runID)-tune-\(tune.name)")
         let sends = measured.reduce(0) { $0 + $1.sends }
         var run = SummaryBuilder(scenario: tune.name)

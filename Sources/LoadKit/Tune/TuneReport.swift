@@ -3,11 +3,16 @@ import Foundation
 
 /// The files and the printed verdict of a sweep (docs/tune.md): `cells.csv`, `sanity.csv`, the
 /// long-form summary rows `compare` gates on, and the recommendation.
-struct TuneReport {
+package struct TuneReport {
     let tune: TuneFile
     let cells: [TuneCell]
 
-    var measured: [TuneCell] { cells.filter { !$0.runs.isEmpty } }
+    package init(tune: TuneFile, cells: [TuneCell]) {
+        self.tune = tune
+        self.cells = cells
+    }
+
+    package var measured: [TuneCell] { cells.filter { !$0.runs.isEmpty } }
 
     static let cellsHeader =
         "cell,environment,max_retries,base_delay_s,max_delay_s,timeout_s,seeds,success_rate,success_rate_low,success_rate_high,latency_p99_policy_ms,amplification,peak_load,duplicates,lost,recovery_s,metastable,pareto,latency_p50_policy_ms,latency_p999_policy_ms,sends,dead_work,default"
@@ -91,13 +96,13 @@ struct TuneReport {
     }
 
     /// Every cell had no duplicate and no lost send, and the analytic check agreed everywhere.
-    var correct: Bool {
+    package var correct: Bool {
         measured.allSatisfy { $0.duplicates == 0 && $0.lost == 0 } && checks.allSatisfy(\.agrees)
     }
 
     /// What the command prints: the recommendation beside the default, the analytic check, and
     /// any correctness failure, loudly.
-    var text: String {
+    package var text: String {
         var lines: [String] = []
         let recommendation = Recommendation.choose(measured)
         let defaults = measured.filter { $0.policy == tune.defaultPolicy }

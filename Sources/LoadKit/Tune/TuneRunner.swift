@@ -7,13 +7,18 @@ import Synchronization
 /// `LoadExperiment` (the real SDK against a fresh in-process fake). Cancelling the calling task
 /// stops it: runs not started are skipped, runs cut short are discarded, and the cells hold what
 /// finished.
-struct TuneRunner {
+package struct TuneRunner {
     let tune: TuneFile
     let jobs: Int
     /// Called after every finished run with (runs done, runs planned, the run's cell label).
-    var progress: @Sendable (Int, Int, String) -> Void = { _, _, _ in }
+    package var progress: @Sendable (Int, Int, String) -> Void = { _, _, _ in }
     /// Test seam: a wrapper around every run's transport (a deliberately broken client).
     var transportWrapper: (@Sendable (any FrontmailTransport) -> any FrontmailTransport)?
+
+    package init(tune: TuneFile, jobs: Int) {
+        self.tune = tune
+        self.jobs = jobs
+    }
 
     struct Job: Sendable {
         var cell: Int
@@ -21,7 +26,7 @@ struct TuneRunner {
         var scenario: Scenario
     }
 
-    func run() async -> [TuneCell] {
+    package func run() async -> [TuneCell] {
         var cells: [TuneCell] = []
         var jobs: [Job] = []
         for environment in tune.environments {

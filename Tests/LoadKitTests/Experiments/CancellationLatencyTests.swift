@@ -146,3 +146,17 @@ final class ResendAfterCancelTransport: FrontmailTransport {
         return response
     }
 }
+
+@Suite("cancellation experiment: its rows")
+struct CancellationRowsTests {
+    @Test("with no background load the cancellation experiment writes each idle cell once")
+    func noDuplicateCells() async throws {
+        let scenario = try makeScenario(
+            #"{"name": "c", "timeScale": 0.01, "cancellation": {"phases": ["inFlight"], "samples": 2, "backgroundLoad": 0}}"#
+        )
+        let result = try await ScenarioRunner(outputFolder: nil, runID: "T", progress: false).run(scenario)
+        let keys = result.rows.map(\.key)
+        #expect(Set(keys).count == keys.count)
+        #expect(keys.contains("cancellation.inFlight.idle.p99"))
+    }
+}

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import FrontmailBenchCLI
 @testable import LoadKit
 
 @Suite("compare: the regression gate")

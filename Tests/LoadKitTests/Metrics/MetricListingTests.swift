@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import FrontmailBenchCLI
 @testable import LoadKit
 
 /// `list --metrics` is what users write assertions from, so it must name every metric a run

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import FrontmailBenchCLI
 @testable import LoadKit
 
 @Suite("the parent-child protocol: requests are valid command lines, replies read back exactly")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import FrontmailBenchCLI
 @testable import LoadKit
 
 /// The Kubernetes manifests parse, agree with each other and with the CLI: every container's

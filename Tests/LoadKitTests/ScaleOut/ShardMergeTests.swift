@@ -3,6 +3,7 @@ import Foundation
 import Frontmail
 import Testing
 
+@testable import FrontmailBenchCLI
 @testable import LoadKit
 
 /// `merge`: the union of the shards is judged as one run: the same counts as an unsharded run of

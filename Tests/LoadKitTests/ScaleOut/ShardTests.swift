@@ -4,6 +4,7 @@ import Frontmail
 import Synchronization
 import Testing
 
+@testable import FrontmailBenchCLI
 @testable import LoadKit
 
 /// `--shard i/N`: how sends are dealt, and that the shards' schedules add up to the unsharded one.

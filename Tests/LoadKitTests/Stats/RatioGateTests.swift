@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import FrontmailBenchCLI
 @testable import LoadKit
 
 @Suite("the ratio gate: same-run ratios judged by their measured noise, with a positive control")

@@ -2,7 +2,7 @@ import Foundation
 
 /// `compare --html`: the change of every metric as a horizontal bar (how much worse or better, in
 /// per cent, by the metric's polarity), regressions first, with the tolerance marked per row.
-enum ChangeBarsChart {
+package enum ChangeBarsChart {
     static let caption =
         "One bar per metric: to the right is worse, to the left better (by the metric's polarity; informational metrics show their plain change). Red bars are regressions, green improvements beyond tolerance, grey within it; the tick on each row is its tolerance. Changes beyond ±100 % are drawn at the edge with their value."
 
@@ -71,7 +71,7 @@ enum ChangeBarsChart {
     }
 
     /// The whole page.
-    static func page(_ comparison: Comparison, baseline: String, current: String) -> String {
+    package static func page(_ comparison: Comparison, baseline: String, current: String) -> String {
         var body =
             "<h1>compare</h1>\n<p>baseline <code>\(XML.escape(baseline))</code>, current <code>\(XML.escape(current))</code></p>\n"
         body += "<pre>\(XML.escape(comparison.markdown()))</pre>\n"

@@ -1,5 +1,6 @@
 import FakeFrontmail
 import Foundation
+import LoadKit
 
 /// `frontmail-bench merge`: judges the shards of a run as one run.
 public enum MergeCommand {
@@ -46,7 +47,7 @@ public enum MergeCommand {
             printError("merge: \(error)")
             return .dataError
         }
-        var merged: [(scenario: Scenario, measurement: Measurement, shards: Int)] = []
+        var merged: [(scenario: Scenario, measurement: LoadKit.Measurement, shards: Int)] = []
         for group in groups {
             do {
                 merged.append(try ShardMerge.judge(group))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import FrontmailBenchCLI
 @testable import LoadKit
 
 /// The subcommands' argument handling and exit codes (documented in the README).

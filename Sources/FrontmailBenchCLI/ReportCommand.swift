@@ -1,4 +1,5 @@
 import Foundation
+import LoadKit
 
 /// `frontmail-bench report`: the HTML report (and JUnit, Markdown) of results already written.
 public enum ReportCommand {

@@ -1,5 +1,6 @@
 import FakeFrontmail
 import Foundation
+import LoadKit
 
 #if canImport(Glibc)
     import Glibc

@@ -2,6 +2,7 @@ import FakeFrontmail
 import Foundation
 import Testing
 
+@testable import FrontmailBenchCLI
 @testable import LoadKit
 
 @Suite("command-line arguments")

@@ -1,4 +1,5 @@
 import Foundation
+import LoadKit
 
 /// The `frontmail-bench` command: dispatches to its subcommands.
 public enum FrontmailBench {

@@ -1,5 +1,6 @@
 import FakeFrontmail
 import Foundation
+import LoadKit
 
 /// How a subcommand's arguments begin: parsed, or an exit already decided (`--help` printed its
 /// usage: exit 0; a bad argument was reported with the usage: exit 64).

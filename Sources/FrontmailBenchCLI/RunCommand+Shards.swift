@@ -1,4 +1,5 @@
 import Foundation
+import LoadKit
 
 #if canImport(Glibc)
     import Glibc
@@ -82,39 +83,16 @@ extension RunCommand {
             printError("run: --out \(out.path) cannot be written (\(error.localizedDescription))")
             return .usage
         }
-        let quick = parsed.flag("quick")
         let lines = parsed.flag("progress-lines")
-        let showProgress = !lines && !parsed.flag("no-progress") && isatty(2) == 1
-        let work = Task { () -> Bool in
-            var interrupted = false
-            for scenario in scenarios {
-                if Task.isCancelled { break }
-                var experiment = LoadExperiment(scenario: scenario, progress: showProgress)
-                if lines { experiment.progressSink = ShardProgress.write }
-                let observed = try await experiment.observe(scenario, shard: shard, server: options.server)
-                var part = try ShardPart(
-                    observed, scenario: scenario, quick: quick, shard: shard, sharedServer: options.server != nil)
-                part.header.rate = options.rate
-                let file = out.appendingPathComponent(
-                    ShardPart.fileName(scenario: scenario.name, role: .shard, shard: shard))
-                try part.write(to: file)
-                interrupted = interrupted || observed.interrupted
-                printError(
-                    String(
-                        format: "  shard %@ of %@: %d sends in %.1f s%@", shard.description, scenario.name,
-                        part.records.count, observed.elapsed, observed.interrupted ? " (interrupted)" : ""))
-                ChildReply.part(file.path).send()
-            }
-            return interrupted
-        }
-        let interruption = InterruptHandler { _ in
-            printError("\ninterrupted: cancelling in-flight sends and writing the shard's partial results…")
-            work.cancel()
-        }
-        defer { interruption.stop() }
+        let run = ShardRun(
+            scenarios: scenarios, shard: shard, server: options.server, rate: options.rate, quick: parsed.flag("quick"),
+            out: out, progress: !lines && !parsed.flag("no-progress") && isatty(2) == 1, progressLines: lines)
+        let (outcome, cancelled) = await RunSession.interruptible(
+            notice: "\ninterrupted: cancelling in-flight sends and writing the shard's partial results…"
+        ) { try await run.run() }
         do {
-            let interrupted = try await work.value
-            return interrupted || work.isCancelled ? .interrupted : .success
+            let interrupted = try outcome.get()
+            return interrupted || cancelled ? .interrupted : .success
         } catch {
             printError("run: shard \(shard) could not run: \(error)")
             return .software

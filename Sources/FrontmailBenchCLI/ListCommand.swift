@@ -1,4 +1,5 @@
 import Foundation
+import LoadKit
 
 /// `frontmail-bench list`: the scenarios with their descriptions, or (`--metrics`) every metric an
 /// assertion can name with its unit, polarity and strictness.

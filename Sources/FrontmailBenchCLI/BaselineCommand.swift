@@ -1,5 +1,6 @@
 import FakeFrontmail
 import Foundation
+import LoadKit
 
 /// `frontmail-bench baseline`: merges several runs of a benchmark into the baseline `compare` reads.
 public enum BaselineCommand {

@@ -1,5 +1,6 @@
 import FakeFrontmail
 import Foundation
+import LoadKit
 
 /// `frontmail-bench compare`: the regression gate.
 public enum CompareCommand {

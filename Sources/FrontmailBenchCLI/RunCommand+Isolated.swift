@@ -1,4 +1,5 @@
 import Foundation
+import LoadKit
 
 extension RunCommand {
     /// Runs each scenario in a child process (`IsolatedRun`), then ends the run with their results.

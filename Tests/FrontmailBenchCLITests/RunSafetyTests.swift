@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import FrontmailBenchCLI
 @testable import LoadKit
 
 #if canImport(Glibc)
@@ -71,16 +72,5 @@ struct RunSafetyTests {
         #expect(ServeCommand.run(["--header-timeout", "0"]) == .usage)
         #expect(ServeCommand.run(["--idle-timeout", "nan"]) == .usage)
         #expect(ServeCommand.run(["--input-budget", "-1"]) == .usage)
-    }
-
-    @Test("with no background load the cancellation experiment writes each idle cell once")
-    func noDuplicateCells() async throws {
-        let scenario = try makeScenario(
-            #"{"name": "c", "timeScale": 0.01, "cancellation": {"phases": ["inFlight"], "samples": 2, "backgroundLoad": 0}}"#
-        )
-        let result = try await ScenarioRunner(outputFolder: nil, runID: "T", progress: false).run(scenario)
-        let keys = result.rows.map(\.key)
-        #expect(Set(keys).count == keys.count)
-        #expect(keys.contains("cancellation.inFlight.idle.p99"))
     }
 }

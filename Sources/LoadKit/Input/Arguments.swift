@@ -16,6 +16,10 @@ public struct Arguments: Sendable {
     public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
         public var message: String
         public var description: String { message }
+
+        public init(message: String) {
+            self.message = message
+        }
     }
 
     public private(set) var values: [String: [String]] = [:]

@@ -1,5 +1,6 @@
 import FakeFrontmail
 import Foundation
+import LoadKit
 
 /// `frontmail-bench serve`: the fake Frontmail API on 127.0.0.1 until SIGINT or SIGTERM.
 public enum ServeCommand {
