@@ -71,14 +71,15 @@ package enum HTMLReport {
         let samples = JitterCDFChart.samples(csv: csv)
         var out = ""
         if let chart = JitterCDFChart.render(
-            samples.all, critical: scenario.value("jitter", "ks_critical"), title: "\(scenario.name): backoff jitter")
+            samples.all, critical: scenario.value(named: "jitter.ks_critical"),
+            title: "\(scenario.name): backoff jitter")
         {
             out += figure(
                 chart.svg,
-                caption: JitterCDFChart.caption(d: chart.d, critical: scenario.value("jitter", "ks_critical")))
+                caption: JitterCDFChart.caption(d: chart.d, critical: scenario.value(named: "jitter.ks_critical")))
         }
         for attempt in samples.byAttempt.keys.sorted().prefix(3) {
-            let critical = scenario.value("jitter", "ks_critical", "attempt\(attempt)")
+            let critical = scenario.value(named: "jitter.ks_critical.attempt\(attempt)")
             guard let values = samples.byAttempt[attempt], values.count >= 20,
                 let chart = JitterCDFChart.render(
                     values, critical: critical, title: "\(scenario.name): jitter after attempt \(attempt)")
@@ -104,7 +105,7 @@ package enum HTMLReport {
             categories: outcomes, series: [BarChart.Series(name: "sends", values: counts)], yTitle: "sends",
             title: "\(scenario.name): send outcomes")
         {
-            let effects = scenario.value("idempotency", "effects").map { String(format: "%.0f", $0) } ?? "?"
+            let effects = scenario.value(named: "idempotency.effects").map { String(format: "%.0f", $0) } ?? "?"
             out += figure(
                 svg,
                 caption:
@@ -114,7 +115,7 @@ package enum HTMLReport {
         out += "<table class=\"defects\"><tr>"
         out += defects.map { "<th>\($0)</th>" }.joined() + "</tr><tr>"
         for name in defects {
-            let value = scenario.value("idempotency", name) ?? .nan
+            let value = scenario.value(named: "idempotency.\(name)") ?? .nan
             let text = value.isFinite ? String(format: "%.0f", value) : "–"
             out += "<td class=\"\(value > 0 ? "fail" : "")\">\(text)</td>"
         }
@@ -155,10 +156,12 @@ package enum HTMLReport {
             .filter { !$0.hasPrefix("raw_urlsession.") && !$0.hasPrefix("soak") }.sorted()
         guard !cells.isEmpty else { return "" }
         var series = [
-            BarChart.Series(name: "SDK p50", values: cells.map { scenario.value("cancellation", $0, "p50") ?? .nan }),
-            BarChart.Series(name: "SDK p99", values: cells.map { scenario.value("cancellation", $0, "p99") ?? .nan }),
+            BarChart.Series(
+                name: "SDK p50", values: cells.map { scenario.value(named: "cancellation.\($0).p50") ?? .nan }),
+            BarChart.Series(
+                name: "SDK p99", values: cells.map { scenario.value(named: "cancellation.\($0).p99") ?? .nan }),
         ]
-        let raw = cells.map { scenario.value("cancellation", "raw_urlsession." + $0, "p99") ?? .nan }
+        let raw = cells.map { scenario.value(named: "cancellation.raw_urlsession.\($0).p99") ?? .nan }
         if raw.contains(where: \.isFinite) {
             series.append(BarChart.Series(name: "raw URLSession p99", values: raw))
         }

@@ -16,10 +16,10 @@ package enum SummaryMarkdown {
             let held = scenario.checks.filter(\.passed).count
             let cells = [
                 cell(scenario.name), "**\(verdict)**", "\(held)/\(scenario.checks.count)",
-                figure(scenario.value("send", "success_rate"), places: 4),
-                figure(scenario.value("send", "latency", "p99"), places: 1),
-                figure(scenario.value("idempotency", "duplicates"), places: 0),
-                figure(scenario.value("idempotency", "lost"), places: 0),
+                figure(scenario.value(named: "send.success_rate"), places: 4),
+                figure(scenario.value(named: "send.latency.p99"), places: 1),
+                figure(scenario.value(named: "idempotency.duplicates"), places: 0),
+                figure(scenario.value(named: "idempotency.lost"), places: 0),
             ]
             text += "| " + cells.joined(separator: " | ") + " |\n"
             if let error = scenario.error {

@@ -35,6 +35,13 @@ package struct RunResults: Sendable {
             rows.first { $0.probe == probe && $0.metric == metric && $0.statistic == statistic }?.value
         }
 
+        /// The value of the row the assertion name `name` reads, as the catalog maps it; nil when the
+        /// catalog has no such name or the run wrote no such row.
+        func value(named name: String) -> Double? {
+            guard let row = MetricCatalog.entry(for: name)?.row(of: name) else { return nil }
+            return value(row.probe, row.metric, row.statistic)
+        }
+
         /// A file of the scenario's folder, nil when it is not there.
         func file(_ file: ResultFile) -> String? {
             guard let folder else { return nil }
