@@ -6,14 +6,14 @@
 /// The rules: the caller is resumed exactly once, by whichever comes first of the task's
 /// completion and the caller's cancellation; a task made after the exchange ended is cancelled,
 /// never started; a running task whose caller was cancelled is cancelled.
-struct ExchangeStateMachine<Continuation, Task> {
+struct ExchangeStateMachine<Continuation, DataTask> {
     enum State {
         /// Nothing yet: the continuation does not exist.
         case idle
         /// The caller waits; the task is being made on the transport's queue.
         case waiting(Continuation)
         /// The task runs.
-        case running(Continuation, Task)
+        case running(Continuation, DataTask)
         /// The caller was cancelled before it waited: it must not wait at all.
         case cancelledBeforeStart
         /// The caller was resumed.
@@ -46,7 +46,7 @@ struct ExchangeStateMachine<Continuation, Task> {
     }
 
     /// The task was made.
-    mutating func started(_ task: Task) -> StartAction {
+    mutating func started(_ task: DataTask) -> StartAction {
         guard case .waiting(let continuation) = state else { return .cancel }
         state = .running(continuation, task)
         return .resume
@@ -57,7 +57,7 @@ struct ExchangeStateMachine<Continuation, Task> {
         /// Resume the caller with a cancellation.
         case resume(Continuation)
         /// Resume the caller with a cancellation and cancel the running task.
-        case resumeAndCancel(Continuation, Task)
+        case resumeAndCancel(Continuation, DataTask)
     }
 
     /// The caller's Task was cancelled.
