@@ -35,7 +35,7 @@ public enum BaselineCommand {
         for file in parsed.positionals {
             do {
                 let data = try InputFileError.read(file)
-                runs.append(try SummaryCSV.parse(String(decoding: data, as: UTF8.self)).rows)
+                runs.append(try SummaryCSV.parse(String(decoding: data, as: UTF8.self), unique: true).rows)
             } catch let error as InputFileError {
                 printError(error.description)
                 return .dataError

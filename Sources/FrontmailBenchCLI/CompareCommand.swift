@@ -74,7 +74,7 @@ public enum CompareCommand {
         for file in files {
             do {
                 let data = try InputFileError.read(file)
-                parsedFiles.append(try SummaryCSV.parse(String(decoding: data, as: UTF8.self)).rows)
+                parsedFiles.append(try SummaryCSV.parse(String(decoding: data, as: UTF8.self), unique: true).rows)
             } catch let error as InputFileError {
                 printError(error.description)
                 return .dataError

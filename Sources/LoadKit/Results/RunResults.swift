@@ -56,7 +56,7 @@ package struct RunResults: Sendable {
     /// `errors` for scenarios that have no verdict (by name).
     package static func read(runCSV: URL, errors: [String: String] = [:], order: [String] = []) throws -> RunResults {
         let text = try String(contentsOf: runCSV, encoding: .utf8)
-        let (runID, rows) = try SummaryCSV.parse(text)
+        let (runID, rows) = try SummaryCSV.parse(text, unique: true)
         let root = runCSV.deletingLastPathComponent()
         var names: [String] = []
         for name in order + rows.map(\.scenario) + errors.keys.sorted() where !names.contains(name) {

@@ -77,7 +77,12 @@ public enum SummaryCSV {
     }
 
     /// Parses a summary CSV back into rows (for `compare`); errors name the line.
-    public static func parse(_ text: String) throws(CSVError) -> (runID: String, rows: [SummaryRow]) {
+    /// The rows of a summary CSV. With `unique`, a row whose scenario and key already appeared is
+    /// refused (a run writes each row once; a second copy would silently replace the first in a
+    /// comparison).
+    public static func parse(_ text: String, unique: Bool = false) throws(CSVError) -> (
+        runID: String, rows: [SummaryRow]
+    ) {
         var lines = CSV.rows(text)
         guard let header = lines.first else { throw CSVError(line: 1, reason: "empty file") }
         lines.removeFirst()
@@ -95,6 +100,7 @@ public enum SummaryCSV {
         let runColumn = columns.firstIndex(of: "run_id")
         var runID = ""
         var rows: [SummaryRow] = []
+        var seen: [String: Int] = [:]
         for (offset, fields) in lines.enumerated() where !(fields.count == 1 && fields[0].isEmpty) {
             guard fields.count == columns.count else {
                 throw CSVError(line: offset + 2, reason: "has \(fields.count) fields, the header has \(columns.count)")
@@ -109,10 +115,19 @@ public enum SummaryCSV {
                 throw CSVError(line: offset + 2, reason: "value '\(fields[index[4]])' is not a number")
             }
             if let runColumn { runID = fields[runColumn] }
-            rows.append(
-                SummaryRow(
-                    scenario: fields[index[0]], probe: fields[index[1]], metric: fields[index[2]],
-                    statistic: fields[index[3]], value: value, unit: fields[index[5]]))
+            let row = SummaryRow(
+                scenario: fields[index[0]], probe: fields[index[1]], metric: fields[index[2]],
+                statistic: fields[index[3]], value: value, unit: fields[index[5]])
+            if unique {
+                let identity = row.scenario + "\u{0}" + row.key
+                if let first = seen[identity] {
+                    throw CSVError(
+                        line: offset + 2,
+                        reason: "repeats the row \(row.scenario) \(row.key) of line \(first) (a run writes each row once)")
+                }
+                seen[identity] = offset + 2
+            }
+            rows.append(row)
         }
         return (runID, rows)
     }
