@@ -46,9 +46,9 @@ public enum BaselineCommand {
         }
         let merged = BaselineMerge.merge(runs)
         do {
-            try SummaryCSV.render(merged, runID: RunID.make()).write(toFile: out, atomically: true, encoding: .utf8)
+            try RunOutputs.save(SummaryCSV.render(merged, runID: RunID.make()), to: out)
         } catch {
-            printError("baseline: cannot write \(out): \(error.localizedDescription)")
+            printError("baseline: \(error)")
             return .software
         }
         print("baseline: \(merged.count) rows from \(runs.count) runs written to \(out)")

@@ -1,5 +1,11 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// What a run writes besides its CSV, all read back from the CSV and next to it: the HTML report,
 /// JUnit XML and a Markdown summary (`DIR/<run>-report.html`, `-junit.xml`, `-summary.md`, or where
 /// the arguments say), the summary also appended to `GITHUB_STEP_SUMMARY` when the environment
@@ -40,15 +46,42 @@ package struct RunOutputs {
         return report
     }
 
+    /// Writes `text` to the file at `path` through a temporary file and a rename (a reader never
+    /// sees half of it). A symbolic link is written through to its file. Anything at `path` that is
+    /// not a regular file (a device, a FIFO, a folder) is refused, never replaced.
     package static func save(_ text: String, to path: String) throws {
+        guard !path.isEmpty else { throw OutputError(path: path, reason: "the path is empty") }
+        if let kind = nonRegularKind(at: path) {
+            throw OutputError(path: path, reason: "it is \(kind), not a regular file; give the path of a file")
+        }
         do {
-            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            let target = URL(fileURLWithPath: path).resolvingSymlinksInPath()
+            try text.write(to: target, atomically: true, encoding: .utf8)
         } catch {
             throw OutputError(path: path, reason: error.localizedDescription)
         }
     }
 
+    /// What is at `path` (following links) when it exists and is not a regular file.
+    static func nonRegularKind(at path: String) -> String? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFDIR: return "a folder"
+        case S_IFIFO: return "a FIFO"
+        case S_IFCHR, S_IFBLK: return "a device"
+        case S_IFSOCK: return "a socket"
+        default: return "not a file"
+        }
+    }
+
+    /// Appends `text` to the regular file at `path` (made when missing); anything else is refused
+    /// before it is opened (opening a FIFO nobody reads would block).
     package static func append(_ text: String, to path: String) throws {
+        if let kind = nonRegularKind(at: path) {
+            throw OutputError(path: path, reason: "it is \(kind), not a regular file")
+        }
         guard let handle = FileHandle(forWritingAtPath: path) else {
             try save(text, to: path)
             return

@@ -3,6 +3,10 @@ import Testing
 
 @testable import LoadKit
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 #if canImport(FoundationXML)
     import FoundationXML
 #endif
@@ -189,6 +193,35 @@ struct ReportTests {
             _ = try outputs.write(
                 runCSV: folder.appendingPathComponent("20261201T000000Z-run.csv"), order: [], errors: [:])
         }
+    }
+
+    @Test("an output path that is a FIFO, a folder or empty is refused and left as it was; a link is written through")
+    func outputsNeverReplaceNonFiles() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("outputs-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fifo = folder.appendingPathComponent("pipe").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let subfolder = folder.appendingPathComponent("sub").path
+        try FileManager.default.createDirectory(atPath: subfolder, withIntermediateDirectories: false)
+        for path in [fifo, subfolder, ""] {
+            #expect(throws: RunOutputs.OutputError.self, "\(path)") { try RunOutputs.save("x", to: path) }
+            #expect(throws: RunOutputs.OutputError.self, "\(path)") { try RunOutputs.append("x", to: path) }
+        }
+        var status = stat()
+        #expect(stat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
+        #expect(stat(subfolder, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR)
+        // A link to a file: the file gets the text, the link stays a link.
+        let file = folder.appendingPathComponent("real.md").path
+        try "old".write(toFile: file, atomically: true, encoding: .utf8)
+        let link = folder.appendingPathComponent("link.md").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: file)
+        try RunOutputs.save("new", to: link)
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "new")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == file)
+        // A plain file is replaced as before; a missing one is made.
+        try RunOutputs.save("fresh", to: folder.appendingPathComponent("made.md").path)
+        #expect(try String(contentsOfFile: folder.appendingPathComponent("made.md").path, encoding: .utf8) == "fresh")
     }
 
     @Test("compare --html: every metric a bar, regressions first, the page parses")
