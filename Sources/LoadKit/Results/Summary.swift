@@ -123,7 +123,8 @@ public enum SummaryCSV {
                 if let first = seen[identity] {
                     throw CSVError(
                         line: offset + 2,
-                        reason: "repeats the row \(row.scenario) \(row.key) of line \(first) (a run writes each row once)")
+                        reason:
+                            "repeats the row \(row.scenario) \(row.key) of line \(first) (a run writes each row once)")
                 }
                 seen[identity] = offset + 2
             }
