@@ -56,11 +56,11 @@ extension TuneFile: Decodable {
             }
             try environment.validate(path: path)
         }
-        try grid.validate(path: "grid")
         try defaultPolicy.validate(path: "default")
+        try grid.validate(path: "grid", defaultPolicy: defaultPolicy)
         try checkSize()
         if let quick {
-            try quick.validate(path: "quick", environments: names)
+            try quick.validate(path: "quick", environments: names, defaultPolicy: defaultPolicy)
             try quickened().checkSize(path: "quick")
         }
         // Every cell must be a scenario the runner accepts (the worst send bounded, the
@@ -83,13 +83,14 @@ extension TuneFile: Decodable {
         }
     }
 
+    /// Checked from the grid's counts, before any policy is made (its values are distinct).
     func checkSize(path: String = "grid") throws(InputError) {
-        let cells = policies.count * environments.count
+        let cells = policyCount * environments.count
         guard cells <= Self.maxCells else {
             throw InputError(
                 path: path,
                 reason:
-                    "\(policies.count) policies × \(environments.count) environments = \(cells) cells; at most \(Self.maxCells) per sweep (narrow the grid or split the file)"
+                    "\(policyCount) policies × \(environments.count) environments = \(cells) cells; at most \(Self.maxCells) per sweep (narrow the grid or split the file)"
             )
         }
         guard cells * seeds <= Self.maxRuns else {
@@ -133,7 +134,7 @@ extension PolicyGrid: Decodable {
             timeout: try container.decodeIfPresent([TimeSpan].self, forKey: AnyKey("timeout")))
     }
 
-    func validate(path: String) throws(InputError) {
+    func validate(path: String, defaultPolicy: PolicyPoint) throws(InputError) {
         for (field, count) in [
             ("maxRetries", maxRetries?.count), ("baseDelay", baseDelay?.count), ("maxDelay", maxDelay?.count),
             ("timeout", timeout?.count),
@@ -148,6 +149,33 @@ extension PolicyGrid: Decodable {
         }
         for (index, span) in (timeout ?? []).enumerated() {
             try InputError.check(span, "\(path).timeout[\(index)]", positive: true)
+        }
+        // A cell is named by its policy's label: two values of a field that read the same would
+        // make two cells of one name (300ms and 300.0001ms), and `compare` would keep one.
+        typealias Value = (label: String, value: Double)
+        func span(_ span: TimeSpan) -> Value { (PolicyPoint.short(span), span.seconds) }
+        let fields: [(String, [Value]?, Value)] = [
+            (
+                "maxRetries", maxRetries?.map { (String($0), Double($0)) },
+                (String(defaultPolicy.maxRetries), Double(defaultPolicy.maxRetries))
+            ),
+            ("baseDelay", baseDelay?.map(span), span(defaultPolicy.baseDelay)),
+            ("maxDelay", maxDelay?.map(span), span(defaultPolicy.maxDelay)),
+            ("timeout", timeout?.map(span), span(defaultPolicy.timeout)),
+        ]
+        for (field, values, fallback) in fields {
+            var first: [String: Int] = [:]
+            for (index, value) in (values ?? []).enumerated() {
+                let at = "\(path).\(field)[\(index)]"
+                if let earlier = first.updateValue(index, forKey: value.label) {
+                    throw InputError(
+                        path: at, reason: "reads \(value.label), as [\(earlier)] does: give each value once")
+                }
+                if value.label == fallback.label && value.value != fallback.value {
+                    throw InputError(
+                        path: at, reason: "reads \(value.label), as the default policy's value does, but is not it")
+                }
+            }
         }
     }
 }
@@ -179,9 +207,9 @@ extension TuneQuick: Decodable {
         duration = try container.decodeIfPresent(TimeSpan.self, forKey: AnyKey("duration"))
     }
 
-    func validate(path: String, environments known: Set<String>) throws(InputError) {
+    func validate(path: String, environments known: Set<String>, defaultPolicy: PolicyPoint) throws(InputError) {
         if let seeds { try InputError.check(seeds, in: 1...100, path + ".seeds") }
-        try grid?.validate(path: path + ".grid")
+        try grid?.validate(path: path + ".grid", defaultPolicy: defaultPolicy)
         if let duration { try InputError.check(duration, path + ".duration", positive: true) }
         for (index, name) in (environments ?? []).enumerated() where !known.contains(name) {
             throw InputError(

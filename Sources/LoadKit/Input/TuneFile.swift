@@ -24,6 +24,17 @@ public struct TuneFile: Sendable, Hashable {
     public static let maxCells = 2000
     public static let maxRuns = 20_000
 
+    /// How many policies the sweep has, from the grid's counts (its values are distinct, checked
+    /// when the file is read), without making them: at most 100^4 + 1.
+    var policyCount: Int {
+        let hasDefault =
+            (grid.maxRetries?.contains(defaultPolicy.maxRetries) ?? true)
+            && (grid.baseDelay?.contains(defaultPolicy.baseDelay) ?? true)
+            && (grid.maxDelay?.contains(defaultPolicy.maxDelay) ?? true)
+            && (grid.timeout?.contains(defaultPolicy.timeout) ?? true)
+        return grid.count + (hasDefault ? 0 : 1)
+    }
+
     /// The policies of the sweep: the grid, plus the default when the grid lacks it.
     public var policies: [PolicyPoint] {
         var points = grid.points(filling: defaultPolicy)
@@ -133,13 +144,14 @@ public struct PolicyGrid: Sendable, Hashable {
     /// Every combination, in order (distinct values only).
     public func points(filling base: PolicyPoint) -> [PolicyPoint] {
         var points: [PolicyPoint] = []
+        var seen: Set<PolicyPoint> = []
         for retries in maxRetries ?? [base.maxRetries] {
             for baseDelay in baseDelay ?? [base.baseDelay] {
                 for maxDelay in maxDelay ?? [base.maxDelay] {
                     for timeout in timeout ?? [base.timeout] {
                         let point = PolicyPoint(
                             maxRetries: retries, baseDelay: baseDelay, maxDelay: maxDelay, timeout: timeout)
-                        if !points.contains(point) { points.append(point) }
+                        if seen.insert(point).inserted { points.append(point) }
                     }
                 }
             }

@@ -149,6 +149,13 @@ struct TuneTests {
             (#""grid": {}, "seeds": 0"#, "seeds: must be 1-100"),
             (#""grid": {}, "quick": {"environments": ["nope"]}"#, "quick.environments[0]: no environment named 'nope'"),
             (#""grid": {}, "default": {"timeout": "-1s"}"#, "default.timeout"),
+            // Two values that would name two cells alike, or a value that reads as the default's.
+            (#""grid": {"baseDelay": ["300ms", "300.0001ms"]}"#, "grid.baseDelay[1]: reads 300ms, as [0] does"),
+            (#""grid": {"maxRetries": [2, 2]}"#, "grid.maxRetries[1]: reads 2, as [0] does"),
+            (#""grid": {"timeout": ["15.0001s"]}"#, "grid.timeout[0]: reads 15s, as the default policy's value does"),
+            (#""grid": {}, "quick": {"grid": {"maxDelay": ["1s", "1.0000001s"]}}"#, "quick.grid.maxDelay[1]: reads 1s"),
+            // A grid of 100 × 100 × 100 values is refused from its counts, before it is made.
+            (hugeGrid, "policies × 1 environments = 1000001 cells; at most 2000"),
         ])
     func badFields(fragment: String, expected: String) {
         let json = """
@@ -164,6 +171,14 @@ struct TuneTests {
             #expect(String(describing: error).contains(expected), "\(error)")
         }
     }
+
+    /// `maxRetries`, `baseDelay` and `timeout` with 100 distinct values each.
+    static let hugeGrid: String = {
+        let retries = (0..<100).map(String.init).joined(separator: ",")
+        let delays = (1...100).map { "\"\($0)ms\"" }.joined(separator: ",")
+        let timeouts = (1...100).map { "\"\($0)s\"" }.joined(separator: ",")
+        return #""grid": {"maxRetries": [\#(retries)], "baseDelay": [\#(delays)], "timeout": [\#(timeouts)]}"#
+    }()
 
     @Test("environments, the base and every cell are checked before anything runs")
     func badEnvironments() {
