@@ -1,0 +1,81 @@
+import Foundation
+import Frontmail
+import Testing
+
+@testable import FakeFrontmail
+@testable import LoadKit
+
+/// Seeded mutations of the committed tune files: each ends as a valid sweep within its limits or
+/// as an error naming a field, never a trap; grids made of many values are refused from their
+/// counts.
+@Suite("input fuzzing: mutated tune files")
+struct TuneFuzzTests {
+    static func tuneFiles() throws -> [URL] {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../tune")
+        return try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }
+            .sorted().map { folder.appendingPathComponent($0) }
+    }
+
+    /// A grid field replaced by many values: distinct, repeated, or alike in their labels.
+    static func bigGrid(_ tree: FrontmailValue, _ random: inout InputFuzzTests.Generator) -> FrontmailValue {
+        guard case .object(var fields) = tree else { return tree }
+        let field = ["maxRetries", "baseDelay", "maxDelay", "timeout"][random.below(4)]
+        let count = 1 + random.below(100)
+        let values: [FrontmailValue] = (0..<count).map { index in
+            switch random.below(3) {
+            case 0: return field == "maxRetries" ? .integer(index % 101) : .string("\(index + 1)ms")
+            case 1: return field == "maxRetries" ? .integer(3) : .string("300ms")
+            default: return field == "maxRetries" ? .integer(index) : .string("\(300 + Double(index) * 1e-5)ms")
+            }
+        }
+        var grid: [String: FrontmailValue] = [:]
+        if case .object(let existing) = fields["grid"] { grid = existing }
+        grid[field] = .array(values)
+        fields["grid"] = .object(grid)
+        return .object(fields)
+    }
+
+    @Test("every mutation is a valid sweep within its limits or an error with a reason")
+    func tuneFiles() throws {
+        var random = InputFuzzTests.Generator(state: 20_261_203)
+        var valid = 0
+        var rejected = 0
+        let files = try Self.tuneFiles()
+        #expect(!files.isEmpty)
+        let rounds = 400
+        for file in files {
+            let original = try Data(contentsOf: file)
+            let tree = try JSONReader.parse(original)
+            for round in 0..<rounds {
+                let data: Data
+                switch round % 10 {
+                case 9: data = original.prefix(random.below(original.count))
+                case 8: data = InputFuzzTests.bytes(Self.bigGrid(tree, &random))
+                default:
+                    var mutated = tree
+                    for _ in 0...random.below(3) { mutated = InputFuzzTests.mutate(mutated, &random) }
+                    data = InputFuzzTests.bytes(mutated)
+                }
+                do {
+                    var tune = try InputError.decode(TuneFile.self, from: data)
+                    tune.base.name = tune.name
+                    try tune.validate()
+                    valid += 1
+                    for sweep in [tune, tune.quickened()] {
+                        let policies = sweep.policies
+                        #expect(policies.count == sweep.policyCount)
+                        #expect(policies.count * sweep.environments.count <= TuneFile.maxCells)
+                        #expect(policies.count * sweep.environments.count * sweep.seeds <= TuneFile.maxRuns)
+                        // Every cell has a name of its own.
+                        #expect(Set(policies.map(\.label)).count == policies.count)
+                    }
+                } catch {
+                    rejected += 1
+                    #expect(!error.reason.isEmpty)
+                }
+            }
+        }
+        #expect(valid + rejected == files.count * rounds)
+        #expect(valid > 20 && rejected > 100, "valid \(valid), rejected \(rejected)")
+    }
+}
