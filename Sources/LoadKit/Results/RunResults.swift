@@ -69,10 +69,22 @@ package struct RunResults: Sendable {
             entry.rows = rows.filter { $0.scenario == name }
             entry.error = errors[name]
             if let text = entry.file(.assertions) {
-                entry.checks = CSV.rows(text).dropFirst().compactMap { fields in
-                    guard fields.count >= 4 else { return nil }
-                    return Check(assertion: fields[0], passed: fields[1] == "1", actual: fields[2], expected: fields[3])
+                for (offset, fields) in CSV.rows(text).enumerated().dropFirst()
+                where !(fields.count == 1 && fields[0].isEmpty) {
+                    guard fields.count >= 4, fields[1] == "0" || fields[1] == "1" else {
+                        entry.error =
+                            entry.error ?? "\(ResultFile.assertions.name) line \(offset + 1) is not an assertion row"
+                        continue
+                    }
+                    entry.checks.append(
+                        Check(assertion: fields[0], passed: fields[1] == "1", actual: fields[2], expected: fields[3]))
                 }
+            } else if entry.error == nil {
+                // Absence is not success: without the assertions the verdict cannot be read.
+                entry.error =
+                    entry.folder == nil
+                    ? "its results folder \(folder.lastPathComponent) is missing: the verdict cannot be read"
+                    : "its results folder has no \(ResultFile.assertions.name): the verdict cannot be read"
             }
             if let text = entry.file(.scenarioInfo),
                 let info = try? JSONDecoder().decode(

@@ -109,6 +109,28 @@ struct ReportTests {
         #expect(xml.components(separatedBy: "<testcase ").count - 1 == 6)
     }
 
+    @Test("absence is not success: a missing results folder or a damaged assertions file is an error, not a pass")
+    func missingResults() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("absent-\(UUID().uuidString)")
+        try FileManager.default.copyItem(at: Self.fixtures, to: folder)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let runCSV = folder.appendingPathComponent("20261201T000000Z-run.csv")
+        // beta failed one of its two assertions; with its folder gone nothing may call it a pass.
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("20261201T000000Z-beta"))
+        let withoutBeta = try RunResults.read(runCSV: runCSV)
+        let beta = try #require(withoutBeta.scenarios.first { $0.name == "beta" })
+        #expect(!beta.passed && beta.error?.contains("is missing") == true)
+        let xml = JUnitWriter.render(withoutBeta)
+        #expect(xml.contains(#"<testsuite name="beta" tests="1" failures="0" errors="1""#), "\(xml)")
+        #expect(SummaryMarkdown.render(withoutBeta).contains("| beta | **ERROR** |"))
+        // A row of alpha's assertions that cannot be read is an error too, not a dropped check.
+        let assertions = folder.appendingPathComponent("20261201T000000Z-alpha/assertions.csv")
+        try (String(contentsOf: assertions, encoding: .utf8) + "send.ok >= 1,maybe\n").write(
+            to: assertions, atomically: true, encoding: .utf8)
+        let alpha = try #require(try RunResults.read(runCSV: runCSV).scenarios.first { $0.name == "alpha" })
+        #expect(!alpha.passed && alpha.error?.contains("is not an assertion row") == true)
+    }
+
     @Test("the Markdown summary: a row per scenario, the failures listed, pipes escaped, cut at 64 KB")
     func markdown() throws {
         let text = SummaryMarkdown.render(try Self.results())
