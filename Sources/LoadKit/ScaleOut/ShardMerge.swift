@@ -60,6 +60,9 @@ package enum ShardMerge {
     /// Checks that the parts are one complete run of one scenario: the same file, seed, quick
     /// setting and shard count, every shard exactly once, and the server's part when (and only
     /// when) the shards shared a server.
+    /// How far apart two machines' clocks may be, seconds.
+    static let clockSkew = 300.0
+
     static func check(_ parts: [(file: String, part: ShardPart)]) throws(Refusal) -> (
         shards: [ShardPart], server: ShardPart?
     ) {
@@ -133,6 +136,20 @@ package enum ShardMerge {
         if !first.sharedServer, let server {
             throw Refusal(
                 description: "\(server.file): a server part, but the shards of \(name) each ran their own server")
+        }
+        // A shard of a shared server started while that server ran: one that started outside its
+        // lifetime (beyond the skew two machines' clocks may have) sent to another run's server.
+        if let server {
+            let window = server.part.header.wallStart - Self.clockSkew
+            let last = server.part.header.wallStart + server.part.header.end + Self.clockSkew
+            for (file, part) in parts where part.header.role == .shard {
+                guard (window...last).contains(part.header.wallStart) else {
+                    throw Refusal(
+                        description:
+                            "\(file): it started at \(part.header.wallStart) s, outside the lifetime of the server whose part is \(server.file) (\(server.part.header.wallStart)-\(server.part.header.wallStart + server.part.header.end) s): a part of another run"
+                    )
+                }
+            }
         }
         shards.sort { $0.header.shardIndex < $1.header.shardIndex }
         return (shards, server?.part)

@@ -35,7 +35,8 @@ package struct ShardPart {
     }
 
     static let format = "frontmail-shard"
-    static let version = 1
+    /// 2: a checksum before the end mark, and every value range-checked when read.
+    static let version = 2
     static let magic = Array("FMSHARD\n".utf8)
     static let fileExtension = "fmshard"
 
@@ -110,6 +111,7 @@ extension ShardPart {
             out.int(capacity.dead.count)
             for value in capacity.dead { out.int(value) }
         }
+        out.u64(FNV1a.hash(out.bytes[...]))
         out.raw(Array("END\n".utf8))
         return out.bytes
     }
@@ -178,9 +180,12 @@ extension ShardPart.Header {
         guard (0..<shardCount).contains(shardIndex) else {
             return "shardIndex: must be 0-\(shardCount - 1), not \(shardIndex)"
         }
-        for (field, value) in [("wallStart", wallStart), ("elapsed", elapsed), ("end", end)] {
-            guard value.isFinite, value >= 0 else {
-                return "\(field): must be a finite number of seconds, not \(value)"
+        for (field, value, limit) in [
+            ("wallStart", wallStart, ShardPart.maxWallStart), ("elapsed", elapsed, ShardPart.maxClock),
+            ("end", end, ShardPart.maxClock),
+        ] {
+            guard value.isFinite, (0...limit).contains(value) else {
+                return "\(field): must be a finite number of seconds from 0 to \(Int(limit)), not \(value)"
             }
         }
         if let rate, !LoadSettings.rates.contains(rate) {
@@ -285,8 +290,15 @@ extension ShardPart {
             }
             part.capacity = CapacitySeries(width: width, busy: busy, waiting: waiting, served: served, dead: dead)
         }
+        let summed = FNV1a.hash(bytes[..<input.offset])
+        guard try input.u64() == summed else {
+            throw ByteReader.Malformed(offset: input.offset - 8, reason: "its checksum does not match its contents")
+        }
         guard Array(try input.bytes(4)) == Array("END\n".utf8), input.remaining == 0 else {
             throw ByteReader.Malformed(offset: input.offset, reason: "the file does not end where its contents do")
+        }
+        if let problem = part.problem() {
+            throw ByteReader.Malformed(offset: magic.count + 4, reason: problem)
         }
         return part
     }

@@ -1,0 +1,143 @@
+import FakeFrontmail
+import Foundation
+import Frontmail
+import Testing
+
+@testable import FrontmailBenchCLI
+@testable import LoadKit
+
+/// `.fmshard` files damaged or edited: bit flips, truncations and swapped ranges are refused by
+/// the checksum or read as valid parts that merge without a trap; hostile values written with a
+/// fresh checksum are refused naming their field; a shard relabelled as another is refused.
+@Suite("input fuzzing: shard files")
+struct ShardFuzzTests {
+    /// Two shards of a scenario with retries and backoffs, run once for every test here.
+    static let made = Task {
+        try await ShardMergeTests.shards(try ShardMergeTests.load(ShardMergeTests.recovering), count: 2)
+    }
+
+    static func parts() async throws -> [ShardPart] { try await made.value }
+
+    /// Reads `bytes` as shard `index`'s part and, when it reads, merges it with the other shard.
+    static func readAndMerge(_ bytes: [UInt8], index: Int, parts: [ShardPart]) -> Bool {
+        guard let damaged = try? ShardPart.decode(bytes) else { return false }
+        var group = parts
+        group[index] = damaged
+        if let (scenario, measurement, _) = try? ShardMerge.judge(group.map { ("part", $0) }) {
+            #expect(measurement.rows.contains { $0.key == "send.sends.value" }, "\(scenario.name)")
+        }
+        return true
+    }
+
+    @Test("bit flips, truncations and swapped ranges: refused, or a part that merges without a trap")
+    func damagedBytes() async throws {
+        let parts = try await Self.parts()
+        var random = InputFuzzTests.Generator(state: 20_261_203)
+        let encoded = try parts.map { try $0.encoded() }
+        var refused = 0
+        var unchanged = 0
+        for round in 0..<300 {
+            let index = random.below(parts.count)
+            let original = encoded[index]
+            var bytes = original
+            switch round % 3 {
+            case 0:
+                for _ in 0...random.below(3) { bytes[random.below(bytes.count)] ^= UInt8(1 << random.below(8)) }
+            case 1:
+                bytes = Array(bytes.prefix(random.below(bytes.count)))
+            default:
+                let length = 1 + random.below(16)
+                let a = random.below(bytes.count - length)
+                let b = random.below(bytes.count - length)
+                let first = Array(bytes[a..<(a + length)])
+                bytes.replaceSubrange(a..<(a + length), with: bytes[b..<(b + length)])
+                bytes.replaceSubrange(b..<(b + length), with: first)
+            }
+            // Two flips of one bit, or a swap of equal ranges, leave the file as it was.
+            if bytes == original {
+                unchanged += 1
+                #expect(Self.readAndMerge(bytes, index: index, parts: parts))
+            } else if Self.readAndMerge(bytes, index: index, parts: parts) {
+                Issue.record("round \(round): a damaged file was read")
+            } else {
+                refused += 1
+            }
+        }
+        #expect(refused + unchanged == 300 && refused > 250, "refused \(refused), unchanged \(unchanged)")
+    }
+
+    /// One hostile value in one field of a part, each out of its range.
+    static let edits: [(String, @Sendable (inout ShardPart) -> Void)] = [
+        ("ends (", { $0.records[0].started = $0.records[0].ended + 1 }),
+        ("records[0].intended", { $0.records[0].intended = .nan }),
+        ("records[0].started", { $0.records[0].started = 1e300 }),
+        ("records[0].ended", { $0.records[0].ended = -.infinity }),
+        ("records[0].attempts", { $0.records[0].attempts = -1 }),
+        ("records[0].attempts", { $0.records[0].attempts = Int.max }),
+        ("records[0].sendID", { $0.records[0].sendID = -5 }),
+        ("is not a send of shard", { $0.records[0].sendID += 1 }),
+        ("listed twice", { $0.records.append($0.records[0]) }),
+        ("backoffs[0].afterAttempt", { $0.backoffs[0].afterAttempt = -1 }),
+        ("backoffs[0].delay", { $0.backoffs[0].delay = .nan }),
+        ("backoffs[0].cap", { $0.backoffs[0].cause = .jitter(cap: 1e300) }),
+        ("attemptErrors", { $0.attemptErrors["service_unavailable"] = Int.max }),
+        ("attemptBuckets[0]", { $0.attemptBuckets[0] = -3 }),
+        ("ledger[0].arrival", { $0.ledger[0].arrival = .infinity }),
+        ("ledger[0].benchSendID", { $0.ledger[0].benchSendID = Int64.max }),
+        ("wallStart", { $0.header.wallStart = 1e300 }),
+        ("end", { $0.header.end = .nan }),
+        ("elapsed", { $0.header.elapsed = -1 }),
+    ]
+
+    @Test("a hostile value written with a fresh checksum is refused, naming its field")
+    func hostileValues() async throws {
+        let parts = try await Self.parts()
+        #expect(!parts[0].backoffs.isEmpty && !parts[0].attemptBuckets.isEmpty && !parts[0].ledger.isEmpty)
+        for (field, edit) in Self.edits {
+            var part = parts[0]
+            edit(&part)
+            do {
+                _ = try ShardPart.decode(try part.encoded())
+                Issue.record("accepted an edit of \(field)")
+            } catch {
+                #expect("\(error)".contains(field), "\(field): \(error)")
+            }
+        }
+        // Written as they are, both parts read back and merge.
+        for part in parts { #expect(throws: Never.self) { try ShardPart.decode(try part.encoded()) } }
+        #expect(throws: Never.self) { try ShardMerge.judge(parts.map { ("part", $0) }) }
+    }
+
+    @Test("shard 0 copied and relabelled as shard 1 is refused: its sends are not shard 1's")
+    func relabelled() async throws {
+        let parts = try await Self.parts()
+        var copy = parts[0]
+        copy.header.shardIndex = 1
+        #expect(throws: (any Error).self) { try ShardPart.decode(try copy.encoded()) }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("relabel-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: file, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: file) }
+        for (index, part) in [parts[0], copy].enumerated() {
+            try part.write(
+                to: file.appendingPathComponent(
+                    ShardPart.fileName(
+                        scenario: part.header.scenario, role: .shard, shard: Shard(uncheckedIndex: index, count: 2))))
+        }
+        let out = file.appendingPathComponent("out").path
+        #expect(MergeCommand.run([file.path, "--out", out]) == .dataError)
+    }
+
+    @Test("a shard that started outside the shared server's lifetime belongs to another run")
+    func anotherRunsServer() async throws {
+        var parts = try await Self.parts().map { part -> ShardPart in
+            var copy = part
+            copy.header.sharedServer = true
+            return copy
+        }
+        var server = ShardPart(header: parts[0].header)
+        server.header.role = .server
+        #expect(throws: Never.self) { try ShardMerge.check((parts + [server]).map { ("f", $0) }) }
+        parts[1].header.wallStart += 3600
+        #expect(throws: ShardMerge.Refusal.self) { try ShardMerge.check((parts + [server]).map { ("f", $0) }) }
+    }
+}
