@@ -246,6 +246,19 @@ struct ReportTests {
         #expect(try String(contentsOfFile: folder.appendingPathComponent("made.md").path, encoding: .utf8) == "fresh")
     }
 
+    @Test("axes near Double's limits keep a dozen finite ticks; histogram rows out of range are left out")
+    func extremeAxes() {
+        for (low, high) in [(0.0, 1.7e308), (-1.7e308, 1.7e308), (1e308, 1e308), (0, .infinity), (.nan, 5)] {
+            let axis = ChartAxis.linear(low, high, title: "t")
+            #expect(!axis.ticks.isEmpty && axis.ticks.count <= 12, "\(low)-\(high)")
+            #expect(axis.ticks.allSatisfy(\.value.isFinite) && axis.min < axis.max, "\(low)-\(high)")
+        }
+        let series = LatencySpectrumChart.Series(name: "s", buckets: [(0, 1, 10), (1, 1.7e308, 1)])
+        #expect(LatencySpectrumChart.render([series], title: "t") != nil)
+        let csv = "low_ms,high_ms,count\n0,1,10\n1,nan,1\n-1,2,3\n2,1,1\n1,2,inf\n1,2,4\n"
+        #expect(LatencySpectrumChart.buckets(csv: csv).map(\.count) == [10, 4])
+    }
+
     @Test("compare --html: every metric a bar, regressions first, the page parses")
     func compareBars() {
         func rows(_ success: Double, _ p99: Double, _ duplicates: Double) -> [SummaryRow] {

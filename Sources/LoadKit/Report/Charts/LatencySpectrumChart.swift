@@ -66,8 +66,9 @@ enum LatencySpectrumChart {
     /// The buckets of a `latency_histogram.csv`.
     static func buckets(csv: String) -> [(low: Double, high: Double, count: Double)] {
         CSV.rows(csv).dropFirst().compactMap { fields in
+            // A row out of range (not a finite, non-negative bucket and count) is left out.
             guard fields.count >= 3, let low = Double(fields[0]), let high = Double(fields[1]),
-                let count = Double(fields[2])
+                let count = Double(fields[2]), [low, high, count].allSatisfy({ $0.isFinite && $0 >= 0 }), low <= high
             else { return nil }
             return (low, high, count)
         }

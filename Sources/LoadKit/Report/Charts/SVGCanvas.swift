@@ -152,17 +152,19 @@ struct ChartAxis {
     static func linear(_ low: Double, _ high: Double, title: String, format: (Double) -> String = ChartAxis.short)
         -> ChartAxis
     {
-        var low = low.isFinite ? low : 0
-        var high = high.isFinite ? high : 1
-        if high <= low { high = low + 1 }
+        // Within ±1e300 the widened range and its ticks stay finite (near Double's limit, rounding
+        // up to a whole step overflowed to infinity and the ticks never ended).
+        var low = low.isFinite ? Swift.min(Swift.max(low, -1e300), 1e300) : 0
+        var high = high.isFinite ? Swift.min(Swift.max(high, -1e300), 1e300) : 1
+        if high <= low { high = low + Swift.max(1, abs(low) * 1e-9) }
         let step = niceStep((high - low) / 5)
         low = (low / step).rounded(.down) * step
         high = (high / step).rounded(.up) * step
-        var ticks: [Tick] = []
-        var value = low
-        while value <= high + step / 2 {
-            ticks.append(Tick(value: value, label: format(value)))
-            value += step
+        // At most a dozen ticks, whatever the range's rounding did.
+        let count = Swift.min(12, Swift.max(1, Int(((high - low) / step).rounded()) + 1))
+        let ticks = (0..<count).map { index -> Tick in
+            let value = low + Double(index) * step
+            return Tick(value: value, label: format(value))
         }
         return ChartAxis(min: low, max: high, log: false, title: title, ticks: ticks)
     }
