@@ -65,6 +65,34 @@ struct RunSafetyTests {
         #expect(Date().timeIntervalSince(started) < 20)
     }
 
+    @Test(
+        "a stopped child is continued to act on the signal; one that ignores it is killed after the grace or a second signal"
+    )
+    func stuckChildren() async {
+        // Stopped: the signal alone would wait until someone continued it.
+        let stopped = RunningChildren(grace: 30)
+        let sleeper = Task { await ChildProcess.run("/bin/sleep", arguments: ["30"], children: stopped) }
+        try? await Task.sleep(nanoseconds: 200_000_000)
+        stopped.forwardToAll(SIGSTOP)
+        stopped.forward(SIGTERM)
+        #expect(await sleeper.value.status == 128 + SIGTERM)
+        // Ignoring SIGTERM: killed when the grace is over.
+        let ignoring = #"trap "" TERM INT; exec sleep 30"#
+        let graced = RunningChildren(grace: 0.5)
+        let deaf = Task { await ChildProcess.run("/bin/sh", arguments: ["-c", ignoring], children: graced) }
+        try? await Task.sleep(nanoseconds: 200_000_000)
+        graced.forward(SIGTERM)
+        #expect(await deaf.value.status == 128 + SIGKILL)
+        // Or at once, on a second signal.
+        let patient = RunningChildren(grace: 60)
+        let other = Task { await ChildProcess.run("/bin/sh", arguments: ["-c", ignoring], children: patient) }
+        try? await Task.sleep(nanoseconds: 200_000_000)
+        patient.forward(SIGINT)
+        try? await Task.sleep(nanoseconds: 100_000_000)
+        patient.forward(SIGINT)
+        #expect(await other.value.status == 128 + SIGKILL)
+    }
+
     @Test("serve checks --ledger and its timeouts before it starts")
     func serveChecks() {
         #expect(ServeCommand.run(["--ledger", "/nonexistent-folder/ledger.csv"]) == .usage)

@@ -128,7 +128,9 @@ package final class RunningChildren: Sendable {
 
     private let state = Mutex(State())
 
-    package init() {}
+    package init(grace: Double = 10) {
+        self.grace = grace
+    }
 
     func started(_ pid: Int32) {
         if let signal = state.withLock({ state -> Int32? in
@@ -136,16 +138,46 @@ package final class RunningChildren: Sendable {
             return state.signal
         }) {
             kill(pid, signal)
+            kill(pid, SIGCONT)
         }
     }
 
     func ended(_ pid: Int32) { _ = state.withLock { $0.pids.remove(pid) } }
 
+    /// How long a child has, after the signal, to write its partial results and end (a large
+    /// ledger takes seconds to write).
+    let grace: Double
+
+    /// Sends `signal` to every child (and continues a stopped one, so that it can act on it). A
+    /// child still running `grace` seconds later (stuck, or stopped again), or when a second
+    /// signal comes, is killed, and that is said: a signal always ends the run.
     package func forward(_ signal: Int32) {
-        let pids = state.withLock { state -> Set<Int32> in
-            state.signal = signal
-            return state.pids
+        let (pids, first) = state.withLock { state -> (Set<Int32>, Bool) in
+            defer { state.signal = signal }
+            return (state.pids, state.signal == nil)
         }
-        for pid in pids { kill(pid, signal) }
+        guard first else {
+            killRemaining(reason: "a second signal came")
+            return
+        }
+        for pid in pids {
+            kill(pid, signal)
+            kill(pid, SIGCONT)
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + grace) { [self] in
+            killRemaining(reason: "it did not end within \(grace) s of the signal")
+        }
+    }
+
+    /// Sends `signal` to every child as it is, with none of `forward`'s care (tests stop a child).
+    func forwardToAll(_ signal: Int32) {
+        for pid in state.withLock({ $0.pids }) { kill(pid, signal) }
+    }
+
+    private func killRemaining(reason: String) {
+        for pid in state.withLock({ $0.pids }).sorted() {
+            printError("child process \(pid) killed (SIGKILL): \(reason)")
+            kill(pid, SIGKILL)
+        }
     }
 }
