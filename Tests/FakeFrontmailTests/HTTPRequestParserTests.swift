@@ -155,4 +155,67 @@ struct HTTPRequestParserTests {
             }
         }
     }
+
+    /// A chunked request of `chunks` pieces, each with an extension, and a trailer field.
+    static func chunkedRequest(_ chunks: [[UInt8]], extensions: Bool, trailer: String = "X-T: 1") -> [UInt8] {
+        var bytes = Array("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+        for (index, chunk) in chunks.enumerated() {
+            bytes += Array(
+                (String(chunk.count, radix: 16) + (extensions ? ";n=\(index);name=\"v\"" : "") + "\r\n").utf8)
+            bytes += chunk + [13, 10]
+        }
+        bytes += Array("0\r\n\(trailer)\r\n\r\n".utf8)
+        return bytes
+    }
+
+    @Test("a valid chunked body with extensions on every chunk is read whole, past 64 KB")
+    func longChunkedWithExtensions() {
+        let chunks = (0..<200).map { index in [UInt8](repeating: UInt8(65 + index % 26), count: 1024) }
+        let bytes = Self.chunkedRequest(chunks, extensions: true)
+        guard case .complete(let request, let consumed) = bytes.withUnsafeBufferPointer({ parser.parse($0) }) else {
+            Issue.record("a valid request was refused")
+            return
+        }
+        #expect(request.body == chunks.flatMap { $0 } && consumed == bytes.count)
+        // A chunk line longer than its bound, and trailers longer than theirs, are refused.
+        let longLine = Self.chunkedRequest([[1]], extensions: false).replacing(
+            Array("1\r\n".utf8), with: Array(("1;" + String(repeating: "e", count: 5000) + "\r\n").utf8),
+            maxReplacements: 1)
+        guard case .invalid(400, _) = longLine.withUnsafeBufferPointer({ parser.parse($0) }) else {
+            Issue.record("a 5 KB chunk line was accepted")
+            return
+        }
+        let trailers = Self.chunkedRequest(
+            [[1]], extensions: false, trailer: "X-T: " + String(repeating: "t", count: 20_000))
+        guard case .invalid(431, _) = trailers.withUnsafeBufferPointer({ parser.parse($0) }) else {
+            Issue.record("20 KB of trailers accepted")
+            return
+        }
+    }
+
+    @Test("fed in random pieces with its progress kept, a chunked request reads as it does whole (500 requests)")
+    func resumedFraming() {
+        var random = SeededRandom(seed: 7)
+        for _ in 0..<500 {
+            let chunks = (0..<Int(random.next() % 20)).map { _ in
+                (0...Int(random.next() % 300)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            }
+            let bytes = Self.chunkedRequest(chunks, extensions: random.next() % 2 == 0)
+            var progress: HTTPRequestParser.Progress?
+            var fed = 0
+            var result = HTTPRequestParser.Result.needMore
+            while fed < bytes.count {
+                fed = min(bytes.count, fed + 1 + Int(random.next() % 64))
+                result = Array(bytes[..<fed]).withUnsafeBufferPointer { parser.parse($0, progress: &progress) }
+                if case .needMore = result { continue }
+                break
+            }
+            guard case .complete(let request, let consumed) = result else {
+                Issue.record("not complete after \(fed) of \(bytes.count) bytes: \(result)")
+                return
+            }
+            #expect(fed == bytes.count && consumed == bytes.count)
+            #expect(request.body == chunks.flatMap { $0 })
+        }
+    }
 }

@@ -19,6 +19,8 @@ final class Connection {
     let id: UInt32
     var phase: Phase = .reading
     var input = InputBuffer()
+    /// How far a chunked request body in `input` has been framed (`HTTPRequestParser.Progress`).
+    var chunkProgress: HTTPRequestParser.Progress?
     /// `processInput` is running for this connection (a finished write must not re-enter it).
     var processing = false
     /// Reading is paused until the requests already buffered are answered.

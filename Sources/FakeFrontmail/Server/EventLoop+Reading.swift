@@ -53,7 +53,10 @@ extension EventLoop {
                 timers.schedule(at: core.now(), token: connection.token, kind: TimerKind.resume.rawValue)
                 return
             }
-            let result = connection.input.withUnsafeBufferPointer { parser.parse($0) }
+            var progress = connection.chunkProgress
+            let result = connection.input.withUnsafeBufferPointer { parser.parse($0, progress: &progress) }
+            // Kept while the request is incomplete; a request that ends (or is refused) starts afresh.
+            if case .needMore = result { connection.chunkProgress = progress } else { connection.chunkProgress = nil }
             switch result {
             case .needMore:
                 setReading(connection, paused: false)

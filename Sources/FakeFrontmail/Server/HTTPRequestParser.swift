@@ -28,6 +28,23 @@ public struct HTTPRequestParser: Sendable {
         case invalid(status: Int, reason: String)
     }
 
+    /// How far the framing of a chunked body has got: kept by the connection between reads of
+    /// one request, so that each read frames only what arrived since (linear in the body, whatever
+    /// the sizes of the reads and the chunks). Indexes are into the connection's buffer, which
+    /// only grows until the request is consumed.
+    public struct Progress: Sendable {
+        /// Where the body starts (a progress of another request's body is not used).
+        var bodyStart: Int
+        /// The next chunk-size line.
+        var next: Int
+        /// The chunks' data so far.
+        var ranges: [Range<Int>] = []
+        var length = 0
+    }
+
+    /// The longest chunk-size line with its extensions, and all trailer fields together.
+    public static let maxChunkLineBytes = 4096
+
     public var limits: Limits
 
     public init(limits: Limits = Limits()) {
@@ -35,6 +52,13 @@ public struct HTTPRequestParser: Sendable {
     }
 
     public func parse(_ buffer: UnsafeBufferPointer<UInt8>) -> Result {
+        var progress: Progress?
+        return parse(buffer, progress: &progress)
+    }
+
+    /// `parse`, resuming a chunked body's framing from `progress` (reset it when a request is
+    /// consumed or refused).
+    public func parse(_ buffer: UnsafeBufferPointer<UInt8>, progress: inout Progress?) -> Result {
         let count = buffer.count
         guard count > 0 else { return .needMore }
         // Tolerate empty lines before a request (RFC 9112 §2.2); they count against the head limit,
@@ -100,7 +124,13 @@ public struct HTTPRequestParser: Sendable {
         let keepAlive = minor >= 1 ? connection != "close" : connection == "keep-alive"
         let bodyStart = headEnd + 4
         if chunked {
-            switch Self.chunkedBody(buffer, from: bodyStart, maxBytes: limits.maxBodyBytes) {
+            var framing =
+                progress.flatMap { $0.bodyStart == bodyStart ? $0 : nil }
+                ?? Progress(bodyStart: bodyStart, next: bodyStart)
+            defer { progress = framing }
+            switch Self.chunkedBody(
+                buffer, &framing, maxBytes: limits.maxBodyBytes, maxTrailerBytes: limits.maxHeaderBytes)
+            {
             case .needMore: return .needMore
             case .invalid(let status, let reason): return .invalid(status: status, reason: reason)
             case .complete(let body, let end):
@@ -192,10 +222,14 @@ public struct HTTPRequestParser: Sendable {
         case complete([UInt8], end: Int)
     }
 
-    private static func chunkedBody(_ buffer: UnsafeBufferPointer<UInt8>, from start: Int, maxBytes: Int) -> Chunked {
-        var body: [UInt8] = []
-        var index = start
+    /// Frames the chunks after `framing.next` (each complete chunk moves it on), then, once the
+    /// last chunk and the trailers are in, copies the data out once.
+    private static func chunkedBody(
+        _ buffer: UnsafeBufferPointer<UInt8>, _ framing: inout Progress, maxBytes: Int, maxTrailerBytes: Int
+    ) -> Chunked {
         while true {
+            var index = framing.next
+            let lineStart = index
             // chunk-size [; ext] CRLF
             var size = 0
             var digits = 0
@@ -217,30 +251,43 @@ public struct HTTPRequestParser: Sendable {
                 guard buffer[index] >= 32 || buffer[index] == 9, buffer[index] != 127 else {
                     return .invalid(400, "malformed chunk extension")
                 }
-                guard index - start < 64 * 1024 else { return .invalid(400, "chunk extension too long") }
+                guard index - lineStart < maxChunkLineBytes else { return .invalid(400, "chunk extension too long") }
                 index += 1
             }
             guard index + 1 < buffer.count else { return .needMore }
             guard buffer[index + 1] == 10 else { return .invalid(400, "malformed chunk line") }
             index += 2
             if size == 0 {
-                // Trailers until an empty line.
+                // Trailer fields until an empty line, at most `maxTrailerBytes` of them.
+                let trailersStart = index
                 while true {
                     guard index + 1 < buffer.count else { return .needMore }
-                    if buffer[index] == 13 && buffer[index + 1] == 10 { return .complete(body, end: index + 2) }
-                    while index + 1 < buffer.count, !(buffer[index] == 13 && buffer[index + 1] == 10) { index += 1 }
+                    if buffer[index] == 13 && buffer[index + 1] == 10 {
+                        var body: [UInt8] = []
+                        body.reserveCapacity(framing.length)
+                        for range in framing.ranges {
+                            body.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[range]))
+                        }
+                        return .complete(body, end: index + 2)
+                    }
+                    while index + 1 < buffer.count, !(buffer[index] == 13 && buffer[index + 1] == 10) {
+                        guard index - trailersStart < maxTrailerBytes else {
+                            return .invalid(431, "trailer fields too large")
+                        }
+                        index += 1
+                    }
                     guard index + 1 < buffer.count else { return .needMore }
                     index += 2
                 }
             }
-            guard body.count + size <= maxBytes else { return .invalid(413, "body too large") }
+            guard framing.length + size <= maxBytes else { return .invalid(413, "body too large") }
             guard buffer.count - index >= size + 2 else { return .needMore }
-            body.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[index..<(index + size)]))
-            index += size
-            guard buffer[index] == 13, buffer[index + 1] == 10 else {
+            guard buffer[index + size] == 13, buffer[index + size + 1] == 10 else {
                 return .invalid(400, "chunk not followed by CRLF")
             }
-            index += 2
+            framing.ranges.append(index..<(index + size))
+            framing.length += size
+            framing.next = index + size + 2
         }
     }
 
