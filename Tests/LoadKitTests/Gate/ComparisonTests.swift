@@ -142,16 +142,24 @@ struct ComparisonTests {
                 == 1)
     }
 
-    @Test("the command: exit codes 0, 2, 4, 64 and 65")
-    func command() throws {
+    static func folder() throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("compare-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    /// Writes `rows` as a summary CSV named `name` in `directory`; returns its path.
+    static func write(_ rows: [SummaryRow], _ name: String, in directory: URL) throws -> String {
+        let path = directory.appendingPathComponent(name).path
+        try SummaryCSV.render(rows, runID: "r").write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test("the command: exit codes 0, 2, 4, 64 and 65")
+    func command() throws {
+        let directory = try Self.folder()
         defer { try? FileManager.default.removeItem(at: directory) }
-        func write(_ rows: [SummaryRow], _ name: String) throws -> String {
-            let path = directory.appendingPathComponent(name).path
-            try SummaryCSV.render(rows, runID: "r").write(toFile: path, atomically: true, encoding: .utf8)
-            return path
-        }
+        func write(_ rows: [SummaryRow], _ name: String) throws -> String { try Self.write(rows, name, in: directory) }
         let base = try write(Self.baseline, "base.csv")
         var slower = Self.baseline
         slower[0].value = 500
@@ -172,14 +180,9 @@ struct ComparisonTests {
 
     @Test("a repeated row is refused (exit 65), so a second copy cannot hide a strict regression")
     func repeatedRows() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("compare-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.folder()
         defer { try? FileManager.default.removeItem(at: directory) }
-        func write(_ rows: [SummaryRow], _ name: String) throws -> String {
-            let path = directory.appendingPathComponent(name).path
-            try SummaryCSV.render(rows, runID: "r").write(toFile: path, atomically: true, encoding: .utf8)
-            return path
-        }
+        func write(_ rows: [SummaryRow], _ name: String) throws -> String { try Self.write(rows, name, in: directory) }
         let clean = Self.row("idempotency", "duplicates", "value", 0)
         let base = try write([clean], "base.csv")
         var regressed = clean
