@@ -223,6 +223,17 @@ extension ShardPart {
         guard Array(try input.bytes(magic.count)) == magic else {
             throw ByteReader.Malformed(offset: 0, reason: "it does not start with the \(format) mark")
         }
+        // The checksum first: a damaged file is refused before anything in it is believed.
+        let trailer = Array("END\n".utf8)
+        guard bytes.count >= magic.count + 8 + trailer.count, Array(bytes.suffix(trailer.count)) == trailer else {
+            throw ByteReader.Malformed(
+                offset: bytes.count, reason: "the file does not end with the END mark (cut short?)")
+        }
+        let sumAt = bytes.count - trailer.count - 8
+        let stored = bytes[sumAt..<(sumAt + 8)].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        guard stored == FNV1a.hash(bytes[..<sumAt]) else {
+            throw ByteReader.Malformed(offset: sumAt, reason: "its checksum does not match its contents")
+        }
         let length = Int(try input.u32())
         let header: Header
         do {
@@ -290,10 +301,10 @@ extension ShardPart {
             }
             part.capacity = CapacitySeries(width: width, busy: busy, waiting: waiting, served: served, dead: dead)
         }
-        let summed = FNV1a.hash(bytes[..<input.offset])
-        guard try input.u64() == summed else {
-            throw ByteReader.Malformed(offset: input.offset - 8, reason: "its checksum does not match its contents")
+        guard input.offset == sumAt else {
+            throw ByteReader.Malformed(offset: input.offset, reason: "the file does not end where its contents do")
         }
+        _ = try input.u64()
         guard Array(try input.bytes(4)) == Array("END\n".utf8), input.remaining == 0 else {
             throw ByteReader.Malformed(offset: input.offset, reason: "the file does not end where its contents do")
         }

@@ -26,21 +26,26 @@ struct SoakTests {
         }
         let batch = 150
         var excess: [Double] = []
-        for _ in 0..<11 {
+        // The SDK's batch is the control: its cancelled waits hold nothing, so a pair whose SDK
+        // batch moved the heap by more than the limit saw another test allocate or free beside it,
+        // and is measured again (at most 44 pairs for 11 clean ones).
+        for _ in 0..<44 where excess.count < 11 {
             let start = CancellationLatency.heapInUseKiB()
             for _ in 0..<batch { try await sdk.once() }
             let middle = CancellationLatency.heapInUseKiB()
             for _ in 0..<batch { try await leaky.once() }
             let end = CancellationLatency.heapInUseKiB()
+            guard abs(middle - start) / Double(batch) * 1000 <= limit else { continue }
             excess.append(((end - middle) - (middle - start)) / Double(batch) * 1000)
         }
-        return RatioEstimate(rounds: excess).value
+        return excess.count >= 5 ? RatioEstimate(rounds: excess).value : .nan
     }
 
     @Test("a client that sleeps with Task.sleep holds memory after cancelled five-minute backoffs; the SDK does not")
     func backoff() async throws {
         let excess = try await Self.pairedExcess(.backoff)
-        try #require(!excess.isNaN, "malloc's bytes in use are not measurable here")
+        try #require(
+            !excess.isNaN, "malloc's bytes in use are not measurable here, or other tests moved them throughout")
         #expect(excess > Self.limit, "\(excess) KiB per 1,000")
     }
 
