@@ -54,9 +54,10 @@ extension EventLoop {
                 return
             }
             var progress = connection.chunkProgress
+            connection.chunkProgress = nil  // moved into the parse, so its chunk list is not copied
             let result = connection.input.withUnsafeBufferPointer { parser.parse($0, progress: &progress) }
             // Kept while the request is incomplete; a request that ends (or is refused) starts afresh.
-            if case .needMore = result { connection.chunkProgress = progress } else { connection.chunkProgress = nil }
+            if case .needMore = result { connection.chunkProgress = progress }
             switch result {
             case .needMore:
                 setReading(connection, paused: false)

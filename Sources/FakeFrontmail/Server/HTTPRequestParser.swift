@@ -127,6 +127,8 @@ public struct HTTPRequestParser: Sendable {
             var framing =
                 progress.flatMap { $0.bodyStart == bodyStart ? $0 : nil }
                 ?? Progress(bodyStart: bodyStart, next: bodyStart)
+            // Moved, not shared: the chunk list grows in place instead of being copied each read.
+            progress = nil
             defer { progress = framing }
             switch Self.chunkedBody(
                 buffer, &framing, maxBytes: limits.maxBodyBytes, maxTrailerBytes: limits.maxHeaderBytes)
