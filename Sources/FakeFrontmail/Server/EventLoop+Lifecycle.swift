@@ -47,6 +47,9 @@ extension EventLoop {
     func updateListener() {
         let refusing = core.isRefusing
         if refusing, listener >= 0 {
+            // The port stays ours while refusing: a bound socket that does not listen refuses
+            // every connection, and another server cannot be given the port and answer in our place.
+            portHolder = (try? Socket.listen(host: host, port: port, reusePort: true, listening: false))?.0 ?? -1
             poller.remove(listener)
             _ = Glibc.close(listener)
             listener = -1
@@ -58,11 +61,18 @@ extension EventLoop {
                 listener = fd
                 if !listenerPaused { poller.add(fd, token: Self.listenerToken) }
             }
+            releasePortHolder()
         }
+    }
+
+    private func releasePortHolder() {
+        if portHolder >= 0 { _ = Glibc.close(portHolder) }
+        portHolder = -1
     }
 
     func shutdownAll() {
         for connection in Array(connections.values) { peerGone(connection) }
+        releasePortHolder()
         if listener >= 0 {
             poller.remove(listener)
             _ = Glibc.close(listener)

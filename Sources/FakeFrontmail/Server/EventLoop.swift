@@ -45,6 +45,8 @@ final class EventLoop: @unchecked Sendable {
     let host: String
     let port: Int
     var listener: Int32
+    /// During a refuse window: a bound, non-listening socket that keeps the port ours.
+    var portHolder: Int32 = -1
     /// A descriptor held in reserve: closed to accept (and at once close) a connection when the
     /// process runs out of descriptors, so the listener's backlog drains instead of spinning.
     var spareDescriptor: Int32

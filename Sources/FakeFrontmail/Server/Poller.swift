@@ -101,7 +101,11 @@ public struct SocketError: Error, CustomStringConvertible, Sendable {
 /// Small wrappers over the socket calls the server needs.
 enum Socket {
     /// A non-blocking listening socket on `host:port` (IPv4 or IPv6 literal); returns it and its port.
-    static func listen(host: String, port: Int, reusePort: Bool, backlog: Int32 = 1024) throws(SocketError) -> (
+    /// A socket bound to `host:port`, listening unless `listening` is false (a socket that only
+    /// holds the port: connections to it are refused, and no other socket can take the port).
+    static func listen(
+        host: String, port: Int, reusePort: Bool, backlog: Int32 = 1024, listening: Bool = true
+    ) throws(SocketError) -> (
         Int32, Int
     ) {
         let isIPv6 = host.contains(":")
@@ -140,7 +144,7 @@ enum Socket {
             close(fd)
             throw SocketError(operation: "bind(\(host):\(port))", code: code)
         }
-        guard Glibc.listen(fd, backlog) == 0, cfm_set_nonblocking(fd) == 0 else {
+        guard !listening || Glibc.listen(fd, backlog) == 0, cfm_set_nonblocking(fd) == 0 else {
             let code = errno
             close(fd)
             throw SocketError(operation: "listen", code: code)
