@@ -19,7 +19,7 @@ import tempfile
 
 # Top to bottom. A tuple is a row of peers.
 LAYERS = {
-    "Sources/FakeFrontmail": ["Harness", "Server", "Core", "Ledger", "Plan", "Input"],
+    "Sources/FakeFrontmail": ["Harness", "Server", "Core", "Ledger", "Plan", "Input", "Simulation"],
     "Sources/LoadKit": [
         "Tune",
         "ScaleOut",

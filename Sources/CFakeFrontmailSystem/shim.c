@@ -4,6 +4,7 @@
 #include "CFakeFrontmailSystem.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <unistd.h>
 
 int cfm_have_epoll(void) {
@@ -31,4 +32,14 @@ int cfm_set_nonblocking(int fd) {
     int flags = fcntl(fd, F_GETFL, 0);
     if (flags < 0) return -1;
     return fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+}
+
+int cfm_thread_name(char *buffer, unsigned long size) {
+    if (size == 0) return -1;
+    buffer[0] = 0;
+#if defined(__linux__) || defined(__APPLE__)
+    return pthread_getname_np(pthread_self(), buffer, size);
+#else
+    return -1;
+#endif
 }

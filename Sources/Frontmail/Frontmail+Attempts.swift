@@ -73,9 +73,9 @@ extension Frontmail {
         case failure(FrontmailError)
     }
 
-    /// One attempt against its deadline. The exchange runs in a Task of its own (started at once,
-    /// on this thread, until it first suspends: a transport that answers without suspending costs
-    /// no thread hop), and the deadline is an entry in the shared timer that cancels that Task when
+    /// One attempt against its deadline. The exchange runs in a Task of its own, which the clock
+    /// starts (the system clock: at once, on this thread, until it first suspends, so a transport
+    /// that answers without suspending costs no thread hop), and the deadline is an entry in the shared timer that cancels that Task when
     /// it expires. The caller's cancellation is passed on to the exchange; the transport must end
     /// promptly when cancelled (URLSessionTransport resumes its caller at once).
     private func runAttempt(_ request: FrontmailHTTPRequest) async -> AttemptOutcome {
@@ -86,7 +86,8 @@ extension Frontmail {
         }
         // Taken before the exchange starts, so a test clock that moves on can't be missed.
         let deadline = clock.now() + timeout
-        let exchange = Self.startExchange(transport, request)
+        let transport = self.transport
+        let exchange = clock.startTask { await Self.callTransport(transport, request) }
         let token = clock.startDeadline(deadline) { exchange.cancel() }
         let result = await withTaskCancellationHandler {
             await exchange.value
@@ -98,15 +99,6 @@ extension Frontmail {
         if case .success(let response) = result { return .response(response) }
         return .failure(
             .client(.timeout, "No complete response within \(Self.seconds(timeout)) (the per-attempt timeout)."))
-    }
-
-    private static func startExchange(
-        _ transport: any FrontmailTransport, _ request: FrontmailHTTPRequest
-    ) -> Task<Result<FrontmailHTTPResponse, any Error>, Never> {
-        if #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
-            return Task.immediate { await callTransport(transport, request) }
-        }
-        return Task { await callTransport(transport, request) }
     }
 
     private static func callTransport(

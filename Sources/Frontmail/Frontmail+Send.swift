@@ -96,7 +96,9 @@ extension Frontmail {
 
     private func send(body: Data, options: SendOptions) async throws -> SendResult {
         if Task.isCancelled { throw FrontmailError.aborted }
-        let key = options.idempotencyKey.flatMap { $0.isEmpty ? nil : $0 } ?? Self.makeIdempotencyKey()
+        let key =
+            options.idempotencyKey.flatMap { $0.isEmpty ? nil : $0 }
+            ?? Self.makeIdempotencyKey(environment.keyBytes?() ?? Self.randomWords())
         let headers = FrontmailHTTPHeaders(fields: [
             .init(name: "X-Frontmail-Public-Key", value: publicKey),
             .init(name: "Content-Type", value: "application/json"),
@@ -112,8 +114,7 @@ extension Frontmail {
     /// A random UUID v4 in lowercase (36 characters): 122 bits of the system's random generator,
     /// written straight into the string (`UUID().uuidString.lowercased()` reads /dev/urandom through
     /// a file of its own on Linux and formats through `snprintf`, then copies the string to lowercase).
-    static func makeIdempotencyKey() -> String {
-        let random = randomWords()
+    static func makeIdempotencyKey(_ random: (UInt64, UInt64) = randomWords()) -> String {
         // Bytes 0-7 and 8-15 of the UUID, most significant first; the version nibble (4) is the
         // high nibble of byte 6, the variant bits (10) the top of byte 8.
         let high = (random.0 & ~0xF000) | 0x4000

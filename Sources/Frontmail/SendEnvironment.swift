@@ -14,6 +14,22 @@ package protocol FrontmailClock: Sendable {
     func startDeadline(_ deadline: TimeInterval, onExpiry expire: @escaping @Sendable () -> Void) -> UInt64
     /// Removes a deadline before it expires: false when it has expired (its `expire` ran or is running).
     func cancelDeadline(_ token: UInt64) -> Bool
+    /// Starts the Task of one attempt's exchange. The system clock starts it at once on the calling
+    /// thread; a simulated clock starts it on the simulation's executor, so it runs on virtual time.
+    func startTask(
+        _ operation: @escaping @Sendable () async -> Result<FrontmailHTTPResponse, any Error>
+    ) -> Task<Result<FrontmailHTTPResponse, any Error>, Never>
+}
+
+extension FrontmailClock {
+    package func startTask(
+        _ operation: @escaping @Sendable () async -> Result<FrontmailHTTPResponse, any Error>
+    ) -> Task<Result<FrontmailHTTPResponse, any Error>, Never> {
+        if #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
+            return Task.immediate { await operation() }
+        }
+        return Task { await operation() }
+    }
 }
 
 /// The real clock: `DispatchTime` (monotonic) and one shared Dispatch timer (`SleepScheduler`).
@@ -89,15 +105,20 @@ package struct SendEnvironment: Sendable {
     /// Uniform in [0, 1).
     package var random: @Sendable () -> Double
     package var observer: (any SendObserver)?
+    /// The sixteen random bytes of an idempotency key the client makes (nil: the system's random
+    /// generator). A simulation draws them from its seed, so its keys are the same in every run.
+    package var keyBytes: (@Sendable () -> (UInt64, UInt64))?
 
     package init(
         clock: any FrontmailClock = SystemClock(),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-        observer: (any SendObserver)? = nil
+        observer: (any SendObserver)? = nil,
+        keyBytes: (@Sendable () -> (UInt64, UInt64))? = nil
     ) {
         self.clock = clock
         self.random = random
         self.observer = observer
+        self.keyBytes = keyBytes
     }
 
     package static let live = SendEnvironment()

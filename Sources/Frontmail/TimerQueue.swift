@@ -16,6 +16,9 @@ package struct TimerQueue<Waiter> {
     /// Waiters that have not fired or been cancelled.
     package var pending: Int { heap.count }
 
+    /// The earliest deadline of a waiter (nil: nothing waits).
+    package var earliest: UInt64? { heap.earliest }
+
     package mutating func makeID() -> UInt64 {
         nextID &+= 1
         return nextID

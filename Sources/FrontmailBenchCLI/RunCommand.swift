@@ -124,7 +124,7 @@ public enum RunCommand {
                 if !child { printError("[\(index + 1)/\(scenarios.count)] \(scenario.name): \(scenario.description)") }
                 do {
                     let result = try await runner.run(scenario)
-                    printError("  \(result.verdictLine) in \(String(format: "%.1f", result.elapsed)) s")
+                    printError("  \(result.verdictLine) \(result.timingText)")
                     results.append(result)
                 } catch {
                     printError("  \(scenario.name) could not run: \(error)")

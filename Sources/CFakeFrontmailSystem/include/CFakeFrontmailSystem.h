@@ -23,4 +23,7 @@ int cfm_accept_nonblocking(int listener);
 /// Sets O_NONBLOCK; returns -1 on failure.
 int cfm_set_nonblocking(int fd);
 
+/// The calling thread's name into `buffer` (NUL-terminated); returns 0 on success.
+int cfm_thread_name(char *buffer, unsigned long size);
+
 #endif

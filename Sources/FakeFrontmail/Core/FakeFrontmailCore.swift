@@ -43,22 +43,27 @@ public final class FakeFrontmailCore: Sendable {
     public let ledger: AttemptLedger
     public let plan: FaultPlan
     let faults: FaultEngine
-    private let startNanos: UInt64
+    /// The server's time source: the system clock, or a simulation's virtual clock.
+    package let clock: any FrontmailClock
+    /// `clock`'s reading at the core's zero.
+    private let origin: TimeInterval
     /// The wall-clock time of the clock's zero (to line up clocks of several processes).
     public let wallStart: Date
     private let connections = Atomic<UInt32>(0)
 
     /// `seriesWidth`: the bucket width in seconds of the capacity model's busy-worker and queue-depth
     /// series (`capacitySeries`); nil records none.
-    public init(
+    package init(
         config: EmulatorConfig = EmulatorConfig(), plan: FaultPlan = .none, seed: UInt64 = 1,
-        seriesWidth: Double? = nil, numbering: MessageNumbering = .single
+        seriesWidth: Double? = nil, numbering: MessageNumbering = .single, clock: any FrontmailClock = SystemClock()
     ) {
-        let start = DispatchTime.now().uptimeNanoseconds
-        startNanos = start
-        wallStart = Date()
-        let now: @Sendable () -> TimeInterval = { Double(DispatchTime.now().uptimeNanoseconds &- start) / 1e9 }
-        emulator = Emulator(config: config, seed: seed, now: now, numbering: numbering)
+        let origin = clock.now()
+        self.clock = clock
+        self.origin = origin
+        wallStart = clock.wallNow()
+        let now: @Sendable () -> TimeInterval = { clock.now() - origin }
+        emulator = Emulator(
+            config: config, seed: seed, now: now, wallNow: { clock.wallNow() }, numbering: numbering)
         ledger = AttemptLedger()
         self.plan = plan
         faults = FaultEngine(plan: plan, seed: seed, seriesWidth: seriesWidth)
@@ -66,7 +71,7 @@ public final class FakeFrontmailCore: Sendable {
 
     /// Seconds since the core was made (monotonic).
     public func now() -> TimeInterval {
-        Double(DispatchTime.now().uptimeNanoseconds &- startNanos) / 1e9
+        clock.now() - origin
     }
 
     /// A new connection id (the in-process transport uses one per request).
@@ -103,7 +108,8 @@ public final class FakeFrontmailCore: Sendable {
         let identity = keyFingerprint ?? UInt64(index) &* 0x9E37_79B9
         let steps = faults.steps(
             for: FaultEngine.Facts(
-                endpoint: endpoint, attempt: attempt, identity: identity, elapsed: arrival, headers: request.headers))
+                endpoint: endpoint, attempt: attempt, identity: identity, elapsed: arrival, headers: request.headers,
+                wall: clock.wallNow()))
         // What the ledger learns here is written once, whichever way the request goes.
         var note = LedgerNote()
         defer { record(note, at: index) }
@@ -166,17 +172,17 @@ public final class FakeFrontmailCore: Sendable {
         case .other(let request, let rewrite):
             disposition = rewrite.apply(to: emulator.handle(request))
         }
-        note.retryAfter = Self.retryAfterSeconds(disposition).map(Float.init)
+        note.retryAfter = retryAfterSeconds(disposition).map(Float.init)
         note.clientGone = clientGone
         record(note, at: ticket.index)
         return clientGone ? nil : disposition
     }
 
-    private static func retryAfterSeconds(_ disposition: Disposition) -> Double? {
+    private func retryAfterSeconds(_ disposition: Disposition) -> Double? {
         switch disposition {
         case .respond(let response, _), .truncate(let response, _):
             guard let header = response.headers["Retry-After"] else { return nil }
-            return RetryAfter.parse(header, now: Date())
+            return RetryAfter.parse(header, now: clock.wallNow())
         case .hang, .reset, .close:
             return nil
         }

@@ -44,6 +44,8 @@ final class FaultEngine: Sendable {
         var identity: UInt64
         var elapsed: Double
         var headers: FrontmailHTTPHeaders
+        /// The server's wall clock at arrival (HTTP-date Retry-After values count from it).
+        var wall = Date()
     }
 
     /// The first rule that matches, with a generator for its samples.

@@ -66,12 +66,12 @@ extension FaultEngine {
         let wait = action?.delay?.sample(&random) ?? 0
         var steps = FaultSteps(rule: decision?.rule, action: action, wait: wait, next: .answer(.hang))
         if let action, !action.processes {
-            steps.next = .answer(Self.fixedAnswer(action))
+            steps.next = .answer(Self.fixedAnswer(action, now: facts.wall))
             return steps
         }
         switch admit(at: facts.elapsed, identity: facts.identity, attempt: facts.attempt) {
         case .shed:
-            let retryAfter = plan.capacity?.shedRetryAfter?.headerValue(now: Date()) ?? "1"
+            let retryAfter = plan.capacity?.shedRetryAfter?.headerValue(now: facts.wall) ?? "1"
             var response = ServerResponse.error(503, "service_unavailable", "The server is over capacity.")
             response.headers.set(name: "Retry-After", value: retryAfter)
             steps.wait = 0
@@ -85,7 +85,7 @@ extension FaultEngine {
     }
 
     /// The answer of an action that does not process the request.
-    static func fixedAnswer(_ action: FaultAction) -> Disposition {
+    static func fixedAnswer(_ action: FaultAction, now: Date = Date()) -> Disposition {
         switch action.kind {
         case .hang: return .hang
         case .reset: return .reset
@@ -101,7 +101,7 @@ extension FaultEngine {
             response = .error(status, code, action.message ?? "Injected fault: \(status) \(code).")
         }
         if let retryAfter = action.retryAfter {
-            response.headers.set(name: "Retry-After", value: retryAfter.headerValue(now: Date()))
+            response.headers.set(name: "Retry-After", value: retryAfter.headerValue(now: now))
         }
         for (name, value) in action.headers ?? [:] { response.headers.set(name: name, value: value) }
         return .respond(response, bytesPerSecond: nil)

@@ -10,7 +10,7 @@ import Frontmail
 ///
 /// Socket faults become the matching transport errors: reset, close and truncate throw
 /// `URLError(.networkConnectionLost)`, refuse throws `URLError(.cannotConnectToHost)`, a hang waits
-/// until the caller is cancelled, delays and slow bodies are `Task.sleep`s.
+/// until the caller is cancelled, delays and slow bodies are sleeps on the core's clock.
 public struct InProcessTransport: FrontmailTransport {
     public let core: FakeFrontmailCore
 
@@ -25,7 +25,7 @@ public struct InProcessTransport: FrontmailTransport {
             body: request.body.map { [UInt8]($0) } ?? [])
         let ticket = core.arrive(serverRequest, connection: core.nextConnectionID())
         do {
-            try await Self.sleep(ticket.wait)
+            try await sleep(ticket.wait)
         } catch {
             _ = core.complete(ticket, clientGone: true)
             core.finished(ticket, status: 0, clientGone: true)
@@ -38,7 +38,7 @@ public struct InProcessTransport: FrontmailTransport {
         case .respond(let response, let bytesPerSecond):
             if let bytesPerSecond {
                 do {
-                    try await Self.sleep(Double(response.body.count) / bytesPerSecond)
+                    try await sleep(Double(response.body.count) / bytesPerSecond)
                 } catch {
                     core.finished(ticket, status: response.status, clientGone: true)
                     throw error
@@ -90,8 +90,14 @@ public struct InProcessTransport: FrontmailTransport {
         return target
     }
 
-    private static func sleep(_ seconds: TimeInterval) async throws {
+    /// A wait on the core's clock: the system's (a timer that is released at once when the
+    /// caller is cancelled) or a simulation's.
+    private func sleep(_ seconds: TimeInterval) async throws {
         guard seconds > 0 else { return }
-        try await cancellableSleep(seconds: seconds)
+        if core.clock is SystemClock {
+            try await cancellableSleep(seconds: seconds)
+        } else {
+            try await core.clock.sleep(seconds: seconds)
+        }
     }
 }

@@ -1,6 +1,7 @@
 import FakeFrontmail
 import Foundation
 import Frontmail
+import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -18,6 +19,7 @@ struct LoadExperiment {
     var policyOverride: RetryPolicy?
     var timeoutOverride: TimeInterval?
     var observerWrapper: (@Sendable (any SendObserver) -> any SendObserver)?
+    var simulationAdvanceEvery: Int?
 
     init(scenario: Scenario, progress: Bool) {
         self.scenario = scenario
@@ -69,22 +71,46 @@ struct LoadExperiment {
     /// Runs the load (or the shard's part of it) and keeps what happened, unjudged. With `server`,
     /// the sends go over sockets to that shared fake (its ledger is the server's to keep).
     func observe(_ scenario: Scenario, shard: Shard, server: URL? = nil) async throws -> LoadObservation {
-        let scale = scenario.timeScale
         if let server { return try await observeRemote(scenario, shard: shard, server: server) }
+        guard scenario.clock == .virtual else { return try await observeLocal(scenario, shard: shard, clock: nil) }
+        guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) else {
+            throw InputError(path: "clock", reason: "virtual time needs task executors (macOS 15 or later)")
+        }
+        let (observed, figures) = try await Simulation.run(advanceEvery: simulationAdvanceEvery) { clock in
+            try await observeLocal(scenario, shard: shard, clock: clock)
+        }
+        var observation = observed
+        observation.simulation = figures
+        return observation
+    }
+
+    /// The load against a fake in this process, on the system clock (`clock` nil) or a
+    /// simulation's (then the client's jitter and keys come from the scenario's seed too).
+    private func observeLocal(
+        _ scenario: Scenario, shard: Shard, clock: (any FrontmailClock)?
+    ) async throws -> LoadObservation {
+        let scale = scenario.timeScale
         let core = FakeFrontmailCore(
             config: scenario.server, plan: scenario.scaledPlan, seed: scenario.seed, seriesWidth: scale,
-            numbering: shard.numbering)
+            numbering: shard.numbering, clock: clock ?? SystemClock())
         let session = Self.sessionOptions(scenario)
         return try await withFakeFrontmail(frontEnd: scenario.transport, core: core, session: session) { harness in
             let history = History(
                 now: { core.now() }, expected: min(scenario.load.sends ?? 1024, 1_000_000), bucketWidth: scale,
                 shard: shard)
+            var environment = environment(history)
+            if let clock {
+                environment.clock = clock
+                let random = SharedRandom(seed: Fingerprint.of("client:\(scenario.seed):\(shard)".utf8))
+                if randomOverride == nil { environment.random = { random.unit() } }
+                environment.keyBytes = { random.words() }
+            }
             let client = try harness.client(
                 retry: policyOverride ?? scenario.client.scaledPolicy(scale),
                 timeout: timeoutOverride ?? scenario.client.timeout.seconds * scale,
-                environment: environment(history), wrap: { transportWrapper?($0) ?? $0 })
+                environment: environment, wrap: { transportWrapper?($0) ?? $0 })
             let started = core.now()
-            await drive(scenario, history: history, client: client, start: started)
+            await drive(scenario, history: history, client: client, start: started, clock: core.clock)
             return LoadObservation(
                 history: history, ledger: core.ledger, capacity: core.capacitySeries, wallStart: core.wallStart,
                 end: core.now(), elapsed: core.now() - started, interrupted: Task.isCancelled)
@@ -104,7 +130,7 @@ struct LoadExperiment {
                 timeout: timeoutOverride ?? scenario.client.timeout.seconds * scale,
                 transport: transportWrapper?(transport) ?? transport, environment: environment(history))
             let started = now()
-            await drive(scenario, history: history, client: client, start: started)
+            await drive(scenario, history: history, client: client, start: started, clock: SystemClock())
             return LoadObservation(
                 history: history, ledger: nil, capacity: nil, wallStart: wallStart, end: now(),
                 elapsed: now() - started, interrupted: Task.isCancelled)
@@ -126,7 +152,9 @@ struct LoadExperiment {
     }
 
     /// The load driver with the progress line beside it.
-    private func drive(_ scenario: Scenario, history: History, client: Frontmail, start: Double) async {
+    private func drive(
+        _ scenario: Scenario, history: History, client: Frontmail, start: Double, clock: any FrontmailClock
+    ) async {
         // What the driver and the progress line see: a policy-time load in real time.
         var running = scenario
         running.load = scenario.load.running(timeScale: scenario.timeScale)
@@ -135,7 +163,7 @@ struct LoadExperiment {
             progress || progressSink != nil
             ? ProgressReporter(scenario: running, history: history, start: start, sink: progressSink) : nil
         reporter?.begin()
-        await LoadDriver.run(running.load, history: history, send: send.callAsFunction)
+        await LoadDriver.run(running.load, history: history, clock: clock, send: send.callAsFunction)
         reporter?.finish()
     }
 }
@@ -152,6 +180,26 @@ struct LoadObservation {
     var end: Double
     var elapsed: Double
     var interrupted: Bool
+    /// What the simulation cost (nil on the real clock).
+    var simulation: Simulation.Figures?
+}
+
+/// One seeded generator shared by a simulated client's jitter and keys (a simulation runs on one
+/// thread, so the order of draws is the run's own).
+final class SharedRandom: Sendable {
+    private let state: Mutex<SeededRandom>
+
+    init(seed: UInt64) {
+        state = Mutex(SeededRandom(seed: seed))
+    }
+
+    func unit() -> Double {
+        state.withLock { $0.unit() }
+    }
+
+    func words() -> (UInt64, UInt64) {
+        state.withLock { ($0.next(), $0.next()) }
+    }
 }
 
 extension Measurement {
@@ -164,6 +212,7 @@ extension Measurement {
         measurement.ledger = ledger
         measurement.interrupted = observed.interrupted
         measurement.elapsed = observed.elapsed
+        measurement.simulation = observed.simulation
         let probes = ProbeSet.run(
             scenario, history: observed.history, ledger: LedgerIndex(ledger), elapsed: observed.elapsed)
         measurement.rows = probes.rows

@@ -4,7 +4,7 @@ import Frontmail
 
 extension Scenario: Decodable {
     static let fields: Set<String> = [
-        "name", "description", "seed", "transport", "timeScale", "client", "load", "payload", "server", "plan",
+        "name", "description", "seed", "transport", "timeScale", "clock", "client", "load", "payload", "server", "plan",
         "probes",
         "assertions", "quick", "cancellation", "metastability",
     ]
@@ -45,6 +45,10 @@ extension Scenario: Decodable {
         self.probes = probes
         assertions = try container.decodeIfPresent([Assertion].self, forKey: key("assertions")) ?? []
         quick = try container.decodeIfPresent(QuickSettings.self, forKey: key("quick"))
+        let measuresRealTime = transport == .socket || cancellation != nil || load.calibratedRate != nil
+        clock =
+            try container.decodeIfPresent(ClockChoice.self, forKey: key("clock"))
+            ?? (measuresRealTime ? .real : .virtual)
     }
 
     /// Reads, decodes and validates a scenario file. Errors are `FILE: field.path: reason`.
@@ -74,6 +78,7 @@ extension Scenario: Decodable {
         guard timeScale >= 0.0001, timeScale <= 100 else {
             throw InputError(path: "timeScale", reason: "must be 0.0001-100 (0.01 runs 100× faster)")
         }
+        try checkClock()
         try client.validate(path: "client")
         switch experiment {
         case .cancellation(let settings): try settings.validate(path: "cancellation")
@@ -314,14 +319,64 @@ extension Scenario {
         return (Double(client.maxRetries + 1) * client.timeout.seconds + Double(client.maxRetries) * waits) * timeScale
     }
 
-    /// A run must end: one send may take at most an hour of real time, whatever the faults.
+    /// The longest one send can take on the run's clock: real seconds (scaled), or on virtual time
+    /// policy seconds (`timeScale` has no effect there).
+    public var worstSendRunSeconds: Double {
+        clock == .virtual ? worstSendSeconds / timeScale : worstSendSeconds
+    }
+
+    /// At most an hour of real time per send, or a day of virtual time.
+    public var plannedWorkLimit: Double { clock == .virtual ? 86_400 : 3600 }
+
+    /// A run must end: one send may take at most `plannedWorkLimit`, whatever the faults.
     func checkPlannedWork() throws(InputError) {
-        guard case .load = experiment, worstSendSeconds > 3600 else { return }
+        guard case .load = experiment, worstSendRunSeconds > plannedWorkLimit else { return }
+        let time = clock == .virtual ? "virtual time" : "real time"
+        let formula = clock == .virtual ? "" : ", × timeScale"
         throw InputError(
             path: "client",
             reason:
-                "one send could take \(String(format: "%.0f", worstSendSeconds)) s of real time ((maxRetries+1) × timeout + maxRetries × max(maxDelay, maxRetryAfter), × timeScale); at most 3600"
+                "one send could take \(String(format: "%.0f", worstSendRunSeconds)) s of \(time) ((maxRetries+1) × timeout + maxRetries × max(maxDelay, maxRetryAfter)\(formula)); at most \(Int(plannedWorkLimit))"
         )
+    }
+
+    /// Virtual time only where nothing measures the real clock.
+    func checkClock() throws(InputError) {
+        guard clock == .virtual else { return }
+        if transport == .socket {
+            throw InputError(
+                path: "clock",
+                reason:
+                    "'virtual' needs the inProcess transport: sockets, URLSession and the kernel run on the real clock")
+        }
+        if cancellation != nil {
+            throw InputError(
+                path: "clock", reason: "'virtual' cannot measure cancellation latency, which is real time; use 'real'")
+        }
+        if load.calibratedRate != nil {
+            throw InputError(
+                path: "clock",
+                reason: "'virtual' cannot calibrate a rate against real throughput; give load.rate, or use 'real'")
+        }
+    }
+
+    /// The scenario as a run on virtual time sees it: policy time is simulated exactly, so
+    /// `timeScale` is 1 and a load written in real time (`policyTime` false) becomes the policy-time
+    /// load the scaled run emulated (durations divided by the file's `timeScale`, rates multiplied).
+    /// Unchanged on the real clock, and when already applied.
+    public func onVirtualTime() -> Scenario {
+        guard clock == .virtual, declaredTimeScale == nil else { return self }
+        var copy = self
+        copy.declaredTimeScale = timeScale
+        copy.timeScale = 1
+        guard !load.policyTime, timeScale != 1 else { return copy }
+        copy.load.policyTime = true
+        copy.load.rate = load.rate * timeScale
+        copy.load.duration = load.duration.map { TimeSpan(seconds: $0.seconds / timeScale) }
+        copy.load.stages = load.stages.map {
+            LoadSettings.Stage(rate: $0.rate * timeScale, duration: TimeSpan(seconds: $0.duration.seconds / timeScale))
+        }
+        return copy
     }
 
     /// The plan with every duration multiplied by `timeScale`.

@@ -10,8 +10,14 @@ public struct Scenario: Sendable, Hashable {
     /// The front end the client reaches the fake through (the file's `transport`).
     public var transport: FrontEnd
     /// Multiplies every duration of the client, the plan and Retry-After values (0.01 = 100× faster);
-    /// results are reported in policy units (divided by it again).
+    /// results are reported in policy units (divided by it again). On virtual time it is 1: policy
+    /// time is simulated exactly (`onVirtualTime()` keeps the file's value in `declaredTimeScale`).
     public var timeScale: Double
+    /// Which clock the run reads (the file's `clock`): virtual by default in process, real over
+    /// sockets and for the cancellation experiment (they measure it).
+    public var clock: ClockChoice = .real
+    /// The file's `timeScale` once `onVirtualTime()` set it aside (it has no effect there).
+    public var declaredTimeScale: Double?
     public var client: ClientSettings
     public var load: LoadSettings
     public var payload: PayloadProfile
@@ -27,6 +33,12 @@ public struct Scenario: Sendable, Hashable {
     public var metastability: MetastabilitySettings?
     /// The file it came from.
     public var file: String = ""
+}
+
+/// The clock of a run: virtual (a deterministic simulation, see docs/simulation.md) or the real one.
+public enum ClockChoice: String, Sendable, Hashable, CaseIterable, InputChoice {
+    case virtual
+    case real
 }
 
 public struct ClientSettings: Sendable, Hashable {

@@ -1,5 +1,6 @@
 import FakeFrontmail
 import Foundation
+import Frontmail
 
 /// Drives logical sends in a discarding task group (a task per send in an open loop, a worker per
 /// slot in a closed one), so memory stays bounded at any size and no task outlives the run. Cancelling the calling Task stops the run:
@@ -7,10 +8,14 @@ import Foundation
 enum LoadDriver {
     /// The scenario's loop, closed or open, or the history's shard of it. `send` gets the shard's
     /// local id of each send (`History.number` gives its number in the unsharded run).
-    static func run(_ load: LoadSettings, history: History, send: @escaping @Sendable (Int) async -> Void) async {
+    /// The open loop waits on `clock` (a simulation's, or the system's).
+    static func run(
+        _ load: LoadSettings, history: History, clock: any FrontmailClock = SystemClock(),
+        send: @escaping @Sendable (Int) async -> Void
+    ) async {
         switch load.kind {
         case .closed: await closed(load, history: history, send: send)
-        case .open: await open(load, history: history, send: send)
+        case .open: await open(load, history: history, clock: clock, send: send)
         }
     }
 
@@ -40,7 +45,8 @@ enum LoadDriver {
     /// Open loop: sends start on a fixed schedule per stage; a send that would exceed
     /// `maxInFlight` is counted as dropped, never delayed. Latency counts from the intended start.
     static func open(
-        _ load: LoadSettings, history: History, send: @escaping @Sendable (Int) async -> Void
+        _ load: LoadSettings, history: History, clock: any FrontmailClock = SystemClock(),
+        send: @escaping @Sendable (Int) async -> Void
     ) async {
         // A shard walks the whole schedule and starts the sends it owns (every N-th), so the
         // shards' intended times together are the unsharded schedule; it gets its share of the cap.
@@ -68,8 +74,7 @@ enum LoadDriver {
                     let wait = intended - history.now()
                     if wait > 0 {
                         do {
-                            // Checked conversion: a scenario's rate is validated, but never trap here.
-                            try await Task.sleep(nanoseconds: UInt64(min(wait, InputError.longestSpan) * 1e9))
+                            try await clock.sleep(seconds: min(wait, InputError.longestSpan))
                         } catch {
                             break stages
                         }

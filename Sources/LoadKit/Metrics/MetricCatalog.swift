@@ -197,6 +197,7 @@ public enum MetricCatalog {
     /// The rows every scenario ends with, and a sharded run's.
     static let run: [Metric] = [
         row("run", "elapsed", "value", "s", .info, .run), row("run", "time_scale", "value", "x", .info, .run),
+        row("run", "wall_elapsed", "value", "s", .info, .run), row("run", "wall_speed", "value", "x", .info, .run),
         row("run", "interrupted", "value", "runs", .mustNotGrow, .run),
         row("run", "shards", "value", "processes", .info, .run), row("run", "peak_memory", "value", "MB", .info, .run),
         row("run", "peak_memory", "per_million_sends", "MB", .info, .run),

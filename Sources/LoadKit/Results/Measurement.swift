@@ -13,8 +13,10 @@ package struct Measurement {
     /// The server's ledger (written as ledger.csv).
     package var ledger: AttemptLedger?
     var interrupted = false
-    /// Seconds the experiment ran.
+    /// Seconds the experiment ran (virtual seconds on virtual time).
     var elapsed = 0.0
+    /// What the simulation cost, when the run was on virtual time.
+    var simulation: Simulation.Figures?
 
     /// Rows measured before the experiment (a calibration's), first in the summary and readable
     /// by assertions.
@@ -28,6 +30,11 @@ package struct Measurement {
         var run = MetricRecorder(scenario: scenario)
         run.record("run.elapsed.value", elapsed)
         if let timeScale { run.record("run.time_scale.value", timeScale) }
+        if let simulation {
+            // Wall-clock rows: the only ones of a virtual run that differ between runs.
+            run.record("run.wall_elapsed.value", simulation.wallSeconds)
+            run.record("run.wall_speed.value", simulation.speed)
+        }
         // Partial results say so, and `compare` refuses to take them for a complete run.
         if interrupted { run.record("run.interrupted.value", 1) }
         rows += run.rows

@@ -1,3 +1,4 @@
+import FakeFrontmail
 import Foundation
 
 /// What one scenario produced.
@@ -9,8 +10,18 @@ public struct ScenarioResult: Sendable {
     public var folder: URL?
     public var interrupted: Bool
     public var elapsed: Double
+    /// What the simulation cost (nil on the real clock).
+    public var simulation: Simulation.Figures?
 
     public var passed: Bool { !interrupted && checks.allSatisfy(\.passed) }
+
+    /// `in 2.1 s`, or on virtual time `in 0.4 s (1066.0 s simulated, 2665× real time)`.
+    public var timingText: String {
+        guard let simulation else { return String(format: "in %.1f s", elapsed) }
+        return String(
+            format: "in %.1f s (%.1f s simulated, %.0f× real time)", simulation.wallSeconds, simulation.virtualSeconds,
+            simulation.speed)
+    }
 
     /// `PASS name (n assertions)` or `FAIL name: assertion (actual x)…`.
     public var verdictLine: String {

@@ -9,7 +9,8 @@ public struct ScenarioRunner: Sendable {
     public var runID: String
     public var progress: Bool
     /// Test seams: a random source for the SDK's jitter, a wrapper around the transport, a policy
-    /// and a per-attempt timeout (real seconds) handed to the SDK instead of the scenario's (the
+    /// and a per-attempt timeout (in the run's seconds: scaled on the real clock, policy seconds on
+    /// virtual time) handed to the SDK instead of the scenario's (the
     /// probes still expect the scenario's) and a wrapper around the SDK's observer, so the suite's own tests can feed it broken behaviour
     /// without touching the SDK.
     var randomOverride: (@Sendable () -> Double)?
@@ -17,6 +18,9 @@ public struct ScenarioRunner: Sendable {
     var policyOverride: RetryPolicy?
     var timeoutOverride: TimeInterval?
     var observerWrapper: (@Sendable (any SendObserver) -> any SendObserver)?
+    /// A broken scheduler, for the tests that show verdicts depend on quiescence: timers fire every
+    /// that many jobs (see `Simulation.run`).
+    var simulationAdvanceEvery: Int?
 
     public init(outputFolder: URL?, runID: String, progress: Bool) {
         self.outputFolder = outputFolder
@@ -25,6 +29,7 @@ public struct ScenarioRunner: Sendable {
     }
 
     public func run(_ scenario: Scenario) async throws -> ScenarioResult {
+        let scenario = scenario.onVirtualTime()
         var measurement: Measurement
         switch scenario.experiment {
         case .load:
@@ -34,6 +39,7 @@ public struct ScenarioRunner: Sendable {
             experiment.policyOverride = policyOverride
             experiment.timeoutOverride = timeoutOverride
             experiment.observerWrapper = observerWrapper
+            experiment.simulationAdvanceEvery = simulationAdvanceEvery
             measurement = try await experiment.run()
         case .cancellation(let settings):
             let showProgress = progress
@@ -52,7 +58,7 @@ public struct ScenarioRunner: Sendable {
         measurement.files[.scenarioInfo] = ScenarioInfo(scenario).json
         var result = ScenarioResult(
             scenario: scenario, rows: measurement.rows, metrics: measurement.metrics, checks: checks, folder: nil,
-            interrupted: measurement.interrupted, elapsed: measurement.elapsed)
+            interrupted: measurement.interrupted, elapsed: measurement.elapsed, simulation: measurement.simulation)
         if let outputFolder {
             let writer = ResultsWriter(root: outputFolder, runID: runID)
             result.folder = try writer.writeScenario(scenario.name, measurement, checks: checks)

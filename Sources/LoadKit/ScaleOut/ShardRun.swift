@@ -33,8 +33,11 @@ package struct ShardRun {
     /// Runs every scenario's part until done or cancelled; whether any was interrupted.
     package func run() async throws -> Bool {
         var interrupted = false
-        for scenario in scenarios {
+        for var scenario in scenarios {
             if Task.isCancelled { break }
+            // Shards run on the real clock: their parts meet at a shared server or in a merge that
+            // lines them up by wall time (docs/simulation.md).
+            scenario.clock = .real
             var experiment = LoadExperiment(scenario: scenario, progress: progress)
             if progressLines { experiment.progressSink = ShardProgress.write }
             let observed = try await experiment.observe(scenario, shard: shard, server: server)

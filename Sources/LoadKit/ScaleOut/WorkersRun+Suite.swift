@@ -34,7 +34,7 @@ extension WorkersRun {
                             .appendingPathComponent("shards"), progress: progress, children: children)
                     result = try runner.finish(scenario, try await run.run())
                 }
-                printError("  \(result.verdictLine) in \(String(format: "%.1f", result.elapsed)) s")
+                printError("  \(result.verdictLine) \(result.timingText)")
                 entries.append(RunSession.Entry(result))
             } catch {
                 printError("  ERROR \(scenario.name): \(error)")

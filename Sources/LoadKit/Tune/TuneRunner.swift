@@ -55,10 +55,11 @@ package struct TuneRunner {
                 group.addTask {
                     guard !Task.isCancelled else { return (job.cell, nil) }
                     do {
-                        var experiment = LoadExperiment(scenario: job.scenario, progress: false)
+                        let scenario = job.scenario.onVirtualTime()
+                        var experiment = LoadExperiment(scenario: scenario, progress: false)
                         experiment.transportWrapper = wrapper
                         let measurement = try await experiment.run()
-                        let figures = RunFigures(measurement, timeScale: job.scenario.timeScale)
+                        let figures = RunFigures(measurement, timeScale: scenario.timeScale)
                         return (job.cell, figures.interrupted ? nil : figures)
                     } catch {
                         printError("  \(job.scenario.name) (seed \(job.seed)) could not run: \(error)")

@@ -95,7 +95,8 @@ struct JitterTruthTests {
 
     @Test("an exponent off by one, which the SDK reports faithfully, fails on the scenario's caps")
     func exponentOffByOne() async throws {
-        let scenario = try Self.scenario(Self.brownout)
+        // The policy as the run hands it to the SDK (on virtual time: the file's, unscaled).
+        let scenario = try Self.scenario(Self.brownout).onVirtualTime()
         var wrong = scenario.client.scaledPolicy(scenario.timeScale)
         wrong.baseDelay *= 2  // base × 2^(n+1)
         let result = try await Self.run(Self.brownout) { $0.policyOverride = wrong }

@@ -206,8 +206,12 @@ struct TuneTests {
                 "environments[0]: with policy r3-b300ms-m10s-t15s: metastability.window: the load ends at 20s"
             ),
             (
-                #"{"name": "v", "base": {"timeScale": 100, \#(load)}, "environments": [{"name": "e"}], "grid": {}}"#,
+                #"{"name": "v", "base": {"timeScale": 100, "clock": "real", \#(load)}, "environments": [{"name": "e"}], "grid": {}}"#,
                 "one send could take"
+            ),
+            (
+                #"{"name": "v", "base": {\#(load)}, "environments": [{"name": "e"}], "grid": {"maxRetries": [10], "timeout": ["3h"]}}"#,
+                "s of virtual time"
             ),
         ]
         for (json, expected) in cases {

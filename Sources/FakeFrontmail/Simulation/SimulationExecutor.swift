@@ -1,0 +1,265 @@
+import CFakeFrontmailSystem
+import Foundation
+import Frontmail
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The scheduler of a simulated run: one thread runs every job of the run's task tree, first in,
+/// first out, and only when no job is left (every task waits) does virtual time jump to the earliest
+/// pending sleep or deadline and fire it. The same jobs in the same order give the same run, to
+/// the byte, however busy the host is.
+///
+/// Work that escapes (a job of the run's tasks enqueued from another thread: a real sleep, a
+/// Dispatch hop, a thread resuming a continuation; or the virtual clock used from another thread:
+/// a detached task) is recorded with the thread's name and fails the run (`SimulationError`).
+// @unchecked Sendable: every mutable field is guarded by `condition`.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
+    enum Waiter {
+        case sleep(UnsafeContinuation<Void, any Error>)
+        case deadline(@Sendable () -> Void)
+    }
+
+    /// How long the loop waits, in real time, for a job from outside when every task waits and no
+    /// timer is pending, before it calls the run deadlocked.
+    private let stallGrace: TimeInterval
+
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+    private var head = 0
+    private var timers = TimerQueue<Waiter>()
+    /// Virtual nanoseconds since the run began.
+    private var nanos: UInt64 = 0
+    private var thread: pthread_t?
+    /// The first job ran: from now on a job enqueued from another thread escaped.
+    private var started = false
+    /// The run's root Task returned (or threw): the loop ends when its queue is empty.
+    private var finished = false
+    /// The run was cancelled from outside (an interrupt): jobs from other threads are expected.
+    private var interrupted = false
+    private var failures: [String] = []
+    private var root: Task<Void, Never>?
+    private var onStuck: (@Sendable () -> Void)?
+    /// A test's broken scheduler: fire due timers every `advanceEvery` jobs, before quiescence.
+    private let advanceEvery: Int?
+    /// Jobs run and timers fired (for the run's figures).
+    private(set) var jobCount = 0
+    private(set) var timerCount = 0
+
+    init(advanceEvery: Int? = nil, stallGrace: TimeInterval = 2) {
+        self.advanceEvery = advanceEvery
+        self.stallGrace = stallGrace
+    }
+
+    // MARK: The executor
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let unowned = UnownedJob(job)
+        condition.lock()
+        if started, !interrupted, !isLoopThread {
+            failures.append("a job of the run was enqueued from \(Self.threadName()) at \(timeText)")
+            cancelRootLocked()
+        }
+        jobs.append(unowned)
+        condition.signal()
+        condition.unlock()
+    }
+
+    // MARK: Virtual time
+
+    var nowNanoseconds: UInt64 {
+        condition.lock()
+        defer { condition.unlock() }
+        return nanos
+    }
+
+    /// Registers a sleep until `deadline` (virtual nanoseconds); throws `CancellationError` when
+    /// the Task is cancelled first.
+    func sleep(until deadline: UInt64) async throws {
+        let id = withLock { timers.makeID() }
+        defer { withLock { timers.finished(id: id) } }
+        try await withTaskCancellationHandler {
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
+                condition.lock()
+                checkThreadLocked("sleep")
+                let added = timers.add(id: id, deadline: deadline, waiter: .sleep(continuation)).added
+                condition.unlock()
+                if !added { continuation.resume(throwing: CancellationError()) }
+            }
+        } onCancel: {
+            let waiter = withLock { timers.cancel(id: id, rememberIfAbsent: true) }
+            if case .sleep(let continuation) = waiter { continuation.resume(throwing: CancellationError()) }
+        }
+    }
+
+    func startDeadline(at deadline: UInt64, _ action: @escaping @Sendable () -> Void) -> UInt64 {
+        withLock {
+            checkThreadLocked("startDeadline")
+            let id = timers.makeID()
+            _ = timers.add(id: id, deadline: deadline, waiter: .deadline(action))
+            return id
+        }
+    }
+
+    func cancelDeadline(_ token: UInt64) -> Bool {
+        withLock { timers.cancel(id: token, rememberIfAbsent: false) } != nil
+    }
+
+    // MARK: The run
+
+    /// Starts the loop's thread and `body` as the root Task on this executor; `onStuck` is called
+    /// (once, from the loop's thread) when the root can never finish.
+    func start(onStuck: @escaping @Sendable () -> Void, _ body: @escaping @Sendable () async -> Void) {
+        let root = Task(executorPreference: self) {
+            await body()
+            self.withLock { self.finished = true }
+        }
+        withLock {
+            self.root = root
+            self.onStuck = onStuck
+        }
+        let loop = Thread { [self] in self.loop() }
+        loop.name = "frontmail.simulation"
+        loop.stackSize = 8 << 20
+        loop.start()
+    }
+
+    /// The run was cancelled from outside: cancellation handlers will resume its tasks from the
+    /// canceller's thread.
+    func interrupt() {
+        withLock {
+            interrupted = true
+            root?.cancel()
+        }
+    }
+
+    /// Why the run failed (nil: it did not).
+    var failure: SimulationError? {
+        withLock { failures.isEmpty ? nil : SimulationError(problems: failures) }
+    }
+
+    private func loop() {
+        condition.lock()
+        thread = pthread_self()
+        condition.unlock()
+        var sinceAdvance = 0
+        while true {
+            condition.lock()
+            if head < jobs.count, advanceEvery.map({ sinceAdvance < $0 }) ?? true {
+                let job = jobs[head]
+                head += 1
+                if head > 4096, head * 2 > jobs.count {
+                    jobs.removeFirst(head)
+                    head = 0
+                }
+                started = true
+                jobCount += 1
+                condition.unlock()
+                sinceAdvance += 1
+                job.runSynchronously(on: asUnownedTaskExecutor())
+                continue
+            }
+            sinceAdvance = 0
+            if let earliest = timers.earliest {
+                nanos = max(nanos, earliest)
+                let due = timers.popDue(now: nanos).due
+                timerCount += due.count
+                condition.unlock()
+                for waiter in due {
+                    switch waiter {
+                    case .sleep(let continuation): continuation.resume()
+                    case .deadline(let action): action()
+                    }
+                }
+                continue
+            }
+            if head < jobs.count {
+                condition.unlock()
+                continue
+            }
+            if finished {
+                condition.unlock()
+                return
+            }
+            // Every task waits and nothing is timed: only something outside can wake one.
+            if condition.wait(until: Date(timeIntervalSinceNow: stallGrace)) || head < jobs.count
+                || timers.earliest != nil
+            {
+                condition.unlock()
+                continue
+            }
+            let alreadyCancelled = root?.isCancelled ?? true
+            if !alreadyCancelled {
+                failures.append(
+                    "deadlock at \(timeText): every task of the run waits, no timer is pending and nothing woke one within \(stallGrace) s"
+                )
+                cancelRootLocked()
+                condition.unlock()
+                continue
+            }
+            failures.append("the run could not end after it was cancelled at \(timeText); it is abandoned")
+            let stuck = onStuck
+            condition.unlock()
+            stuck?()
+            return
+        }
+    }
+
+    // MARK: Helpers
+
+    private var isLoopThread: Bool {
+        guard let thread else { return false }
+        return pthread_equal(thread, pthread_self()) != 0
+    }
+
+    private func checkThreadLocked(_ what: String) {
+        guard !isLoopThread else { return }
+        // A timer from outside: the loop may be waiting for exactly that.
+        condition.signal()
+        guard started, !interrupted else { return }
+        failures.append("the virtual clock's \(what) was called from \(Self.threadName()) at \(timeText)")
+        cancelRootLocked()
+    }
+
+    private func cancelRootLocked() {
+        // From here on the run is ending: its tasks are resumed from the canceller's thread.
+        interrupted = true
+        // Cancelling runs handlers on this thread; they take this lock, so do it from a hop.
+        guard let root else { return }
+        DispatchQueue.global().async { root.cancel() }
+    }
+
+    private var timeText: String {
+        String(format: "virtual time %.9f s", Double(nanos) / 1e9)
+    }
+
+    private func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        condition.lock()
+        defer { condition.unlock() }
+        return try body()
+    }
+
+    /// The calling thread's name as the failure names it.
+    static func threadName() -> String {
+        if let name = Thread.current.name, !name.isEmpty { return "thread \"\(name)\"" }
+        var buffer = [CChar](repeating: 0, count: 64)
+        if cfm_thread_name(&buffer, UInt(buffer.count)) == 0 {
+            let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+            if !bytes.isEmpty { return "thread \"\(String(decoding: bytes, as: UTF8.self))\"" }
+        }
+        return "a thread outside the simulation"
+    }
+}
+
+/// Why a simulated run failed: work escaped it, or it deadlocked.
+public struct SimulationError: Error, CustomStringConvertible, Sendable {
+    public let problems: [String]
+
+    public var description: String {
+        "the simulation failed: " + problems.prefix(3).joined(separator: "; ")
+            + (problems.count > 3 ? " (and \(problems.count - 3) more)" : "")
+            + ". Work that escapes virtual time (Task.detached, Task {} without the run's executor, a real sleep, a Dispatch hop, a thread) mixes clocks."
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+import Frontmail
+import Synchronization
+import Testing
+
+@testable import FakeFrontmail
+
+/// The deterministic scheduler: virtual time moves only when every task waits, to the earliest
+/// timer, exactly; the same program gives the same trace; work that escapes is an error that
+/// names it, never a silent mix of clocks.
+@Suite("simulation: virtual time and the deterministic scheduler")
+struct SimulationTests {
+    /// An append-only list of what happened, written from the simulation's one thread.
+    final class Trace: Sendable {
+        private let lines = Mutex<[String]>([])
+        func add(_ line: String) { lines.withLock { $0.append(line) } }
+        var all: [String] { lines.withLock { $0 } }
+    }
+
+    final class Random: Sendable {
+        private let state = Mutex(SeededRandom(seed: 7))
+        func unit() -> Double { state.withLock { $0.unit() } }
+    }
+
+    @Test("sleeps wake in deadline order at their exact virtual times; an hour costs no wall time")
+    func sleepsAreExact() async throws {
+        let (woke, figures) = try await Simulation.run { clock -> [String] in
+            let trace = Trace()
+            await withTaskGroup(of: Void.self) { group in
+                for (name, seconds) in [("c", 3600.0), ("a", 0.3), ("b", 1.5), ("a2", 0.3)] {
+                    group.addTask {
+                        try? await clock.sleep(seconds: seconds)
+                        trace.add("\(name)@\(clock.now())")
+                    }
+                }
+            }
+            return trace.all
+        }
+        #expect(woke == ["a@0.3", "a2@0.3", "b@1.5", "c@3600.0"])
+        #expect(figures.virtualSeconds == 3600)
+        #expect(figures.timers == 4)
+    }
+
+    @Test("a deadline fires exactly at its time; a cancelled one never fires; sleeps see cancellation")
+    func deadlines() async throws {
+        let (trace, _) = try await Simulation.run { clock -> [String] in
+            let trace = Trace()
+            _ = clock.startDeadline(2.5) { trace.add("fired@\(clock.now())") }
+            let cancelled = clock.startDeadline(1) { trace.add("cancelled deadline fired") }
+            #expect(clock.cancelDeadline(cancelled))
+            let sleeper = Task(executorPreference: clock.executor) {
+                do {
+                    try await clock.sleep(seconds: 100)
+                    trace.add("slept")
+                } catch {
+                    trace.add("sleep cancelled@\(clock.now())")
+                }
+            }
+            try await clock.sleep(seconds: 3)
+            sleeper.cancel()
+            await sleeper.value
+            return trace.all
+        }
+        #expect(trace == ["fired@2.5", "sleep cancelled@3.0"])
+    }
+
+    /// Many tasks racing sleeps, deadlines and yields: the order they interleave in is the run's own.
+    static func busyProgram(_ clock: VirtualClock) async -> [String] {
+        let trace = Trace()
+        let random = Random()
+        await withTaskGroup(of: Void.self) { group in
+            for task in 0..<50 {
+                group.addTask {
+                    for step in 0..<4 {
+                        let wait = random.unit() * 0.01
+                        if step % 2 == 0 { await Task.yield() }
+                        let exchange = clock.startTask {
+                            try? await clock.sleep(seconds: wait)
+                            return .failure(CancellationError())
+                        }
+                        let token = clock.startDeadline(clock.now() + 0.005) { exchange.cancel() }
+                        _ = await exchange.value
+                        _ = clock.cancelDeadline(token)
+                        trace.add("\(task).\(step)@\(clock.now())")
+                    }
+                }
+            }
+        }
+        return trace.all
+    }
+
+    @Test("the same program gives the same trace, run after run")
+    func deterministic() async throws {
+        let first = try await Simulation.run { await Self.busyProgram($0) }.value
+        #expect(first.count == 200)
+        for _ in 0..<3 {
+            let again = try await Simulation.run { await Self.busyProgram($0) }.value
+            #expect(again == first)
+        }
+    }
+
+    @Test("a detached task that sleeps on the virtual clock fails the run, naming the call and the thread")
+    func detachedEscape() async throws {
+        let error = await #expect(throws: SimulationError.self) {
+            _ = try await Simulation.run { clock in
+                await Task.detached { try? await clock.sleep(seconds: 1) }.value
+            }
+        }
+        let text = error.map { "\($0)" } ?? ""
+        #expect(text.contains("the virtual clock's sleep was called from"), "\(text)")
+    }
+
+    @Test("a real sleep inside the run fails it: its wake-up comes from outside the simulation")
+    func realSleepEscape() async throws {
+        let error = await #expect(throws: SimulationError.self) {
+            _ = try await Simulation.run { clock in
+                try await clock.sleep(seconds: 1)
+                try await Task.sleep(nanoseconds: 1_000_000)
+            }
+        }
+        #expect(error.map { "\($0)" }?.contains("a job of the run was enqueued from") == true)
+    }
+
+    @Test("a continuation resumed from a Dispatch queue fails the run")
+    func dispatchEscape() async throws {
+        let error = await #expect(throws: SimulationError.self) {
+            _ = try await Simulation.run { clock in
+                try await clock.sleep(seconds: 0.5)
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    DispatchQueue.global().async { continuation.resume() }
+                }
+            }
+        }
+        #expect(error.map { "\($0)" }?.contains("virtual time 0.500000000 s") == true)
+    }
+
+    @Test("every task waiting with no timer pending is a deadlock, not a hang")
+    func deadlock() async throws {
+        let error = await #expect(throws: SimulationError.self) {
+            _ = try await Simulation.run(stallGrace: 0.05) { clock in
+                try await clock.sleep(seconds: 2)
+                // Nothing ever resumes this until the run is cancelled.
+                try await waitUntilCancelled()
+            }
+        }
+        #expect(error.map { "\($0)" }?.contains("deadlock at virtual time 2.000000000 s") == true)
+    }
+
+    @Test("cancelling the caller cancels the run: sleepers wake with CancellationError")
+    func callerCancellation() async throws {
+        let started = Trace()
+        let run = Task {
+            try await Simulation.run { clock -> Bool in
+                started.add("in")
+                // Real waiting happens outside: the run is parked on a day-long sleep.
+                do {
+                    try await clock.sleep(seconds: 86_400)
+                    return false
+                } catch {
+                    return error is CancellationError
+                }
+            }
+        }
+        while started.all.isEmpty { try await Task.sleep(nanoseconds: 1_000_000) }
+        run.cancel()
+        // The sleep may end by cancellation (true) or the day may pass first (false): either way
+        // the run ends, and does not report an escape for the canceller's thread.
+        _ = try await run.value
+    }
+
+    @Test("a scheduler that advances before quiescence changes what a program observes")
+    func earlyAdvanceIsVisible() async throws {
+        @Sendable func program(_ clock: VirtualClock) async -> Double {
+            await withTaskGroup(of: Double?.self) { group in
+                group.addTask {
+                    try? await clock.sleep(seconds: 1)
+                    return nil
+                }
+                group.addTask {
+                    // Work that takes no virtual time: many jobs, no waits.
+                    for _ in 0..<100 { await Task.yield() }
+                    return clock.now()
+                }
+                var seen = 0.0
+                for await value in group { if let value { seen = value } }
+                return seen
+            }
+        }
+        let right = try await Simulation.run { await program($0) }.value
+        let early = try await Simulation.run(advanceEvery: 1) { await program($0) }.value
+        #expect(right == 0)
+        #expect(early == 1)
+    }
+}

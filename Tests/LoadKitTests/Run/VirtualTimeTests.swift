@@ -1,0 +1,116 @@
+import FakeFrontmail
+import Foundation
+import Frontmail
+import Testing
+
+@testable import LoadKit
+
+/// In-process scenarios on virtual time: exact policy time, the same bytes in every run, and
+/// verdicts that a scheduler advancing before quiescence would get wrong.
+@Suite("scenarios on virtual time")
+struct VirtualTimeTests {
+    /// Connections refused for the first second of an open load of 100 sends/s over 2 s, no
+    /// retries: exactly the 100 sends due inside the window fail.
+    static let outage = """
+        {"name": "outage-exact", "timeScale": 0.01, "client": {"maxRetries": 0},
+         "load": {"type": "open", "policyTime": true, "rate": 100, "duration": "2s", "maxInFlight": 1000},
+         "plan": {"rules": [{"match": {"to": "1s"}, "action": {"type": "refuse"}}]},
+         "assertions": ["send.success_rate == 0.5", "send.sends == 200"]}
+        """
+
+    /// Brownout with retries, jitter and timeouts racing service times: every source of time and
+    /// randomness of a run.
+    static let busy = """
+        {"name": "busy", "seed": 11, "client": {"maxRetries": 3, "baseDelay": "100ms", "timeout": "300ms"},
+         "load": {"type": "open", "policyTime": true, "rate": 400, "duration": "3s", "maxInFlight": 5000},
+         "plan": {"rules": [
+           {"match": {"endpoint": "send", "probability": 0.3}, "action": {"type": "respond", "status": 503}},
+           {"action": {"type": "delay", "delay": {"type": "logNormal", "median": "100ms", "sigma": 0.8, "cap": "2s"}}}]},
+         "assertions": ["idempotency.duplicates == 0"]}
+        """
+
+    static func scenario(_ json: String) throws -> Scenario {
+        var scenario = try JSONDecoder().decode(Scenario.self, from: Data(json.utf8))
+        try scenario.validate()
+        scenario.file = "test"
+        return scenario
+    }
+
+    @Test("in process the clock is virtual by default; sockets, cancellation and calibration keep the real one")
+    func clockChoice() throws {
+        #expect(try Self.scenario(Self.outage).clock == .virtual)
+        #expect(try Self.scenario(#"{"name": "s", "transport": "socket", "load": {"sends": 1}}"#).clock == .real)
+        #expect(try Self.scenario(#"{"name": "s", "clock": "real", "load": {"sends": 1}}"#).clock == .real)
+        for (json, reason) in [
+            (
+                #"{"name": "s", "transport": "socket", "clock": "virtual", "load": {"sends": 1}}"#,
+                "needs the inProcess transport"
+            ),
+            (#"{"name": "s", "clock": "virtual", "cancellation": {}}"#, "cannot measure cancellation latency"),
+            (
+                #"{"name": "s", "clock": "virtual", "load": {"type": "open", "rate": {"fraction": 0.5, "of": "inProcessCore"}}}"#,
+                "cannot calibrate"
+            ),
+            (#"{"name": "s", "clock": "sundial", "load": {"sends": 1}}"#, "'sundial' is not one of virtual, real"),
+        ] {
+            #expect(throws: InputError.self) { try Self.scenario(json) }
+            do {
+                _ = try Self.scenario(json)
+            } catch {
+                #expect("\(error)".contains("clock"), "\(error)")
+                #expect("\(error)".contains(reason), "\(error)")
+            }
+        }
+    }
+
+    @Test("on virtual time a load written in real time becomes the policy-time load it emulated")
+    func timeScaleHasNoEffect() throws {
+        var scenario = try Self.scenario(
+            #"{"name": "s", "timeScale": 0.01, "load": {"type": "open", "rate": 1000, "duration": "2s"}}"#)
+        scenario = scenario.onVirtualTime()
+        #expect(scenario.timeScale == 1 && scenario.declaredTimeScale == 0.01)
+        #expect(scenario.load.policyTime && scenario.load.rate == 10 && scenario.load.duration?.seconds == 200)
+        #expect(scenario.onVirtualTime() == scenario)
+        let real = try Self.scenario(#"{"name": "s", "clock": "real", "timeScale": 0.01, "load": {"sends": 1}}"#)
+        #expect(real.onVirtualTime() == real)
+    }
+
+    @Test("the outage's failures are exactly the sends due inside the window; early timers let some through")
+    func outageNeedsQuiescence() async throws {
+        let runner = ScenarioRunner(outputFolder: nil, runID: "test", progress: false)
+        let exact = try await runner.run(Self.scenario(Self.outage))
+        #expect(exact.passed, "\(exact.verdictLine)")
+        var broken = runner
+        broken.simulationAdvanceEvery = 1
+        let early = try await broken.run(Self.scenario(Self.outage))
+        #expect(!early.passed, "a scheduler that fires timers before quiescence passed: \(early.verdictLine)")
+        #expect((early.metrics["send.success_rate"] ?? 0) > 0.5)
+    }
+
+    @Test("the same scenario and seed give the same history, ledger, time series and summary, byte for byte")
+    func sameBytes() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("virtual-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        var folders: [URL] = []
+        for run in 0..<2 {
+            let runner = ScenarioRunner(
+                outputFolder: root.appendingPathComponent("\(run)"), runID: "same", progress: false)
+            let result = try await runner.run(Self.scenario(Self.busy))
+            #expect(result.passed, "\(result.verdictLine)")
+            #expect((result.metrics["send.failed"] ?? 0) > 0 && (result.metrics["jitter.samples"] ?? 0) > 100)
+            folders.append(try #require(result.folder))
+        }
+        for file in ["history.csv", "ledger.csv", "timeseries.csv", "jitter_samples.csv", "latency.hgrm"] {
+            let first = try Data(contentsOf: folders[0].appendingPathComponent(file))
+            let second = try Data(contentsOf: folders[1].appendingPathComponent(file))
+            #expect(first == second, "\(file) differs between two runs")
+        }
+        // The summary too, but for its wall-clock rows.
+        let summaries = try folders.map { folder in
+            try String(contentsOf: folder.appendingPathComponent("summary.csv"), encoding: .utf8)
+                .split(separator: "\n").filter { !$0.contains(",run,wall_") }
+        }
+        #expect(summaries[0] == summaries[1])
+        #expect(summaries[0].count > 50)
+    }
+}
