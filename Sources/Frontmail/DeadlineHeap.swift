@@ -1,34 +1,43 @@
 /// Timers ordered by deadline: an indexed binary min-heap, earliest first, first in first out among
 /// equal deadlines, and any entry removable by its id. The SDK's timer (`TimerQueue`) and the fake
 /// server's event loop both keep their timers in one.
+// Inlinable, so a heap of another module's values is specialized there: unspecialized, its
+// comparisons looked up generic metadata on every step (a fifth of a simulated run's time).
 package struct DeadlineHeap<Deadline: Comparable, Value> {
     package struct Entry {
         package var deadline: Deadline
         package var id: UInt64
         package var value: Value
-        fileprivate var sequence: UInt64
+        @usableFromInline var sequence: UInt64
+
+        @inlinable init(deadline: Deadline, id: UInt64, value: Value, sequence: UInt64) {
+            self.deadline = deadline
+            self.id = id
+            self.value = value
+            self.sequence = sequence
+        }
     }
 
-    private var entries: [Entry] = []
+    @usableFromInline var entries: [Entry] = []
     /// Where each id sits in `entries`; kept only when entries can be removed by id.
-    private var positions: [UInt64: Int] = [:]
-    private let indexed: Bool
-    private var sequence: UInt64 = 0
+    @usableFromInline var positions: [UInt64: Int] = [:]
+    @usableFromInline let indexed: Bool
+    @usableFromInline var sequence: UInt64 = 0
 
     /// `indexed: false` for a heap whose entries only ever leave through `popDue` (the fake
     /// server's event loop): no position table to keep up on every insert and pop.
-    package init(indexed: Bool = true) {
+    @inlinable package init(indexed: Bool = true) {
         self.indexed = indexed
     }
 
-    package var count: Int { entries.count }
-    package var isEmpty: Bool { entries.isEmpty }
-    package var earliest: Deadline? { entries.first?.deadline }
+    @inlinable package var count: Int { entries.count }
+    @inlinable package var isEmpty: Bool { entries.isEmpty }
+    @inlinable package var earliest: Deadline? { entries.first?.deadline }
     /// Whether entry `id` is waiting (an indexed heap only).
-    package func contains(_ id: UInt64) -> Bool { positions[id] != nil }
+    @inlinable package func contains(_ id: UInt64) -> Bool { positions[id] != nil }
 
     /// Adds an entry; an entry with the same id is replaced.
-    package mutating func insert(id: UInt64, deadline: Deadline, value: Value) {
+    @inlinable package mutating func insert(id: UInt64, deadline: Deadline, value: Value) {
         if indexed { remove(id) }
         sequence &+= 1
         entries.append(Entry(deadline: deadline, id: id, value: value, sequence: sequence))
@@ -38,20 +47,20 @@ package struct DeadlineHeap<Deadline: Comparable, Value> {
 
     /// Removes the entry `id` and returns its value (nil when there is none).
     @discardableResult
-    package mutating func remove(_ id: UInt64) -> Value? {
+    @inlinable package mutating func remove(_ id: UInt64) -> Value? {
         precondition(indexed, "DeadlineHeap(indexed: false) cannot remove by id")
         guard let index = positions.removeValue(forKey: id) else { return nil }
         return remove(at: index).value
     }
 
     /// Removes and returns the earliest entry if it is due at `now` (its deadline is not after it).
-    package mutating func popDue(_ now: Deadline) -> Entry? {
+    @inlinable package mutating func popDue(_ now: Deadline) -> Entry? {
         guard let first = entries.first, first.deadline <= now else { return nil }
         if indexed { positions[first.id] = nil }
         return remove(at: 0)
     }
 
-    private mutating func remove(at index: Int) -> Entry {
+    @inlinable mutating func remove(at index: Int) -> Entry {
         let removed = entries[index]
         let last = entries.removeLast()
         if index < entries.count {
@@ -62,13 +71,13 @@ package struct DeadlineHeap<Deadline: Comparable, Value> {
         return removed
     }
 
-    private func before(_ a: Int, _ b: Int) -> Bool {
+    @inlinable func before(_ a: Int, _ b: Int) -> Bool {
         let (x, y) = (entries[a], entries[b])
         return x.deadline < y.deadline || (x.deadline == y.deadline && x.sequence < y.sequence)
     }
 
     @discardableResult
-    private mutating func siftUp(_ start: Int) -> Int {
+    @inlinable mutating func siftUp(_ start: Int) -> Int {
         var child = start
         while child > 0 {
             let parent = (child - 1) / 2
@@ -79,7 +88,7 @@ package struct DeadlineHeap<Deadline: Comparable, Value> {
         return child
     }
 
-    private mutating func siftDown(_ start: Int) {
+    @inlinable mutating func siftDown(_ start: Int) {
         var parent = start
         while true {
             let left = 2 * parent + 1
@@ -93,7 +102,7 @@ package struct DeadlineHeap<Deadline: Comparable, Value> {
         }
     }
 
-    private mutating func swapEntries(_ a: Int, _ b: Int) {
+    @inlinable mutating func swapEntries(_ a: Int, _ b: Int) {
         entries.swapAt(a, b)
         guard indexed else { return }
         positions[entries[a].id] = a

@@ -13,6 +13,19 @@ extension FrontmailError {
 
         /// `https://docs.frontmail.dev/reference/errors/#` + the code with `_` replaced by `-`.
         public var docsURL: URL {
+            // Known codes are looked up: an error is made on every failed attempt, and building
+            // the URL (replace, percent-encode, parse) was most of its cost.
+            if let known = Self.knownDocsURLs[self] { return known }
+            return makeDocsURL()
+        }
+
+        private static let knownDocsURLs: [Code: URL] = {
+            var urls: [Code: URL] = [:]
+            for code in clientCodes.union(statusTable.keys) { urls[code] = code.makeDocsURL() }
+            return urls
+        }()
+
+        private func makeDocsURL() -> URL {
             let anchor = rawValue.replacingOccurrences(of: "_", with: "-")
             let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
             let encoded = anchor.addingPercentEncoding(withAllowedCharacters: allowed) ?? anchor

@@ -173,6 +173,19 @@ public struct TuneEnvironment: Sendable, Hashable {
         FaultPlan(rules: base.rules + rules, capacity: capacity ?? base.capacity)
     }
 
+    /// An outage the analytic model describes: one rule that refuses every connection from `from`
+    /// (0 when absent) to `to`, and nothing else. Its window in seconds, or nil.
+    var outageWindow: (from: Double, to: Double)? {
+        guard rules.count == 1, let rule = rules.first, rule.limit == nil, rule.action.kind == .refuse,
+            let to = rule.match.to
+        else { return nil }
+        var bare = rule.match
+        bare.from = nil
+        bare.to = nil
+        guard bare == FaultMatch() else { return nil }
+        return (rule.match.from?.seconds ?? 0, to.seconds)
+    }
+
     /// An independent brownout the analytic model describes: one rule on sends, matching with a
     /// probability only, answering a retryable 5xx with no Retry-After. Its probability, or nil.
     var brownoutProbability: Double? {

@@ -52,51 +52,70 @@ enum LoadDriver {
         // shards' intended times together are the unsharded schedule; it gets its share of the cap.
         let shard = history.shard
         let limiter = InFlightLimiter(limit: shard.share(of: load.maxInFlight))
-        let stages =
-            load.stages.isEmpty
-            ? [LoadSettings.Stage(rate: load.rate, duration: load.duration ?? TimeSpan(seconds: 1))] : load.stages
-        let total = load.sends ?? LoadSettings.maxSends
+        let start = history.now()
         await withDiscardingTaskGroup { group in
-            var next = 0
             var local = 0
-            var stageStart = history.now()
-            stages: for stage in stages {
-                let interval = 1 / stage.rate
-                var index = 0
-                while next < total {
-                    let intended = stageStart + Double(index) * interval
-                    guard intended < stageStart + stage.duration.seconds else { break }
-                    guard shard.owns(next) else {
-                        next += 1
-                        index += 1
-                        continue
-                    }
-                    let wait = intended - history.now()
-                    if wait > 0 {
-                        do {
-                            try await clock.sleep(seconds: min(wait, InputError.longestSpan))
-                        } catch {
-                            break stages
-                        }
-                    }
-                    if Task.isCancelled { break stages }
-                    let sendID = local
-                    let number = next
-                    local += 1
-                    next += 1
-                    index += 1
-                    guard limiter.tryAcquire() else {
-                        history.schedule(sendID, number: number, intended: intended, dropped: true)
-                        continue
-                    }
-                    history.schedule(sendID, number: number, intended: intended)
-                    group.addTask {
-                        await send(sendID)
-                        limiter.release()
+            for (number, offset) in OpenSchedule(load) {
+                guard shard.owns(number) else { continue }
+                let intended = start + offset
+                let wait = intended - history.now()
+                if wait > 0 {
+                    do {
+                        try await clock.sleep(seconds: min(wait, InputError.longestSpan))
+                    } catch {
+                        break
                     }
                 }
-                stageStart += stage.duration.seconds
+                if Task.isCancelled { break }
+                let sendID = local
+                local += 1
+                guard limiter.tryAcquire() else {
+                    history.schedule(sendID, number: number, intended: intended, dropped: true)
+                    continue
+                }
+                history.schedule(sendID, number: number, intended: intended)
+                group.addTask {
+                    await send(sendID)
+                    limiter.release()
+                }
             }
         }
+    }
+}
+
+/// The open loop's schedule: each send's number and its intended start, in seconds from the load's
+/// start: stage by stage, `1 / rate` apart, up to the load's `sends`.
+struct OpenSchedule: Sequence, IteratorProtocol {
+    private let stages: [LoadSettings.Stage]
+    private let total: Int
+    private var stage = 0
+    private var index = 0
+    private var number = 0
+    private var stageStart = 0.0
+
+    init(_ load: LoadSettings) {
+        stages =
+            load.stages.isEmpty
+            ? [LoadSettings.Stage(rate: load.rate, duration: load.duration ?? TimeSpan(seconds: 1))] : load.stages
+        total = load.sends ?? LoadSettings.maxSends
+    }
+
+    mutating func next() -> (number: Int, offset: Double)? {
+        while number < total, stage < stages.count {
+            let current = stages[stage]
+            let offset = stageStart + Double(index) * (1 / current.rate)
+            guard offset < stageStart + current.duration.seconds else {
+                stageStart += current.duration.seconds
+                stage += 1
+                index = 0
+                continue
+            }
+            defer {
+                number += 1
+                index += 1
+            }
+            return (number, offset)
+        }
+        return nil
     }
 }

@@ -17,6 +17,8 @@ enum ResultFile: String, CaseIterable, Sendable {
     case tuneCells = "cells.csv"
     /// A tune's analytic check.
     case tuneSanity = "sanity.csv"
+    /// A tune's outage check (cells of an outage environment against the closed form).
+    case tuneOutage = "sanity-outage.csv"
 
     var name: String { rawValue }
 }

@@ -26,6 +26,8 @@ extension TuneReport {
         try cellsCSV.write(to: cells, atomically: true, encoding: .utf8)
         try sanityCSV.write(
             to: folder.appendingPathComponent(ResultFile.tuneSanity.name), atomically: true, encoding: .utf8)
+        try outageCSV.write(
+            to: folder.appendingPathComponent(ResultFile.tuneOutage.name), atomically: true, encoding: .utf8)
         try SummaryCSV.render(summary, runID: writer.runID).write(
             to: folder.appendingPathComponent(ResultFile.summary.name), atomically: true, encoding: .utf8)
         _ = try writer.writeRun(summary)

@@ -43,6 +43,29 @@ package struct TuneReport {
 
     var checks: [BrownoutCheck] { measured.compactMap(BrownoutCheck.init) }
 
+    var outageChecks: [OutageCheck] {
+        measured.compactMap {
+            OutageCheck($0, scenario: tune.scenario(policy: $0.policy, environment: $0.environment, seed: 0))
+        }
+    }
+
+    static let outageHeader =
+        "environment,cell,from_s,to_s,max_retries,sends,success_measured,success_analytic,success_z,agrees"
+
+    var outageCSV: String {
+        var text = Self.outageHeader + "\n"
+        for check in outageChecks {
+            text +=
+                CSV.line([
+                    check.environment, check.policy.label, Self.number(check.window.from),
+                    Self.number(check.window.to), String(check.policy.maxRetries), String(check.sends),
+                    Self.number(check.measuredSuccess), Self.number(check.analyticSuccess),
+                    Self.number(check.successZ), check.agrees ? "1" : "0",
+                ]) + "\n"
+        }
+        return text
+    }
+
     static let sanityHeader =
         "environment,cell,probability,max_retries,sends,success_measured,success_analytic,success_z,attempts_measured,attempts_analytic,attempts_z,agrees"
 
@@ -90,6 +113,11 @@ package struct TuneReport {
         var sanity = SummaryBuilder(scenario: tune.name)
         sanity.add("sanity", "brownout", "checks", Double(checks.count), "cells")
         sanity.add("sanity", "brownout", "disagreements", Double(checks.filter { !$0.agrees }.count), "cells")
+        let outage = outageChecks
+        if !outage.isEmpty {
+            sanity.add("sanity", "outage", "checks", Double(outage.count), "cells")
+            sanity.add("sanity", "outage", "disagreements", Double(outage.filter { !$0.agrees }.count), "cells")
+        }
         sanity.add("sanity", "correctness", "duplicates", Double(measured.reduce(0) { $0 + $1.duplicates }), "sends")
         sanity.add("sanity", "correctness", "lost", Double(measured.reduce(0) { $0 + $1.lost }), "sends")
         return rows + sanity.rows
@@ -98,6 +126,7 @@ package struct TuneReport {
     /// Every cell had no duplicate and no lost send, and the analytic check agreed everywhere.
     package var correct: Bool {
         measured.allSatisfy { $0.duplicates == 0 && $0.lost == 0 } && checks.allSatisfy(\.agrees)
+            && outageChecks.allSatisfy(\.agrees)
     }
 
     /// What the command prints: the recommendation beside the default, the analytic check, and
@@ -154,6 +183,7 @@ package struct TuneReport {
                 }
             }
         }
+        lines += outageText
         let broken = measured.filter { $0.duplicates > 0 || $0.lost > 0 }
         if !broken.isEmpty {
             lines.append("CORRECTNESS FAILED: duplicates or lost sends in \(broken.count) cells:")
@@ -163,5 +193,31 @@ package struct TuneReport {
             }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The outage check's lines: agreement, or every disagreeing cell, loudly.
+    private var outageText: [String] {
+        let outage = outageChecks
+        guard !outage.isEmpty else { return [] }
+        let disagreeing = outage.filter { !$0.agrees }
+        guard !disagreeing.isEmpty else {
+            let worst = outage.map { abs($0.successZ) }.max() ?? 0
+            return [
+                String(
+                    format:
+                        "analytic check: %d outage cells agree with 1 − P(every attempt inside the window) (largest |z| %.2f ≤ %.0f)",
+                    outage.count, worst, OutageCheck.zLimit)
+            ]
+        }
+        var lines = [
+            "SANITY CHECK FAILED: \(disagreeing.count) of \(outage.count) outage cells disagree with the closed form:"
+        ]
+        for check in disagreeing.prefix(10) {
+            lines.append(
+                String(
+                    format: "  %@ %@: success %.5f vs %.5f (z %.1f)", check.environment, check.policy.label,
+                    check.measuredSuccess, check.analyticSuccess, check.successZ))
+        }
+        return lines
     }
 }
