@@ -24,6 +24,9 @@ public enum RunCommand {
           --quick         shorten every scenario (its "quick" settings, or a tenth of the load)
           --seed N        override every scenario's seed
           --only NAME     run only this scenario (repeatable)
+          --trace-send N  with one scenario: after the run, print send N's attempts as the server saw
+                          them and the client's account of it (a failed virtual-time scenario prints
+                          the replay command with this option; docs/simulation.md)
           --no-progress   no live progress line on stderr (it is off anyway when stderr is not a terminal)
           --junit FILE    write the JUnit XML there instead (a testsuite per scenario, a testcase per assertion)
           --summary-md FILE  write the Markdown summary there instead (it is also appended to
@@ -41,8 +44,19 @@ public enum RunCommand {
         """
 
     static let spec = Arguments.Spec(
-        options: ["out", "seed", "only", "run-id", "junit", "summary-md", "shard", "workers", "server", "rate"],
+        options: [
+            "out", "seed", "only", "run-id", "junit", "summary-md", "shard", "workers", "server", "rate", "trace-send",
+        ],
         flags: ["quick", "no-progress", "same-process", "progress-lines"])
+
+    /// `--trace-send N`: a send's number in the run, 0 to the most sends a scenario may plan.
+    static func traceSendNumber(_ parsed: Arguments) throws(Arguments.UsageError) -> Int? {
+        guard let number = try parsed.integer("trace-send") else { return nil }
+        guard (0..<LoadSettings.maxSends).contains(number) else {
+            throw Arguments.UsageError(message: "--trace-send must be 0-\(LoadSettings.maxSends - 1), not \(number)")
+        }
+        return number
+    }
 
     public static func run(_ arguments: [String]) async -> ExitCode {
         let parsed: Arguments
@@ -52,9 +66,11 @@ public enum RunCommand {
         }
         let seed: UInt64?
         let sharding: ShardOptions
+        let traceSend: Int?
         do {
             seed = try parsed.unsigned("seed")
             sharding = try ShardOptions(parsed)
+            traceSend = try traceSendNumber(parsed)
         } catch {
             printError("run: \(error)\n\n\(usage)")
             return .usage
@@ -86,6 +102,11 @@ public enum RunCommand {
             }
         }
 
+        if traceSend != nil, scenarios.count != 1 || sharding.shard != nil || (sharding.workers ?? 1) > 1 {
+            printError("run: --trace-send traces a send of one scenario run in this process: name one (--only NAME)")
+            return .usage
+        }
+
         let out = URL(fileURLWithPath: parsed.value("out") ?? "results")
         if sharding.shard != nil { return await runShard(scenarios, options: sharding, parsed: parsed, out: out) }
         let runID: String
@@ -113,7 +134,10 @@ public enum RunCommand {
         if scenarios.count > 1 && !parsed.flag("same-process"), let executable = Bundle.main.executablePath {
             return await runIsolated(scenarios, parsed: parsed, executable: executable, out: out, runID: runID)
         }
-        let runner = ScenarioRunner(outputFolder: out, runID: runID, progress: showProgress)
+        var configured = ScenarioRunner(outputFolder: out, runID: runID, progress: showProgress)
+        configured.traceSend = traceSend
+        let runner = configured
+        let quick = parsed.flag("quick")
         let child = parsed.value("run-id") != nil
         let (outcome, cancelled) = await RunSession.interruptible(
             notice: "\ninterrupted: cancelling in-flight sends and writing partial results…"
@@ -125,6 +149,10 @@ public enum RunCommand {
                 do {
                     let result = try await runner.run(scenario)
                     printError("  \(result.verdictLine) \(result.timingText)")
+                    if !result.passed, !result.interrupted, let replay = result.replayCommand(quick: quick) {
+                        printError("  replay: \(replay)")
+                    }
+                    if let trace = result.trace { printError(trace) }
                     results.append(result)
                 } catch {
                     printError("  \(scenario.name) could not run: \(error)")

@@ -54,4 +54,56 @@ struct CommandTests {
         #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("X-run.csv").path))
         #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("X-one/ledger.csv").path))
     }
+
+    @Test("--trace-send: any value is a send number in range or a usage error naming the option")
+    func traceSendValues() throws {
+        var random = SystemRandomNumberGenerator()
+        var values = ["0", "9999999", "10000000", "-1", "", "1e3", "0x10", " 3", "99999999999999999999", "٣"]
+        for _ in 0..<300 {
+            let length = Int.random(in: 1...6, using: &random)
+            values.append(String((0..<length).map { _ in "0123456789-+ .xe".randomElement(using: &random)! }))
+        }
+        for value in values {
+            let parsed = try Arguments(["s.json", "--trace-send=\(value)"], spec: RunCommand.spec)
+            do {
+                let number = try RunCommand.traceSendNumber(parsed)
+                #expect(number.map { (0..<LoadSettings.maxSends).contains($0) } == true, "\(value)")
+            } catch {
+                #expect(error.description.contains("--trace-send"), "\(value): \(error)")
+            }
+        }
+    }
+
+    @Test("run: a failed virtual-time scenario prints its replay, narrowed to the first failed send")
+    func replayLine() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cmd-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("half fails.json")
+        try #"""
+        {"name": "half", "seed": 4, "client": {"maxRetries": 0},
+         "load": {"type": "closed", "concurrency": 1, "sends": 10},
+         "plan": {"rules": [{"match": {"endpoint": "send", "everyNth": 2}, "action": {"type": "respond", "status": 503}}]},
+         "assertions": ["send.ok == 10"]}
+        """#.write(to: file, atomically: true, encoding: .utf8)
+        let scenario = try Scenario.load(file: file.path)
+        let result = try await ScenarioRunner(outputFolder: nil, runID: "R", progress: false).run(scenario)
+        #expect(!result.passed && result.firstFailedSend == 1)
+        #expect(
+            result.replayCommand(quick: true)
+                == "frontmail-bench run '\(file.path)' --quick --seed 4 --trace-send 1")
+        var traced = ScenarioRunner(outputFolder: nil, runID: "R", progress: false)
+        traced.traceSend = 1
+        let trace = try #require(try await traced.run(scenario).trace)
+        #expect(trace.contains("trace of send 1:") && trace.contains("status 503"), "\(trace)")
+        var real = scenario
+        real.clock = .real
+        #expect(
+            try await ScenarioRunner(outputFolder: nil, runID: "R", progress: false).run(real)
+                .replayCommand(quick: false) == nil)
+        let other = folder.appendingPathComponent("other.json")
+        try #"{"name": "other", "load": {"type": "closed", "concurrency": 1, "sends": 1}}"#.write(
+            to: other, atomically: true, encoding: .utf8)
+        #expect(await RunCommand.run([file.path, other.path, "--trace-send", "1"]) == .usage)
+    }
 }

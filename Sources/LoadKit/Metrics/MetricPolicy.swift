@@ -93,7 +93,10 @@ public enum MetricPolicies {
         Rule(probe: .one(["calibration"]), metric: .any, statistic: .any, policy: .info),
         // the run itself
         Rule(probe: .one(["run"]), metric: .one(["interrupted"]), statistic: .any, policy: .mustNotGrow),
-        Rule(probe: .one(["run"]), metric: .one(["elapsed", "time_scale"]), statistic: .any, policy: .info),
+        Rule(
+            probe: .one(["run"]), metric: .one(["elapsed", "time_scale", "wall_elapsed", "wall_speed"]),
+            statistic: .any,
+            policy: .info),
         // benchmarks (probe = the group, metric = the subject); the allocations of the baselines
         // (Foundation's encoders, memcpy, the hand-written reference client) and of a positive
         // control are context, not our code
@@ -116,7 +119,7 @@ public enum MetricPolicies {
         // the same ratios measured by the allocation pass, under jemalloc: context for the shift
         Rule(probe: .any, metric: .any, statistic: .prefix("jemalloc_ratio_vs_"), policy: .info),
         Rule(
-            probe: .any, metric: .any, statistic: .one(["ops_per_s", "mb_per_s", "sends_per_s"]),
+            probe: .any, metric: .any, statistic: .one(["ops_per_s", "mb_per_s", "sends_per_s", "sends_per_wall_s"]),
             policy: .absoluteHigher),
         Rule(probe: .any, metric: .any, statistic: .one(["p50_us", "p99_us"]), policy: .absoluteLower),
         Rule(probe: .any, metric: .any, statistic: .one(["failures"]), policy: .mustNotGrow),

@@ -12,6 +12,10 @@ public struct ScenarioResult: Sendable {
     public var elapsed: Double
     /// What the simulation cost (nil on the real clock).
     public var simulation: Simulation.Figures?
+    /// The number of the first logical send that failed (nil: none did, or no load ran).
+    public var firstFailedSend: Int?
+    /// The trace `--trace-send` asked for.
+    public var trace: String?
 
     public var passed: Bool { !interrupted && checks.allSatisfy(\.passed) }
 
@@ -21,6 +25,24 @@ public struct ScenarioResult: Sendable {
         return String(
             format: "in %.1f s (%.1f s simulated, %.0f× real time)", simulation.wallSeconds, simulation.virtualSeconds,
             simulation.speed)
+    }
+
+    /// The command that runs this scenario again exactly (virtual time only: a real-clock run is
+    /// not reproducible), narrowed to the first failed send when there is one.
+    public func replayCommand(quick: Bool) -> String? {
+        guard scenario.clock == .virtual, !scenario.file.isEmpty else { return nil }
+        var words = ["frontmail-bench", "run", scenario.file]
+        if quick { words.append("--quick") }
+        words += ["--seed", String(scenario.seed)]
+        if let firstFailedSend { words += ["--trace-send", String(firstFailedSend)] }
+        return words.map(Self.shellQuoted).joined(separator: " ")
+    }
+
+    private static func shellQuoted(_ word: String) -> String {
+        let plain = word.unicodeScalars.allSatisfy {
+            CharacterSet.alphanumerics.contains($0) || "-_./=:".unicodeScalars.contains($0)
+        }
+        return plain && !word.isEmpty ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     /// `PASS name (n assertions)` or `FAIL name: assertion (actual x)…`.

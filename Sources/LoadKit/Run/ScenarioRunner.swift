@@ -21,6 +21,8 @@ public struct ScenarioRunner: Sendable {
     /// A broken scheduler, for the tests that show verdicts depend on quiescence: timers fire every
     /// that many jobs (see `Simulation.run`).
     var simulationAdvanceEvery: Int?
+    /// Keep the trace of this send (its number in the run) in the result (`--trace-send`).
+    public var traceSend: Int?
 
     public init(outputFolder: URL?, runID: String, progress: Bool) {
         self.outputFolder = outputFolder
@@ -59,6 +61,15 @@ public struct ScenarioRunner: Sendable {
         var result = ScenarioResult(
             scenario: scenario, rows: measurement.rows, metrics: measurement.metrics, checks: checks, folder: nil,
             interrupted: measurement.interrupted, elapsed: measurement.elapsed, simulation: measurement.simulation)
+        if let history = measurement.history {
+            result.firstFailedSend = history.records.first { record in
+                if case .failed = record.outcome { return true }
+                return false
+            }.map { history.number($0.sendID) }
+        }
+        if let traceSend {
+            result.trace = SendTrace.text(number: traceSend, history: measurement.history, ledger: measurement.ledger)
+        }
         if let outputFolder {
             let writer = ResultsWriter(root: outputFolder, runID: runID)
             result.folder = try writer.writeScenario(scenario.name, measurement, checks: checks)

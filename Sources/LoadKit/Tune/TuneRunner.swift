@@ -41,11 +41,12 @@ package struct TuneRunner {
                 }
             }
         }
+        var seeded: [Int: [(Int, RunFigures)]] = [:]
         let total = jobs.count
         let width = max(1, self.jobs)
         let progress = self.progress
         let wrapper = transportWrapper
-        await withTaskGroup(of: (Int, RunFigures?).self) { group in
+        await withTaskGroup(of: (Int, Int, RunFigures?).self) { group in
             var next = 0
             var done = 0
             func launch() {
@@ -53,30 +54,33 @@ package struct TuneRunner {
                 let job = jobs[next]
                 next += 1
                 group.addTask {
-                    guard !Task.isCancelled else { return (job.cell, nil) }
+                    guard !Task.isCancelled else { return (job.cell, job.seed, nil) }
                     do {
                         let scenario = job.scenario.onVirtualTime()
                         var experiment = LoadExperiment(scenario: scenario, progress: false)
                         experiment.transportWrapper = wrapper
                         let measurement = try await experiment.run()
                         let figures = RunFigures(measurement, timeScale: scenario.timeScale)
-                        return (job.cell, figures.interrupted ? nil : figures)
+                        return (job.cell, job.seed, figures.interrupted ? nil : figures)
                     } catch {
                         printError("  \(job.scenario.name) (seed \(job.seed)) could not run: \(error)")
-                        return (job.cell, nil)
+                        return (job.cell, job.seed, nil)
                     }
                 }
             }
             for _ in 0..<width { launch() }
-            while let (cell, figures) = await group.next() {
+            while let (cell, seed, figures) = await group.next() {
                 if let figures {
-                    cells[cell].runs.append(figures)
+                    seeded[cell, default: []].append((seed, figures))
                     done += 1
                     progress(done, total, "\(cells[cell].environment.name) \(cells[cell].policy.label)")
                 }
                 launch()
             }
         }
+        // In seed order, whatever order the runs finished in: the cell's figures are sums over its
+        // runs, and a sum's last digit depends on its order.
+        for (cell, runs) in seeded { cells[cell].runs = runs.sorted { $0.0 < $1.0 }.map(\.1) }
         Pareto.mark(&cells)
         return cells
     }

@@ -41,12 +41,14 @@ struct OutageCheckTests {
         let none = OutageCheck.model(
             window: (1, 3), schedule: schedule,
             policy: PolicyPoint(
-                maxRetries: 0, baseDelay: TimeSpan(seconds: 0.3), maxDelay: TimeSpan(seconds: 10), timeout: TimeSpan(seconds: 5)))
+                maxRetries: 0, baseDelay: TimeSpan(seconds: 0.3), maxDelay: TimeSpan(seconds: 10),
+                timeout: TimeSpan(seconds: 5)))
         #expect(none.success == 0.5 && none.variance == 0)
         let two = OutageCheck.model(
             window: (1, 3), schedule: schedule,
             policy: PolicyPoint(
-                maxRetries: 2, baseDelay: TimeSpan(seconds: 0.3), maxDelay: TimeSpan(seconds: 10), timeout: TimeSpan(seconds: 5)))
+                maxRetries: 2, baseDelay: TimeSpan(seconds: 0.3), maxDelay: TimeSpan(seconds: 10),
+                timeout: TimeSpan(seconds: 5)))
         // Inside, a send escapes when its two waits (U(0, 0.3) + U(0, 0.6), mean 0.45) outlast the
         // rest of the window: about 0.45 s worth of the 2 s window's 200 sends.
         #expect(abs(two.success - (200 + 45) / 400) < 0.005)
