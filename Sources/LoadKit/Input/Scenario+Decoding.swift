@@ -78,7 +78,6 @@ extension Scenario: Decodable {
         guard timeScale >= 0.0001, timeScale <= 100 else {
             throw InputError(path: "timeScale", reason: "must be 0.0001-100 (0.01 runs 100× faster)")
         }
-        try checkClock()
         try client.validate(path: "client")
         switch experiment {
         case .cancellation(let settings): try settings.validate(path: "cancellation")
@@ -96,6 +95,7 @@ extension Scenario: Decodable {
             throw InputError(
                 path: "load.rate.of", reason: "rawURLSession is a socket reference; this scenario runs in process")
         }
+        try checkClock()
         try checkPlannedWork()
         try server.validate(path: "server")
         try plan.validate(path: "plan")
@@ -352,6 +352,13 @@ extension Scenario {
         if cancellation != nil {
             throw InputError(
                 path: "clock", reason: "'virtual' cannot measure cancellation latency, which is real time; use 'real'")
+        }
+        if case .load = experiment, load.kind == .closed, load.sends == nil {
+            throw InputError(
+                path: "load.sends",
+                reason:
+                    "a closed load on virtual time needs sends: answers that take no virtual time would start sends without end within its duration"
+            )
         }
         if load.calibratedRate != nil {
             throw InputError(

@@ -48,16 +48,17 @@ struct VirtualTimeTests {
             ),
             (#"{"name": "s", "clock": "virtual", "cancellation": {}}"#, "cannot measure cancellation latency"),
             (
-                #"{"name": "s", "clock": "virtual", "load": {"type": "open", "rate": {"fraction": 0.5, "of": "inProcessCore"}}}"#,
+                #"{"name": "s", "clock": "virtual", "load": {"type": "open", "duration": "1s", "rate": {"fraction": 0.5, "of": "inProcessCore"}}}"#,
                 "cannot calibrate"
             ),
             (#"{"name": "s", "clock": "sundial", "load": {"sends": 1}}"#, "'sundial' is not one of virtual, real"),
+            (#"{"name": "s", "load": {"type": "closed", "duration": "10s"}}"#, "a closed load on virtual time needs sends"),
         ] {
             #expect(throws: InputError.self) { try Self.scenario(json) }
             do {
                 _ = try Self.scenario(json)
             } catch {
-                #expect("\(error)".contains("clock"), "\(error)")
+                #expect("\(error)".contains("clock") || "\(error)".contains("load.sends"), "\(error)")
                 #expect("\(error)".contains(reason), "\(error)")
             }
         }
