@@ -52,7 +52,10 @@ struct VirtualTimeTests {
                 "cannot calibrate"
             ),
             (#"{"name": "s", "clock": "sundial", "load": {"sends": 1}}"#, "'sundial' is not one of virtual, real"),
-            (#"{"name": "s", "load": {"type": "closed", "duration": "10s"}}"#, "a closed load on virtual time needs sends"),
+            (
+                #"{"name": "s", "load": {"type": "closed", "duration": "10s"}}"#,
+                "a closed load on virtual time needs sends"
+            ),
         ] {
             #expect(throws: InputError.self) { try Self.scenario(json) }
             do {
