@@ -62,7 +62,9 @@ struct RunSafetyTests {
         let (status, _) = await first.value
         let (other, _) = await second.value
         #expect(status == 128 + SIGTERM && other == 128 + SIGTERM && late.0 == 128 + SIGTERM)
-        #expect(Date().timeIntervalSince(started) < 20)
+        // Before the children's own 30 s were up (the statuses say the signal ended them; on a
+        // machine busy with the other tests, starting three processes can take seconds).
+        #expect(Date().timeIntervalSince(started) < 29)
     }
 
     @Test(

@@ -20,6 +20,7 @@ struct LoadExperiment {
     var timeoutOverride: TimeInterval?
     var observerWrapper: (@Sendable (any SendObserver) -> any SendObserver)?
     var simulationAdvanceEvery: Int?
+    var clockWrapper: (@Sendable (any FrontmailClock) -> any FrontmailClock)?
 
     init(scenario: Scenario, progress: Bool) {
         self.scenario = scenario
@@ -100,7 +101,7 @@ struct LoadExperiment {
                 shard: shard)
             var environment = environment(history)
             if let clock {
-                environment.clock = clock
+                environment.clock = clockWrapper?(clock) ?? clock
                 let random = SharedRandom(seed: Fingerprint.of("client:\(scenario.seed):\(shard)".utf8))
                 if randomOverride == nil { environment.random = { random.unit() } }
                 environment.keyBytes = { random.words() }

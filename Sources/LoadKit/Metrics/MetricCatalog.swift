@@ -109,6 +109,14 @@ public enum MetricCatalog {
             value("jitter.cap_mismatches", "retries", .mustNotGrow, source),
             value("jitter.realized_samples", "retries", .info, source),
             value("jitter.realized_dependence", "z", .info, source),
+            // Virtual time only: exact, from the server's ledger alone (JitterProbe+Exact).
+            value("jitter.exact_retry_after_waits", "waits", .info, source),
+            value("jitter.exact_retry_after_gap_errors", "waits", .mustNotGrow, source),
+            value("jitter.exact_realized_samples", "retries", .info, source),
+            value("jitter.exact_realized_ks_d", "D", .info, source),
+            value("jitter.exact_realized_ks_critical_001", "D", .info, source),
+            value("attempts.exact_timeouts", "attempts", .info, source),
+            value("attempts.exact_timeout_mismatches", "attempts", .mustNotGrow, source),
         ]
         list += histogram(
             "jitter", "overshoot", "ms", source, names: ["p50", "p99", "max"], prefix: "jitter.overshoot")

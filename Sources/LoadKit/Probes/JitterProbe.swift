@@ -186,6 +186,9 @@ struct JitterProbe {
         recorder.record("jitter.realized_samples", Double(realized.count))
         recorder.record("jitter.realized_dependence", Self.realizedDependence(realized))
         recorder.record(histogram: overshoot, probe: "jitter", metric: "overshoot", divisor: 1e6)
+        if scenario.clock == .virtual {
+            ExactTiming(scenario: scenario, history: history, ledger: ledger).record(into: &recorder)
+        }
         rows = recorder.rows
         metrics = recorder.metrics
     }

@@ -21,6 +21,8 @@ public struct ScenarioRunner: Sendable {
     /// A broken scheduler, for the tests that show verdicts depend on quiescence: timers fire every
     /// that many jobs (see `Simulation.run`).
     var simulationAdvanceEvery: Int?
+    /// A wrapper around the SDK's clock on virtual time (a client that sleeps or times out wrongly).
+    var clockWrapper: (@Sendable (any FrontmailClock) -> any FrontmailClock)?
     /// Keep the trace of this send (its number in the run) in the result (`--trace-send`).
     public var traceSend: Int?
 
@@ -42,6 +44,7 @@ public struct ScenarioRunner: Sendable {
             experiment.timeoutOverride = timeoutOverride
             experiment.observerWrapper = observerWrapper
             experiment.simulationAdvanceEvery = simulationAdvanceEvery
+            experiment.clockWrapper = clockWrapper
             measurement = try await experiment.run()
         case .cancellation(let settings):
             let showProgress = progress

@@ -1,0 +1,62 @@
+import FakeFrontmail
+import Foundation
+
+extension JitterProbe {
+    /// Timing verdicts from the server's ledger alone, for runs on virtual time, where the server
+    /// knows each attempt's arrival and end to the nanosecond and the in-process transport takes
+    /// no time: the gap between an answer carrying a Retry-After and the next attempt of that send
+    /// must equal the Retry-After; the gap after any other retried answer, divided by the policy's
+    /// cap, must be uniform; an attempt the client abandoned must end exactly one policy timeout
+    /// after it arrived. Nothing here reads what the SDK reported about itself.
+    struct ExactTiming {
+        /// The most a virtual-time gap may differ from its expectation (the ledger keeps a
+        /// Retry-After as a 32-bit float).
+        static let tolerance = 1e-6
+
+        var retryAfterWaits = 0
+        var retryAfterGapErrors = 0
+        var realized: [Double] = []
+        var timeouts = 0
+        var timeoutMismatches = 0
+
+        init(scenario: Scenario, history: History, ledger: LedgerIndex) {
+            // Sends that share a key share their attempts: their gaps are not one client's waits.
+            guard scenario.client.explicitKeys == nil else { return }
+            let limit = scenario.client.maxRetryAfter.seconds * scenario.timeScale
+            let timeout = scenario.client.timeout.seconds * scenario.timeScale
+            for record in history.records {
+                let attempts = ledger.attempts(sendID: scenario.benchID(history.number(record.sendID)))
+                for (index, attempt) in attempts.enumerated() {
+                    if attempt.clientGone {
+                        timeouts += 1
+                        if abs(attempt.finished - attempt.arrival - timeout) > Self.tolerance { timeoutMismatches += 1 }
+                        continue
+                    }
+                    guard index + 1 < attempts.count, attempt.finished.isFinite else { continue }
+                    let gap = attempts[index + 1].arrival - attempt.finished
+                    let retryAfter = Double(attempt.retryAfter)
+                    let answered = attempt.status != 0 && attempt.action != .truncate
+                    if answered, retryAfter.isFinite, retryAfter <= limit {
+                        retryAfterWaits += 1
+                        if abs(gap - max(0, retryAfter)) > Self.tolerance { retryAfterGapErrors += 1 }
+                    } else if !retryAfter.isFinite || !answered {
+                        let cap = JitterProbe.expectedCap(
+                            scenario.client, afterAttempt: index, timeScale: scenario.timeScale)
+                        if cap > 0 { realized.append(gap / cap) }
+                    }
+                }
+            }
+        }
+
+        func record(into recorder: inout MetricRecorder) {
+            let test = KolmogorovSmirnov(uniform: realized)
+            recorder.record("jitter.exact_retry_after_waits", Double(retryAfterWaits))
+            recorder.record("jitter.exact_retry_after_gap_errors", Double(retryAfterGapErrors))
+            recorder.record("jitter.exact_realized_samples", Double(test.n))
+            recorder.record("jitter.exact_realized_ks_d", test.d)
+            recorder.record("jitter.exact_realized_ks_critical_001", test.critical(alpha: 0.001))
+            recorder.record("attempts.exact_timeouts", Double(timeouts))
+            recorder.record("attempts.exact_timeout_mismatches", Double(timeoutMismatches))
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import FakeFrontmail
+import Foundation
+import Frontmail
+import Testing
+
+@testable import LoadKit
+
+/// On virtual time the server's ledger judges timing exactly, without the SDK's account: a client
+/// that reports the right waits but sleeps longer, or whose deadline fires late, passes every
+/// verdict built on its reports and fails these; the real SDK passes them.
+@Suite("exact timing verdicts from the server's ledger on virtual time")
+struct ExactTimingTests {
+    static let exact = [
+        "jitter.exact_retry_after_gap_errors == 0", "jitter.exact_retry_after_waits >= 50",
+        "jitter.exact_realized_ks_d < jitter.exact_realized_ks_critical_001", "jitter.exact_realized_samples >= 100",
+        "attempts.exact_timeout_mismatches == 0", "attempts.exact_timeouts >= 20",
+    ]
+    /// The verdicts that trust the SDK's reports of its waits.
+    static let reported = [
+        "jitter.retry_after_mismatches == 0", "jitter.ks_d < jitter.ks_critical_001", "jitter.cap_mismatches == 0",
+    ]
+
+    static let scenario = """
+        {"name": "exact", "seed": 5, "client": {"maxRetries": 3, "baseDelay": "200ms", "timeout": "1s"},
+         "load": {"type": "open", "policyTime": true, "rate": 200, "duration": "3s", "maxInFlight": 5000},
+         "plan": {"rules": [
+           {"match": {"endpoint": "send", "probability": 0.2}, "action": {"type": "respond", "status": 429, "retryAfter": 0.5}},
+           {"match": {"endpoint": "send", "probability": 0.25}, "action": {"type": "respond", "status": 503}},
+           {"match": {"endpoint": "send", "probability": 0.05}, "action": {"type": "hang"}}]},
+         "assertions": \(exact + reported)}
+        """
+
+    static func run(_ wrap: (@Sendable (any FrontmailClock) -> any FrontmailClock)? = nil) async throws
+        -> ScenarioResult
+    {
+        var scenario = try JSONDecoder().decode(Scenario.self, from: Data(Self.scenario.utf8))
+        try scenario.validate()
+        scenario.file = "test"
+        var runner = ScenarioRunner(outputFolder: nil, runID: "test", progress: false)
+        runner.clockWrapper = wrap
+        return try await runner.run(scenario)
+    }
+
+    static func failed(_ result: ScenarioResult) -> Set<String> {
+        Set(result.checks.filter { !$0.passed }.map(\.assertion.text))
+    }
+
+    @Test("the real SDK: every Retry-After waited exactly, gaps uniform over the policy's caps, timeouts on time")
+    func correctPasses() async throws {
+        let result = try await Self.run()
+        #expect(result.passed, "\(result.verdictLine)")
+    }
+
+    @Test("a client that sleeps 10 % longer than it reports fails the Retry-After gaps and the realized KS only")
+    func sleepsLonger() async throws {
+        let result = try await Self.run { SkewedClock(base: $0, sleepFactor: 1.1, deadlineLag: 0) }
+        let failures = Self.failed(result)
+        #expect(failures.contains("jitter.exact_retry_after_gap_errors == 0"), "\(result.verdictLine)")
+        #expect(failures.isDisjoint(with: Self.reported), "\(result.verdictLine)")
+    }
+
+    @Test("a client whose per-attempt deadline fires 5 ms late fails the timeout check")
+    func lateDeadline() async throws {
+        let result = try await Self.run { SkewedClock(base: $0, sleepFactor: 1, deadlineLag: 0.005) }
+        let failures = Self.failed(result)
+        #expect(failures.contains("attempts.exact_timeout_mismatches == 0"), "\(result.verdictLine)")
+        #expect(failures.isDisjoint(with: Self.reported), "\(result.verdictLine)")
+    }
+
+    @Test("a client that sleeps twice its jittered wait fails the realized KS test")
+    func sleepsTwice() async throws {
+        let result = try await Self.run { SkewedClock(base: $0, sleepFactor: 2, deadlineLag: 0) }
+        let failures = Self.failed(result)
+        #expect(failures.contains("jitter.exact_realized_ks_d < jitter.exact_realized_ks_critical_001"))
+        #expect(failures.isDisjoint(with: Self.reported), "\(result.verdictLine)")
+    }
+}
+
+/// A client clock that sleeps `sleepFactor` times what it is asked and fires deadlines late: the
+/// SDK above it reports the waits it asked for.
+struct SkewedClock: FrontmailClock {
+    let base: any FrontmailClock
+    let sleepFactor: Double
+    let deadlineLag: Double
+
+    func now() -> TimeInterval { base.now() }
+    func wallNow() -> Date { base.wallNow() }
+    func sleep(seconds: TimeInterval) async throws { try await base.sleep(seconds: seconds * sleepFactor) }
+    func startDeadline(_ deadline: TimeInterval, onExpiry expire: @escaping @Sendable () -> Void) -> UInt64 {
+        base.startDeadline(deadline + deadlineLag, onExpiry: expire)
+    }
+    func cancelDeadline(_ token: UInt64) -> Bool { base.cancelDeadline(token) }
+    func startTask(
+        _ operation: @escaping @Sendable () async -> Result<FrontmailHTTPResponse, any Error>
+    ) -> Task<Result<FrontmailHTTPResponse, any Error>, Never> {
+        base.startTask(operation)
+    }
+}
