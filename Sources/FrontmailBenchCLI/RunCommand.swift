@@ -108,6 +108,12 @@ public enum RunCommand {
         }
 
         let out = URL(fileURLWithPath: parsed.value("out") ?? "results")
+        let scaled = scenarios.filter { $0.clock == .virtual && $0.timeScale != 1 }
+        if !scaled.isEmpty, sharding.shard == nil, (sharding.workers ?? 1) == 1, parsed.value("run-id") == nil {
+            printError(
+                "note: \(scaled.count) scenario\(scaled.count == 1 ? "" : "s") set timeScale, which has no effect on virtual time: policy time is simulated exactly (docs/simulation.md)"
+            )
+        }
         if sharding.shard != nil { return await runShard(scenarios, options: sharding, parsed: parsed, out: out) }
         let runID: String
         if let given = parsed.value("run-id") {

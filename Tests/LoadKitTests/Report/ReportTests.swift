@@ -255,6 +255,8 @@ struct ReportTests {
         }
         let series = LatencySpectrumChart.Series(name: "s", buckets: [(0, 1, 10), (1, 1.7e308, 1)])
         #expect(LatencySpectrumChart.render([series], title: "t") != nil)
+        // Every send took 0 ms (virtual time, no delay): no chart with nothing inked; a line says so.
+        #expect(LatencySpectrumChart.render([.init(name: "z", buckets: [(0, 0, 100)])], title: "t") == nil)
         let csv = "low_ms,high_ms,count\n0,1,10\n1,nan,1\n-1,2,3\n2,1,1\n1,2,inf\n1,2,4\n"
         #expect(LatencySpectrumChart.buckets(csv: csv).map(\.count) == [10, 4])
     }

@@ -18,6 +18,8 @@ enum LatencySpectrumChart {
         guard !curves.isEmpty else { return nil }
         let reach = curves.map { $0.1.last?.0 ?? 10 }.max() ?? 10
         let highest = curves.flatMap { $0.1.map(\.1) }.max() ?? 1
+        // Every send took no time (virtual time, no delay in the plan): nothing to draw.
+        guard highest > 0 else { return nil }
         var canvas = SVGCanvas(
             x: .logarithmic(1, reach, title: "percentile (log 1/(1−p))", label: percentileLabel),
             y: .linear(0, highest, title: "latency (policy ms)"))
