@@ -163,8 +163,10 @@ package enum ShardMerge {
         _ parts: [(file: String, part: ShardPart)], scenario given: Scenario? = nil, peakBytes: Int? = nil
     ) throws(Refusal) -> (scenario: Scenario, measurement: Measurement, shards: Int) {
         let (shards, server) = try check(parts)
-        let scenario: Scenario
+        var scenario: Scenario
         if let given { scenario = given } else { scenario = try Self.scenario(of: shards[0]) }
+        // Shards ran on the real clock (ShardRun): their union is judged as such.
+        scenario.clock = .real
         let observed = observation(shards: shards, server: server, bucketWidth: scenario.timeScale)
         var measurement = Measurement.judging(scenario, observed)
         measurement.addShardRows(scenario: scenario.name, shards: shards.count, peakBytes: peakBytes)
