@@ -106,7 +106,10 @@ struct JitterProbe {
             let benchID = scenario.benchID(backoff.sendID)
             let served = ledger.attempt(sendID: benchID, number: backoff.afterAttempt + 1)
             let nextArrival = ledger.attempt(sendID: benchID, number: backoff.afterAttempt + 2)?.arrival
-            let gap = (nextArrival.map { $0 - (served?.finished ?? .nan) }) ?? .nan
+            // Sends that share a key share their attempts: the server's gaps are not one client's
+            // waits (on virtual time many sends' attempts meet at one instant), so none is kept.
+            let sharedKey = scenario.client.explicitKeys != nil
+            let gap = sharedKey ? .nan : (nextArrival.map { $0 - (served?.finished ?? .nan) }) ?? .nan
             var sample = Sample(
                 sendID: backoff.sendID, afterAttempt: backoff.afterAttempt, cause: "", delay: backoff.delay, cap: .nan,
                 normalized: .nan, serverRetryAfter: served.map { Double($0.retryAfter) } ?? .nan, realizedGap: gap)
