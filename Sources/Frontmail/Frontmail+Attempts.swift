@@ -82,12 +82,11 @@ extension Frontmail {
         let clock = environment.clock
         let timeout = self.timeout
         guard timeout.isFinite else {
-            return Self.outcome(await Self.callTransport(transport, request))
+            return Self.outcome(await transport.exchange(request))
         }
         // Taken before the exchange starts, so a test clock that moves on can't be missed.
         let deadline = clock.now() + timeout
-        let transport = self.transport
-        let exchange = clock.startTask { await Self.callTransport(transport, request) }
+        let exchange = clock.startExchange(transport, request)
         let token = clock.startDeadline(deadline) { exchange.cancel() }
         let result = await withTaskCancellationHandler {
             await exchange.value
@@ -99,16 +98,6 @@ extension Frontmail {
         if case .success(let response) = result { return .response(response) }
         return .failure(
             .client(.timeout, "No complete response within \(Self.seconds(timeout)) (the per-attempt timeout)."))
-    }
-
-    private static func callTransport(
-        _ transport: any FrontmailTransport, _ request: FrontmailHTTPRequest
-    ) async -> Result<FrontmailHTTPResponse, any Error> {
-        do {
-            return .success(try await transport.send(request))
-        } catch {
-            return .failure(error)
-        }
     }
 
     private static func outcome(_ result: Result<FrontmailHTTPResponse, any Error>) -> AttemptOutcome {

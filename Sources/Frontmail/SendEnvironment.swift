@@ -14,21 +14,33 @@ package protocol FrontmailClock: Sendable {
     func startDeadline(_ deadline: TimeInterval, onExpiry expire: @escaping @Sendable () -> Void) -> UInt64
     /// Removes a deadline before it expires: false when it has expired (its `expire` ran or is running).
     func cancelDeadline(_ token: UInt64) -> Bool
-    /// Starts the Task of one attempt's exchange. The system clock starts it at once on the calling
-    /// thread; a simulated clock starts it on the simulation's executor, so it runs on virtual time.
-    func startTask(
-        _ operation: @escaping @Sendable () async -> Result<FrontmailHTTPResponse, any Error>
+    /// Starts the Task of one attempt's exchange (`transport.send(request)`). The system clock
+    /// starts it at once on the calling thread; a simulated clock starts it on the simulation's
+    /// executor, so it runs on virtual time.
+    func startExchange(
+        _ transport: any FrontmailTransport, _ request: FrontmailHTTPRequest
     ) -> Task<Result<FrontmailHTTPResponse, any Error>, Never>
 }
 
 extension FrontmailClock {
-    package func startTask(
-        _ operation: @escaping @Sendable () async -> Result<FrontmailHTTPResponse, any Error>
+    package func startExchange(
+        _ transport: any FrontmailTransport, _ request: FrontmailHTTPRequest
     ) -> Task<Result<FrontmailHTTPResponse, any Error>, Never> {
         if #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
-            return Task.immediate { await operation() }
+            return Task.immediate { await transport.exchange(request) }
         }
-        return Task { await operation() }
+        return Task { await transport.exchange(request) }
+    }
+}
+
+extension FrontmailTransport {
+    /// One exchange, its error kept as a value.
+    package func exchange(_ request: FrontmailHTTPRequest) async -> Result<FrontmailHTTPResponse, any Error> {
+        do {
+            return .success(try await send(request))
+        } catch {
+            return .failure(error)
+        }
     }
 }
 

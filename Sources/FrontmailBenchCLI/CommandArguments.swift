@@ -28,7 +28,7 @@ enum CommandArguments {
 
 extension Arguments.Spec {
     func adding(flag: String) -> Arguments.Spec {
-        Arguments.Spec(options: options, flags: flags.union([flag]))
+        Arguments.Spec(options: options, flags: flags.union([flag]), repeatable: repeatable)
     }
 }
 

@@ -34,7 +34,9 @@ public enum CompareCommand {
         let parsed: Arguments
         switch CommandArguments(
             "compare", arguments,
-            spec: Arguments.Spec(options: ["tolerance", "controls", "html", "summary-md"], flags: ["strict-only"]),
+            spec: Arguments.Spec(
+                options: ["tolerance", "controls", "html", "summary-md"], flags: ["strict-only"],
+                repeatable: ["tolerance"]),
             usage: usage)
         {
         case .parsed(let arguments): parsed = arguments

@@ -47,7 +47,7 @@ public enum RunCommand {
         options: [
             "out", "seed", "only", "run-id", "junit", "summary-md", "shard", "workers", "server", "rate", "trace-send",
         ],
-        flags: ["quick", "no-progress", "same-process", "progress-lines"])
+        flags: ["quick", "no-progress", "same-process", "progress-lines"], repeatable: ["only"])
 
     /// `--trace-send N`: a send's number in the run, 0 to the most sends a scenario may plan.
     static func traceSendNumber(_ parsed: Arguments) throws(Arguments.UsageError) -> Int? {

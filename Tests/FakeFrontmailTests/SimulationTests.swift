@@ -17,6 +17,16 @@ struct SimulationTests {
         var all: [String] { lines.withLock { $0 } }
     }
 
+    /// Answers after a sleep on the virtual clock (cancelled: throws).
+    struct SleepingTransport: FrontmailTransport {
+        let clock: VirtualClock
+        let seconds: Double
+        func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
+            try await clock.sleep(seconds: seconds)
+            return FrontmailHTTPResponse(status: 204, headers: FrontmailHTTPHeaders(fields: []), body: Data())
+        }
+    }
+
     final class Random: Sendable {
         private let state = Mutex(SeededRandom(seed: 7))
         func unit() -> Double { state.withLock { $0.unit() } }
@@ -74,10 +84,9 @@ struct SimulationTests {
                     for step in 0..<4 {
                         let wait = random.unit() * 0.01
                         if step % 2 == 0 { await Task.yield() }
-                        let exchange = clock.startTask {
-                            try? await clock.sleep(seconds: wait)
-                            return .failure(CancellationError())
-                        }
+                        let exchange = clock.startExchange(
+                            SleepingTransport(clock: clock, seconds: wait),
+                            FrontmailHTTPRequest(method: "POST", url: URL(string: "http://x.invalid/")!))
                         let token = clock.startDeadline(clock.now() + 0.005) { exchange.cancel() }
                         _ = await exchange.value
                         _ = clock.cancelDeadline(token)

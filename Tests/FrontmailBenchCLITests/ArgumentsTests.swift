@@ -7,7 +7,8 @@ import Testing
 
 @Suite("command-line arguments")
 struct ArgumentsTests {
-    let spec = Arguments.Spec(options: ["out", "seed", "tolerance"], flags: ["quick", "help"])
+    let spec = Arguments.Spec(
+        options: ["out", "seed", "tolerance"], flags: ["quick", "help"], repeatable: ["tolerance"])
 
     @Test("options, inline values, repeats, flags and positionals")
     func parses() throws {
@@ -31,6 +32,10 @@ struct ArgumentsTests {
             (["--nope"], "unknown option '--nope'"), (["--out"], "--out needs a value"),
             (["--quick=1"], "takes no value"),
             (["-x"], "unknown option '-x'"),
+            (["--out", ""], "--out needs a value, not an empty one"),
+            (["--out="], "--out needs a value, not an empty one"),
+            (["--out", "a", "--out=b"], "--out is given twice ('a', then 'b')"),
+            (["--seed", "1", "--seed", "1"], "--seed is given twice"),
         ])
     func errors(arguments: [String], message: String) {
         #expect {

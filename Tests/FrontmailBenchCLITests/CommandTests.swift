@@ -64,8 +64,8 @@ struct CommandTests {
             values.append(String((0..<length).map { _ in "0123456789-+ .xe".randomElement(using: &random)! }))
         }
         for value in values {
-            let parsed = try Arguments(["s.json", "--trace-send=\(value)"], spec: RunCommand.spec)
             do {
+                let parsed = try Arguments(["s.json", "--trace-send=\(value)"], spec: RunCommand.spec)
                 let number = try RunCommand.traceSendNumber(parsed)
                 #expect(number.map { (0..<LoadSettings.maxSends).contains($0) } == true, "\(value)")
             } catch {

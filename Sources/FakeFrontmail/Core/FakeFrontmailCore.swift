@@ -109,7 +109,7 @@ public final class FakeFrontmailCore: Sendable {
         let steps = faults.steps(
             for: FaultEngine.Facts(
                 endpoint: endpoint, attempt: attempt, identity: identity, elapsed: arrival, headers: request.headers,
-                wall: clock.wallNow()))
+                clock: clock))
         // What the ledger learns here is written once, whichever way the request goes.
         var note = LedgerNote()
         defer { record(note, at: index) }

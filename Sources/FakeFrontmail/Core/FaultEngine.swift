@@ -44,8 +44,9 @@ final class FaultEngine: Sendable {
         var identity: UInt64
         var elapsed: Double
         var headers: FrontmailHTTPHeaders
-        /// The server's wall clock at arrival (HTTP-date Retry-After values count from it).
-        var wall = Date()
+        /// The server's clock (HTTP-date Retry-After values count from its wall time at arrival;
+        /// read only when one is written).
+        var clock: any FrontmailClock = SystemClock()
     }
 
     /// The first rule that matches, with a generator for its samples.

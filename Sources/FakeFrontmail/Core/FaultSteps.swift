@@ -66,12 +66,12 @@ extension FaultEngine {
         let wait = action?.delay?.sample(&random) ?? 0
         var steps = FaultSteps(rule: decision?.rule, action: action, wait: wait, next: .answer(.hang))
         if let action, !action.processes {
-            steps.next = .answer(Self.fixedAnswer(action, now: facts.wall))
+            steps.next = .answer(Self.fixedAnswer(action, clock: facts.clock))
             return steps
         }
         switch admit(at: facts.elapsed, identity: facts.identity, attempt: facts.attempt) {
         case .shed:
-            let retryAfter = plan.capacity?.shedRetryAfter?.headerValue(now: facts.wall) ?? "1"
+            let retryAfter = plan.capacity?.shedRetryAfter?.headerValue(now: facts.clock.wallNow()) ?? "1"
             var response = ServerResponse.error(503, "service_unavailable", "The server is over capacity.")
             response.headers.set(name: "Retry-After", value: retryAfter)
             steps.wait = 0
@@ -85,7 +85,7 @@ extension FaultEngine {
     }
 
     /// The answer of an action that does not process the request.
-    static func fixedAnswer(_ action: FaultAction, now: Date = Date()) -> Disposition {
+    static func fixedAnswer(_ action: FaultAction, clock: any FrontmailClock = SystemClock()) -> Disposition {
         switch action.kind {
         case .hang: return .hang
         case .reset: return .reset
@@ -101,7 +101,7 @@ extension FaultEngine {
             response = .error(status, code, action.message ?? "Injected fault: \(status) \(code).")
         }
         if let retryAfter = action.retryAfter {
-            response.headers.set(name: "Retry-After", value: retryAfter.headerValue(now: now))
+            response.headers.set(name: "Retry-After", value: retryAfter.headerValue(now: clock.wallNow()))
         }
         for (name, value) in action.headers ?? [:] { response.headers.set(name: name, value: value) }
         return .respond(response, bytesPerSecond: nil)

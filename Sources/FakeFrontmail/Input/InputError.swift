@@ -134,6 +134,8 @@ extension InputError {
     /// Reads an input file's JSON: a syntax error names its line and column (Foundation's decoder
     /// says only that the data is invalid), every other error its field.
     public static func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws(InputError) -> Value {
+        // A UTF-8 byte-order mark (editors on Windows write one) is not part of the JSON text.
+        let data = data.starts(with: [0xEF, 0xBB, 0xBF]) ? Data(data.dropFirst(3)) : data
         do throws(JSONReader.ParseError) {
             _ = try JSONReader.parse(data)
         } catch {

@@ -35,10 +35,10 @@ public struct VirtualClock: FrontmailClock {
         executor.cancelDeadline(token)
     }
 
-    public func startTask(
-        _ operation: @escaping @Sendable () async -> Result<FrontmailHTTPResponse, any Error>
+    public func startExchange(
+        _ transport: any FrontmailTransport, _ request: FrontmailHTTPRequest
     ) -> Task<Result<FrontmailHTTPResponse, any Error>, Never> {
-        Task(executorPreference: executor) { await operation() }
+        Task(executorPreference: executor) { await transport.exchange(request) }
     }
 
     /// Virtual nanoseconds of a time in seconds, rounded to the nearest (saturating; never negative).

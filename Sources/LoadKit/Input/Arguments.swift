@@ -6,10 +6,13 @@ public struct Arguments: Sendable {
         public var options: Set<String>
         /// Options that take no value.
         public var flags: Set<String>
+        /// Options that may be given more than once (every other one is an error when repeated).
+        public var repeatable: Set<String>
 
-        public init(options: Set<String> = [], flags: Set<String> = []) {
+        public init(options: Set<String> = [], flags: Set<String> = [], repeatable: Set<String> = []) {
             self.options = options
             self.flags = flags
+            self.repeatable = repeatable
         }
     }
 
@@ -71,6 +74,10 @@ public struct Arguments: Sendable {
                         )
                     }
                     index += 1
+                }
+                guard !value.isEmpty else { throw UsageError(message: "--\(name) needs a value, not an empty one") }
+                if let earlier = values[name]?.last, !spec.repeatable.contains(name) {
+                    throw UsageError(message: "--\(name) is given twice ('\(earlier)', then '\(value)'); give it once")
                 }
                 values[name, default: []].append(value)
             } else {

@@ -23,10 +23,10 @@ package enum SummaryMarkdown {
             ]
             text += "| " + cells.joined(separator: " | ") + " |\n"
             if let error = scenario.error {
-                details += "- `\(cell(scenario.name))` could not run: \(cell(error))\n"
+                details += "- \(code(scenario.name)) could not run: \(cell(error))\n"
             }
             for check in scenario.failures {
-                details += "- `\(cell(scenario.name))`: `\(cell(check.assertion))` (actual \(cell(check.actual)))\n"
+                details += "- \(code(scenario.name)): \(code(check.assertion)) (actual \(cell(check.actual)))\n"
             }
         }
         if !details.isEmpty { text += "\n### Failed\n\n" + details }
@@ -45,9 +45,34 @@ package enum SummaryMarkdown {
         return kept + note
     }
 
-    /// Text safe inside a table cell (no pipes or newlines).
+    /// Text as literal Markdown, safe in a table cell or a list item: newlines become spaces and
+    /// every character Markdown (or the HTML it allows) could read as markup is escaped.
     static func cell(_ text: String) -> String {
-        text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ")
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "\n", "\r", "\r\n": out.append(" ")
+            case "\\", "`", "*", "_", "[", "]", "<", ">", "#", "|", "~", "!", "&": out += "\\" + String(character)
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+
+    /// A code span (outside a table) that holds any text: fenced with one backtick more than the
+    /// longest run of backticks in it, padded when it starts or ends with one.
+    static func code(_ text: String) -> String {
+        let flat = text.map { $0 == "\n" || $0 == "\r" || $0 == "\r\n" ? " " : String($0) }.joined()
+        var longest = 0
+        var run = 0
+        for character in flat {
+            run = character == "`" ? run + 1 : 0
+            longest = max(longest, run)
+        }
+        let fence = String(repeating: "`", count: longest + 1)
+        let pad = flat.hasPrefix("`") || flat.hasSuffix("`") || flat.isEmpty ? " " : ""
+        return fence + pad + flat + pad + fence
     }
 
     static func figure(_ value: Double?, places: Int) -> String {

@@ -92,6 +92,17 @@ struct ScenarioTests {
         #expect(reason?.hasPrefix(expected) == true, "got \(reason ?? "no error")")
     }
 
+    @Test("a UTF-8 byte-order mark before the JSON is accepted; one inside it, or a lone one, is not")
+    func byteOrderMark() throws {
+        let json = Data(#"{"name": "bom", "load": {"type": "closed", "concurrency": 1, "sends": 1}}"#.utf8)
+        let scenario = try Scenario.load(data: Data([0xEF, 0xBB, 0xBF]) + json, file: "bom.json")
+        #expect(scenario.name == "bom")
+        #expect(throws: InputFileError.self) { try Scenario.load(data: Data([0xEF, 0xBB, 0xBF]), file: "b.json") }
+        #expect(throws: InputFileError.self) {
+            try Scenario.load(data: Data("{".utf8) + Data([0xEF, 0xBB, 0xBF]) + json.dropFirst(), file: "b.json")
+        }
+    }
+
     @Test("a cancellation section makes the scenario that experiment, with no probes")
     func experiments() throws {
         let cancellation = try makeScenario(#"{"name": "c", "cancellation": {"samples": 5}}"#)

@@ -90,9 +90,9 @@ struct SkewedClock: FrontmailClock {
         base.startDeadline(deadline + deadlineLag, onExpiry: expire)
     }
     func cancelDeadline(_ token: UInt64) -> Bool { base.cancelDeadline(token) }
-    func startTask(
-        _ operation: @escaping @Sendable () async -> Result<FrontmailHTTPResponse, any Error>
+    func startExchange(
+        _ transport: any FrontmailTransport, _ request: FrontmailHTTPRequest
     ) -> Task<Result<FrontmailHTTPResponse, any Error>, Never> {
-        base.startTask(operation)
+        base.startExchange(transport, request)
     }
 }

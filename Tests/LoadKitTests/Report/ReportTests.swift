@@ -131,12 +131,22 @@ struct ReportTests {
         #expect(!alpha.passed && alpha.error?.contains("is not an assertion row") == true)
     }
 
-    @Test("the Markdown summary: a row per scenario, the failures listed, pipes escaped, cut at 64 KB")
+    @Test("the Markdown summary: a row per scenario, the failures listed, markup escaped, cut at 64 KB")
     func markdown() throws {
         let text = SummaryMarkdown.render(try Self.results())
         #expect(text.hasPrefix("## frontmail-bench run 20261201T000000Z: 1 of 3 scenarios passed"))
         #expect(text.contains("| beta | **FAIL** | 1/2 |") && text.contains("| gamma | **ERROR** | 0/0 |"))
         #expect(text.contains("- `beta`: `idempotency.duplicates == 0` (actual 1)"))
+        // Text from files and errors is literal: no markup, no HTML, no way out of a code span.
+        let hostile = "a|b\n*c* _d_ [e](f) <script>x</script> `g` \\ # ~h~ ![i](j) &amp;"
+        let escaped = SummaryMarkdown.cell(hostile)
+        #expect(!escaped.contains("\n") && escaped.contains("\\<script\\>"))
+        #expect(!escaped.replacingOccurrences(of: "\\<", with: "").contains("<"))
+        #expect(escaped.contains("\\|") && escaped.contains("\\*c\\*") && escaped.contains("\\[e\\]"))
+        #expect(SummaryMarkdown.code("x == 1") == "`x == 1`")
+        #expect(SummaryMarkdown.code("a `b` c") == "``a `b` c``")
+        #expect(SummaryMarkdown.code("`x") == "`` `x ``")
+        #expect(SummaryMarkdown.code("a\nb") == "`a b`")
         let long = String(repeating: "| a | b |\n", count: 20_000)
         let cut = SummaryMarkdown.truncated(long)
         #expect(cut.utf8.count <= SummaryMarkdown.limit && cut.hasSuffix("the full results are in the run's CSV)\n"))
