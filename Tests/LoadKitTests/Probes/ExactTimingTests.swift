@@ -51,27 +51,34 @@ struct ExactTimingTests {
         #expect(result.passed, "\(result.verdictLine)")
     }
 
-    @Test("a client that sleeps 10 % longer than it reports fails the Retry-After gaps and the realized KS only")
-    func sleepsLonger() async throws {
-        let result = try await Self.run { SkewedClock(base: $0, sleepFactor: 1.1, deadlineLag: 0) }
-        let failures = Self.failed(result)
-        #expect(failures.contains("jitter.exact_retry_after_gap_errors == 0"), "\(result.verdictLine)")
-        #expect(failures.isDisjoint(with: Self.reported), "\(result.verdictLine)")
+    /// A broken client (its clock skewed below the SDK) and the exact verdict that must catch it.
+    struct Broken: Sendable, CustomTestStringConvertible {
+        var name: String
+        var sleepFactor: Double
+        var deadlineLag: Double
+        var caughtBy: String
+        var testDescription: String { name }
     }
 
-    @Test("a client whose per-attempt deadline fires 5 ms late fails the timeout check")
-    func lateDeadline() async throws {
-        let result = try await Self.run { SkewedClock(base: $0, sleepFactor: 1, deadlineLag: 0.005) }
+    @Test(
+        "a client that reports the right waits but sleeps or times out wrongly fails its exact verdict only",
+        arguments: [
+            Broken(
+                name: "sleeps 10 % longer", sleepFactor: 1.1, deadlineLag: 0,
+                caughtBy: "jitter.exact_retry_after_gap_errors == 0"),
+            Broken(
+                name: "sleeps twice its draw", sleepFactor: 2, deadlineLag: 0,
+                caughtBy: "jitter.exact_realized_ks_d < jitter.exact_realized_ks_critical_001"),
+            Broken(
+                name: "deadline 5 ms late", sleepFactor: 1, deadlineLag: 0.005,
+                caughtBy: "attempts.exact_timeout_mismatches == 0"),
+        ])
+    func brokenClients(_ broken: Broken) async throws {
+        let result = try await Self.run {
+            SkewedClock(base: $0, sleepFactor: broken.sleepFactor, deadlineLag: broken.deadlineLag)
+        }
         let failures = Self.failed(result)
-        #expect(failures.contains("attempts.exact_timeout_mismatches == 0"), "\(result.verdictLine)")
-        #expect(failures.isDisjoint(with: Self.reported), "\(result.verdictLine)")
-    }
-
-    @Test("a client that sleeps twice its jittered wait fails the realized KS test")
-    func sleepsTwice() async throws {
-        let result = try await Self.run { SkewedClock(base: $0, sleepFactor: 2, deadlineLag: 0) }
-        let failures = Self.failed(result)
-        #expect(failures.contains("jitter.exact_realized_ks_d < jitter.exact_realized_ks_critical_001"))
+        #expect(failures.contains(broken.caughtBy), "\(result.verdictLine)")
         #expect(failures.isDisjoint(with: Self.reported), "\(result.verdictLine)")
     }
 }
