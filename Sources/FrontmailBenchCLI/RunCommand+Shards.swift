@@ -83,6 +83,12 @@ extension RunCommand {
             printError("run: --out \(out.path) cannot be written (\(error.localizedDescription))")
             return .usage
         }
+        if let server = options.server, let problem = await ShardRun.serverProblem(server) {
+            printError(
+                "run: --server \(server.absoluteString) does not answer (\(problem)); start `frontmail-bench serve --scenario FILE --shards N` there first"
+            )
+            return .software
+        }
         let lines = parsed.flag("progress-lines")
         let run = ShardRun(
             scenarios: scenarios, shard: shard, server: options.server, rate: options.rate, quick: parsed.flag("quick"),

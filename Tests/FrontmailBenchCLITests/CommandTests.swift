@@ -1,3 +1,4 @@
+import FakeFrontmail
 import Foundation
 import Testing
 
@@ -105,5 +106,28 @@ struct CommandTests {
         try #"{"name": "other", "load": {"type": "closed", "concurrency": 1, "sends": 1}}"#.write(
             to: other, atomically: true, encoding: .utf8)
         #expect(await RunCommand.run([file.path, other.path, "--trace-send", "1"]) == .usage)
+    }
+
+    @Test("a shard whose shared server does not answer exits 70 and writes no part; a running one answers")
+    func shardServerDown() async throws {
+        let live = try FakeFrontmailServer(core: FakeFrontmailCore(seed: 1))
+        #expect(await ShardRun.serverProblem(live.url, timeout: 5) == nil)
+        let gone = live.url
+        live.shutdown()
+        let problem = await ShardRun.serverProblem(gone, timeout: 2)
+        #expect(problem != nil)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cmd-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("s.json")
+        try #"{"name": "s", "transport": "socket", "load": {"type": "closed", "concurrency": 2, "sends": 4}}"#.write(
+            to: file, atomically: true, encoding: .utf8)
+        let out = folder.appendingPathComponent("parts")
+        let code = await RunCommand.run([
+            file.path, "--shard", "0/2", "--server", gone.absoluteString, "--out", out.path, "--no-progress",
+        ])
+        #expect(code == .software)
+        let parts = (try? FileManager.default.contentsOfDirectory(atPath: out.path)) ?? []
+        #expect(parts.allSatisfy { !$0.hasSuffix(".fmshard") })
     }
 }

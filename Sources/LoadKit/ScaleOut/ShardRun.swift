@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `run --shard i/N`: this shard of every scenario, each written as
 /// `DIR/<scenario>.shard-i-of-N.fmshard` (no verdicts: `merge` judges the union).
 package struct ShardRun {
@@ -56,4 +60,64 @@ package struct ShardRun {
         }
         return interrupted
     }
+}
+
+extension ShardRun {
+    /// Why the shared server at `url` cannot take this shard's sends (nil: it accepts a
+    /// connection). Only a TCP connection is made and closed, so nothing reaches the server's
+    /// ledger. A shard that ran against a server that is down would write a part full of network
+    /// errors and exit 0.
+    package static func serverProblem(_ url: URL, timeout: TimeInterval = 5) async -> String? {
+        guard let host = url.host, !host.isEmpty else { return "the URL names no host" }
+        let port = url.port ?? (url.scheme == "https" ? 443 : 80)
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: connectProblem(host, port, timeout)) }
+        }
+    }
+
+    private static func connectProblem(_ host: String, _ port: Int, _ timeout: TimeInterval) -> String? {
+        #if canImport(Glibc)
+            return linuxConnectProblem(host, port, timeout)
+        #else
+            return nil
+        #endif
+    }
+
+    #if canImport(Glibc)
+        private static func linuxConnectProblem(_ host: String, _ port: Int, _ timeout: TimeInterval) -> String? {
+            var hints = addrinfo()
+            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+            var found: UnsafeMutablePointer<addrinfo>?
+            let host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+            guard getaddrinfo(host, String(port), &hints, &found) == 0, let first = found else {
+                return "cannot resolve \(host)"
+            }
+            defer { freeaddrinfo(found) }
+            var problem = "no address of \(host) accepted a connection"
+            var next: UnsafeMutablePointer<addrinfo>? = first
+            while let info = next {
+                next = info.pointee.ai_next
+                let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
+                guard fd >= 0 else { continue }
+                defer { close(fd) }
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+                if connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 { return nil }
+                guard errno == EINPROGRESS else {
+                    problem = String(cString: strerror(errno))
+                    continue
+                }
+                var poll = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                guard Glibc.poll(&poll, 1, Int32(timeout * 1000)) == 1 else {
+                    problem = "no answer within \(Int(timeout)) s"
+                    continue
+                }
+                var error: Int32 = 0
+                var length = socklen_t(MemoryLayout<Int32>.size)
+                getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
+                if error == 0 { return nil }
+                problem = String(cString: strerror(error))
+            }
+            return problem
+        }
+    #endif
 }
