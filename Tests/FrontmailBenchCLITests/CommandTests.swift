@@ -5,6 +5,10 @@ import Testing
 @testable import FrontmailBenchCLI
 @testable import LoadKit
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The subcommands' argument handling and exit codes (documented in the README).
 @Suite("commands: help, bad arguments, bad files")
 struct CommandTests {
@@ -112,8 +116,22 @@ struct CommandTests {
     func shardServerDown() async throws {
         let live = try FakeFrontmailServer(core: FakeFrontmailCore(seed: 1))
         #expect(await ShardRun.serverProblem(live.url, timeout: 5) == nil)
-        let gone = live.url
         live.shutdown()
+        // A port held by a socket that never listens: every connection to it is refused (a port
+        // merely freed could be given to another test's server meanwhile).
+        let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(holder) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(holder, $0, length) == 0 && getsockname(holder, $0, &length) == 0
+            }
+        }
+        try #require(bound)
+        let gone = URL(string: "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))")!
         let problem = await ShardRun.serverProblem(gone, timeout: 2)
         #expect(problem != nil)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cmd-\(UUID().uuidString)")
