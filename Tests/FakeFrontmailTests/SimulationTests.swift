@@ -138,7 +138,9 @@ struct SimulationTests {
             _ = try await Simulation.run { clock in
                 try await clock.sleep(seconds: 0.5)
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    DispatchQueue.global().async { continuation.resume() }
+                    // Later than the suspension: a resume that comes before the task has
+                    // suspended is taken on the loop's thread and needs no job from outside.
+                    DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { continuation.resume() }
                 }
             }
         }

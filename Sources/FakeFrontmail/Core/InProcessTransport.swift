@@ -90,14 +90,10 @@ public struct InProcessTransport: FrontmailTransport {
         return target
     }
 
-    /// A wait on the core's clock: the system's (a timer that is released at once when the
-    /// caller is cancelled) or a simulation's.
+    /// A wait on the core's clock: the system's (its shared timer releases a cancelled wait at
+    /// once) or a simulation's.
     private func sleep(_ seconds: TimeInterval) async throws {
         guard seconds > 0 else { return }
-        if core.clock is SystemClock {
-            try await cancellableSleep(seconds: seconds)
-        } else {
-            try await core.clock.sleep(seconds: seconds)
-        }
+        try await core.clock.sleep(seconds: seconds)
     }
 }

@@ -6,10 +6,15 @@ import Foundation
 package struct TuneReport {
     let tune: TuneFile
     let cells: [TuneCell]
+    /// The outage check of every outage cell, computed once (each builds its closed form on a grid).
+    let outageChecks: [OutageCheck]
 
     package init(tune: TuneFile, cells: [TuneCell]) {
         self.tune = tune
         self.cells = cells
+        outageChecks = cells.filter { !$0.runs.isEmpty }.compactMap {
+            OutageCheck($0, scenario: tune.scenario(policy: $0.policy, environment: $0.environment, seed: 0))
+        }
     }
 
     package var measured: [TuneCell] { cells.filter { !$0.runs.isEmpty } }
@@ -42,12 +47,6 @@ package struct TuneReport {
     static func number(_ value: Double) -> String { value.isFinite ? SummaryCSV.format(value) : "" }
 
     var checks: [BrownoutCheck] { measured.compactMap(BrownoutCheck.init) }
-
-    var outageChecks: [OutageCheck] {
-        measured.compactMap {
-            OutageCheck($0, scenario: tune.scenario(policy: $0.policy, environment: $0.environment, seed: 0))
-        }
-    }
 
     static let outageHeader =
         "environment,cell,from_s,to_s,max_retries,sends,success_measured,success_analytic,success_z,agrees"

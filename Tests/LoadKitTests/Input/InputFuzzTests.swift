@@ -89,6 +89,14 @@ struct InputFuzzTests {
                     data = original.prefix(random.below(original.count))  // truncated
                 } else {
                     var mutated = tree
+                    // The clock is in no committed file: add it, valid or not, to a third of the rounds.
+                    if case .object(var fields) = mutated, random.below(3) == 0 {
+                        let clocks: [FrontmailValue] = [.string("virtual"), .string("real"), .string("sundial")]
+                        fields["clock"] =
+                            random.below(2) == 0
+                            ? clocks[random.below(3)] : Self.extremes[random.below(Self.extremes.count)]
+                        mutated = .object(fields)
+                    }
                     for _ in 0...random.below(3) { mutated = Self.mutate(mutated, &random) }
                     data = Self.bytes(mutated)
                 }

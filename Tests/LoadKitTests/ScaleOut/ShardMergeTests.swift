@@ -116,6 +116,19 @@ struct ShardMergeTests {
         #expect(merged.rows.contains { $0.key == "timeseries.seconds.value" })
     }
 
+    @Test("shards run on the real clock, so their union is judged without the virtual-time-only verdicts")
+    func judgedOnTheRealClock() async throws {
+        let scenario = try Self.load(Self.recovering)
+        #expect(scenario.clock == .virtual)
+        let parts = try await Self.shards(scenario, count: 2)
+        let judged = try ShardMerge.judge(parts.map { ("part-\($0.header.shardIndex)", $0) })
+        #expect(judged.scenario.clock == .real)
+        #expect(judged.measurement.metrics["jitter.exact_retry_after_gap_errors"] == nil)
+        #expect(judged.measurement.metrics["jitter.retry_after_mismatches"] != nil)
+        // The same parts judged as a virtual run would carry them.
+        #expect(try Self.merged(parts, scenario: scenario).metrics["jitter.exact_retry_after_gap_errors"] != nil)
+    }
+
     @Test("a client that sends twice in one shard of four is caught after the merge; the real SDK passes")
     func brokenShardCaught() async throws {
         let scenario = try Self.load(Self.clean)
