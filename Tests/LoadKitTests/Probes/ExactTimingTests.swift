@@ -83,6 +83,27 @@ struct ExactTimingTests {
     }
 }
 
+@Suite("server-side gaps are one client's waits only when the send's key is its own")
+struct SharedKeyGapTests {
+    @Test("with keys shared by ten sends, no gap is judged: their attempts meet at one virtual instant")
+    func sharedKeys() async throws {
+        var scenario = try JSONDecoder().decode(
+            Scenario.self,
+            from: Data(
+                #"""
+                {"name": "shared", "seed": 3, "client": {"maxRetries": 3, "baseDelay": "100ms", "explicitKeys": {"pool": 20, "sameBody": true}},
+                 "load": {"type": "closed", "concurrency": 64, "sends": 400},
+                 "plan": {"rules": [{"match": {"endpoint": "send", "probability": 0.5}, "action": {"type": "respond", "status": 503}}]},
+                 "assertions": ["jitter.early_retries == 0", "jitter.realized_samples == 0", "jitter.exact_realized_samples == 0"]}
+                """#.utf8))
+        try scenario.validate()
+        scenario.file = "test"
+        let result = try await ScenarioRunner(outputFolder: nil, runID: "t", progress: false).run(scenario)
+        #expect(result.passed, "\(result.verdictLine)")
+        #expect((result.metrics["jitter.samples"] ?? 0) > 50)
+    }
+}
+
 /// A client clock that sleeps `sleepFactor` times what it is asked and fires deadlines late: the
 /// SDK above it reports the waits it asked for.
 struct SkewedClock: FrontmailClock {
