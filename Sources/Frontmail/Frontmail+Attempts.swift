@@ -14,7 +14,9 @@ extension Frontmail {
     ) async throws(FrontmailError) -> FrontmailHTTPResponse {
         let clock = environment.clock
         let observer = environment.observer
+        let bucket = retry.budget == nil ? nil : retryBucket
         var attempt = 0
+        var lastRetryCost: Int?
         while true {
             if Task.isCancelled { throw .aborted }
             let started = clock.now()
@@ -27,6 +29,7 @@ extension Frontmail {
                         .attemptFinished(
                             operation: operation, key: key, attempt: attempt, status: response.status, code: nil,
                             duration: clock.now() - started))
+                    bucket?.succeeded(lastRetryCost: lastRetryCost)
                     return response
                 }
                 error = Self.responseError(response, now: clock.wallNow())
@@ -40,10 +43,20 @@ extension Frontmail {
             if error.code == .aborted || Task.isCancelled { throw .aborted }
             guard Self.isRetryable(error), attempt < retry.maxRetries else { throw error }
 
+            if let retryAfter = error.retryAfter, retryAfter > retry.maxRetryAfter { throw error }
+            if let bucket {
+                guard let cost = bucket.acquire(after: error) else {
+                    observer?.record(
+                        .retryRefused(
+                            operation: operation, key: key, afterAttempt: attempt, level: bucket.level,
+                            cost: bucket.cost(after: error)))
+                    throw error
+                }
+                lastRetryCost = cost
+            }
             let delay: TimeInterval
             let cause: BackoffCause
             if let retryAfter = error.retryAfter {
-                guard retryAfter <= retry.maxRetryAfter else { throw error }
                 delay = retryAfter
                 cause = .retryAfter(retryAfter)
             } else {

@@ -22,6 +22,8 @@ public final class Frontmail: Sendable {
     public let timeout: TimeInterval
     public let transport: any FrontmailTransport
     let environment: SendEnvironment
+    /// The tokens of `retry.budget`, shared by every request of this client (nil without a budget).
+    let retryBucket: RetryBucket?
     let baseURLString: String
     /// `<base>/v1/send`, made once.
     let sendURL: URL
@@ -72,6 +74,7 @@ public final class Frontmail: Sendable {
         self.timeout = timeout.isNaN || timeout <= 0 ? 15 : timeout
         self.transport = transport
         self.environment = environment
+        self.retryBucket = retry.budget.map { RetryBucket($0, defect: environment.budgetDefect) }
     }
 
     static let clientHeaderValue = "frontmail-swift/\(Frontmail.version)"

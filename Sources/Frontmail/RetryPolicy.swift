@@ -11,18 +11,22 @@ public struct RetryPolicy: Sendable, Hashable {
     public var maxDelay: TimeInterval
     /// The longest Retry-After that is waited for; a longer one throws at once (60 itself is retried).
     public var maxRetryAfter: TimeInterval
+    /// A bound on retries shared by every request of one `Frontmail` (nil: none, the default).
+    /// See ``RetryBudget``.
+    public var budget: RetryBudget?
 
     public init(
         maxRetries: Int = 3, baseDelay: TimeInterval = 0.3, maxDelay: TimeInterval = 10,
-        maxRetryAfter: TimeInterval = 60
+        maxRetryAfter: TimeInterval = 60, budget: RetryBudget? = nil
     ) {
         self.maxRetries = max(0, maxRetries)
         self.baseDelay = baseDelay.isFinite ? max(0, baseDelay) : 0
         self.maxDelay = maxDelay.isNaN ? 0 : max(0, maxDelay)
         self.maxRetryAfter = maxRetryAfter.isNaN ? 0 : max(0, maxRetryAfter)
+        self.budget = budget
     }
 
-    /// The default: 3 retries, 0.3 s base delay, 10 s cap, Retry-After honoured up to 60 s.
+    /// The default: 3 retries, 0.3 s base delay, 10 s cap, Retry-After honoured up to 60 s, no budget.
     public static let `default` = RetryPolicy()
 
     /// One attempt, no retries.

@@ -104,6 +104,9 @@ package enum SendEvent: Sendable {
     /// A wait was scheduled after failed attempt `afterAttempt`.
     case backoffScheduled(
         operation: OperationKind, key: String?, afterAttempt: Int, delay: TimeInterval, cause: BackoffCause)
+    /// The retry budget held fewer tokens than a retry after `afterAttempt` costs (`level` of
+    /// `cost`): no retry, the attempt's error is thrown.
+    case retryRefused(operation: OperationKind, key: String?, afterAttempt: Int, level: Int, cost: Int)
 }
 
 /// Receives the client's events. Called synchronously on the sending Task: keep it cheap.
@@ -120,6 +123,8 @@ package struct SendEnvironment: Sendable {
     /// The sixteen random bytes of an idempotency key the client makes (nil: the system's random
     /// generator). A simulation draws them from its seed, so its keys are the same in every run.
     package var keyBytes: (@Sendable () -> (UInt64, UInt64))?
+    /// A retry budget broken on purpose (the suite's tests of its own verdicts); nil in every client.
+    package var budgetDefect: RetryBudgetDefect?
 
     package init(
         clock: any FrontmailClock = SystemClock(),
@@ -134,4 +139,12 @@ package struct SendEnvironment: Sendable {
     }
 
     package static let live = SendEnvironment()
+}
+
+/// How a deliberately wrong retry budget misbehaves.
+package enum RetryBudgetDefect: Sendable {
+    /// Retries take nothing from the bucket: it never empties.
+    case neverCharged
+    /// Successes add nothing to the bucket: once its first tokens are spent it stays empty.
+    case neverRefilled
 }

@@ -21,6 +21,8 @@ struct LoadExperiment {
     var observerWrapper: (@Sendable (any SendObserver) -> any SendObserver)?
     var simulationAdvanceEvery: Int?
     var clockWrapper: (@Sendable (any FrontmailClock) -> any FrontmailClock)?
+    /// Test seam: the client's retry budget broken on purpose.
+    var budgetDefect: RetryBudgetDefect?
 
     init(scenario: Scenario, progress: Bool) {
         self.scenario = scenario
@@ -149,6 +151,7 @@ struct LoadExperiment {
     private func environment(_ history: History) -> SendEnvironment {
         var environment = SendEnvironment(observer: observerWrapper?(history) ?? history)
         if let randomOverride { environment.random = randomOverride }
+        environment.budgetDefect = budgetDefect
         return environment
     }
 

@@ -125,6 +125,7 @@ extension ClientSettings: Decodable {
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys([
             "maxRetries", "baseDelay", "maxDelay", "maxRetryAfter", "timeout", "maxConnections", "explicitKeys",
+            "budget",
         ])
         let container = try decoder.container(keyedBy: AnyKey.self)
         self.init()
@@ -135,6 +136,7 @@ extension ClientSettings: Decodable {
         timeout = try container.decodeIfPresent(TimeSpan.self, forKey: AnyKey("timeout")) ?? timeout
         maxConnections = try container.integer(Int.self, AnyKey("maxConnections")) ?? maxConnections
         explicitKeys = try container.decodeIfPresent(ExplicitKeys.self, forKey: AnyKey("explicitKeys"))
+        budget = try container.decodeIfPresent(BudgetSetting.self, forKey: AnyKey("budget")) ?? .none
     }
 
     func validate(path: String) throws(InputError) {

@@ -49,6 +49,8 @@ public struct ClientSettings: Sendable, Hashable {
     public var timeout = TimeSpan(seconds: 15)
     /// URLSession's connection limit per host (socket transport).
     public var maxConnections = 256
+    /// The client-wide retry budget (none by default, as in the SDK).
+    public var budget = BudgetSetting.none
     /// Sends use this explicit idempotency key pattern (`{n}` = the send's number modulo `keyPool`).
     public var explicitKeys: ExplicitKeys?
 
@@ -64,14 +66,14 @@ public struct ClientSettings: Sendable, Hashable {
     public var policy: RetryPolicy {
         RetryPolicy(
             maxRetries: maxRetries, baseDelay: baseDelay.seconds, maxDelay: maxDelay.seconds,
-            maxRetryAfter: maxRetryAfter.seconds)
+            maxRetryAfter: maxRetryAfter.seconds, budget: budget.budget)
     }
 
-    /// The policy the client actually runs with.
+    /// The policy the client actually runs with (a budget counts requests: it is not scaled).
     public func scaledPolicy(_ scale: Double) -> RetryPolicy {
         RetryPolicy(
             maxRetries: maxRetries, baseDelay: baseDelay.seconds * scale, maxDelay: maxDelay.seconds * scale,
-            maxRetryAfter: maxRetryAfter.seconds * scale)
+            maxRetryAfter: maxRetryAfter.seconds * scale, budget: budget.budget)
     }
 }
 

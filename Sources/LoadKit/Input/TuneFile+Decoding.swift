@@ -105,14 +105,15 @@ extension TuneFile: Decodable {
 
 extension PolicyPoint: Decodable {
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(["maxRetries", "baseDelay", "maxDelay", "timeout"])
+        try decoder.rejectUnknownKeys(["maxRetries", "baseDelay", "maxDelay", "timeout", "budget"])
         let container = try decoder.container(keyedBy: AnyKey.self)
         let base = PolicyPoint.sdkDefault
         self.init(
             maxRetries: try container.integer(Int.self, AnyKey("maxRetries")) ?? base.maxRetries,
             baseDelay: try container.decodeIfPresent(TimeSpan.self, forKey: AnyKey("baseDelay")) ?? base.baseDelay,
             maxDelay: try container.decodeIfPresent(TimeSpan.self, forKey: AnyKey("maxDelay")) ?? base.maxDelay,
-            timeout: try container.decodeIfPresent(TimeSpan.self, forKey: AnyKey("timeout")) ?? base.timeout)
+            timeout: try container.decodeIfPresent(TimeSpan.self, forKey: AnyKey("timeout")) ?? base.timeout,
+            budget: try container.decodeIfPresent(BudgetSetting.self, forKey: AnyKey("budget")) ?? base.budget)
     }
 
     func validate(path: String) throws(InputError) {
@@ -125,19 +126,20 @@ extension PolicyPoint: Decodable {
 
 extension PolicyGrid: Decodable {
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(["maxRetries", "baseDelay", "maxDelay", "timeout"])
+        try decoder.rejectUnknownKeys(["maxRetries", "baseDelay", "maxDelay", "timeout", "budget"])
         let container = try decoder.container(keyedBy: AnyKey.self)
         self.init(
             maxRetries: try container.decodeIfPresent([Int].self, forKey: AnyKey("maxRetries")),
             baseDelay: try container.decodeIfPresent([TimeSpan].self, forKey: AnyKey("baseDelay")),
             maxDelay: try container.decodeIfPresent([TimeSpan].self, forKey: AnyKey("maxDelay")),
-            timeout: try container.decodeIfPresent([TimeSpan].self, forKey: AnyKey("timeout")))
+            timeout: try container.decodeIfPresent([TimeSpan].self, forKey: AnyKey("timeout")),
+            budget: try container.decodeIfPresent([BudgetSetting].self, forKey: AnyKey("budget")))
     }
 
     func validate(path: String, defaultPolicy: PolicyPoint) throws(InputError) {
         for (field, count) in [
             ("maxRetries", maxRetries?.count), ("baseDelay", baseDelay?.count), ("maxDelay", maxDelay?.count),
-            ("timeout", timeout?.count),
+            ("timeout", timeout?.count), ("budget", budget?.count),
         ] {
             if let count { try InputError.check(count, in: 1...100, "\(path).\(field)", unit: " values") }
         }
@@ -162,6 +164,7 @@ extension PolicyGrid: Decodable {
             ("baseDelay", baseDelay?.map(span), span(defaultPolicy.baseDelay)),
             ("maxDelay", maxDelay?.map(span), span(defaultPolicy.maxDelay)),
             ("timeout", timeout?.map(span), span(defaultPolicy.timeout)),
+            ("budget", budget?.map { ($0.text, 0) }, (defaultPolicy.budget.text, 0)),
         ]
         for (field, values, fallback) in fields {
             var first: [String: Int] = [:]

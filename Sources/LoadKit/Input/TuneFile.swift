@@ -32,6 +32,7 @@ public struct TuneFile: Sendable, Hashable {
             && (grid.baseDelay?.contains(defaultPolicy.baseDelay) ?? true)
             && (grid.maxDelay?.contains(defaultPolicy.maxDelay) ?? true)
             && (grid.timeout?.contains(defaultPolicy.timeout) ?? true)
+            && (grid.budget?.contains(defaultPolicy.budget) ?? true)
         return grid.count + (hasDefault ? 0 : 1)
     }
 
@@ -53,6 +54,7 @@ public struct TuneFile: Sendable, Hashable {
         scenario.client.baseDelay = policy.baseDelay
         scenario.client.maxDelay = policy.maxDelay
         scenario.client.timeout = policy.timeout
+        scenario.client.budget = policy.budget
         scenario.plan = environment.plan(over: base.plan)
         scenario.metastability = environment.metastability
         scenario.probes = [.outcome, .idempotency]
@@ -82,12 +84,17 @@ public struct PolicyPoint: Sendable, Hashable, Comparable {
     public var baseDelay: TimeSpan
     public var maxDelay: TimeSpan
     public var timeout: TimeSpan
+    /// The client-wide retry budget (none by default).
+    public var budget: BudgetSetting
 
-    public init(maxRetries: Int, baseDelay: TimeSpan, maxDelay: TimeSpan, timeout: TimeSpan) {
+    public init(
+        maxRetries: Int, baseDelay: TimeSpan, maxDelay: TimeSpan, timeout: TimeSpan, budget: BudgetSetting = .none
+    ) {
         self.maxRetries = maxRetries
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay
         self.timeout = timeout
+        self.budget = budget
     }
 
     /// The guide's default: `RetryPolicy(maxRetries: 3, baseDelay: 0.3, maxDelay: 10)`, 15 s timeout
@@ -99,9 +106,10 @@ public struct PolicyPoint: Sendable, Hashable, Comparable {
             timeout: client.timeout)
     }()
 
-    /// `r3-b300ms-m10s-t15s`: names the cell in files and on screen.
+    /// `r3-b300ms-m10s-t15s`, `r3-b300ms-m10s-t15s-budget20pct`: names the cell in files and on screen.
     public var label: String {
         "r\(maxRetries)-b\(Self.short(baseDelay))-m\(Self.short(maxDelay))-t\(Self.short(timeout))"
+            + budget.labelSuffix
     }
 
     /// A duration in the unit that keeps it short, without binary noise: `300ms`, `1.5s`, `9ms`.
@@ -115,8 +123,9 @@ public struct PolicyPoint: Sendable, Hashable, Comparable {
     }
 
     public static func < (lhs: PolicyPoint, rhs: PolicyPoint) -> Bool {
-        (lhs.maxRetries, lhs.baseDelay.seconds, lhs.maxDelay.seconds, lhs.timeout.seconds)
-            < (rhs.maxRetries, rhs.baseDelay.seconds, rhs.maxDelay.seconds, rhs.timeout.seconds)
+        let left = (lhs.maxRetries, lhs.baseDelay.seconds, lhs.maxDelay.seconds, lhs.timeout.seconds)
+        let right = (rhs.maxRetries, rhs.baseDelay.seconds, rhs.maxDelay.seconds, rhs.timeout.seconds)
+        return left < right || (left == right && lhs.budget < rhs.budget)
     }
 }
 
@@ -126,19 +135,24 @@ public struct PolicyGrid: Sendable, Hashable {
     public var baseDelay: [TimeSpan]?
     public var maxDelay: [TimeSpan]?
     public var timeout: [TimeSpan]?
+    public var budget: [BudgetSetting]?
 
     public init(
-        maxRetries: [Int]? = nil, baseDelay: [TimeSpan]? = nil, maxDelay: [TimeSpan]? = nil, timeout: [TimeSpan]? = nil
+        maxRetries: [Int]? = nil, baseDelay: [TimeSpan]? = nil, maxDelay: [TimeSpan]? = nil,
+        timeout: [TimeSpan]? = nil, budget: [BudgetSetting]? = nil
     ) {
         self.maxRetries = maxRetries
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay
         self.timeout = timeout
+        self.budget = budget
     }
 
     /// How many policies the grid makes.
     public var count: Int {
-        [maxRetries?.count, baseDelay?.count, maxDelay?.count, timeout?.count].reduce(1) { $0 * max(1, $1 ?? 1) }
+        [maxRetries?.count, baseDelay?.count, maxDelay?.count, timeout?.count, budget?.count].reduce(1) {
+            $0 * max(1, $1 ?? 1)
+        }
     }
 
     /// Every combination, in order (distinct values only).
@@ -149,9 +163,12 @@ public struct PolicyGrid: Sendable, Hashable {
             for baseDelay in baseDelay ?? [base.baseDelay] {
                 for maxDelay in maxDelay ?? [base.maxDelay] {
                     for timeout in timeout ?? [base.timeout] {
-                        let point = PolicyPoint(
-                            maxRetries: retries, baseDelay: baseDelay, maxDelay: maxDelay, timeout: timeout)
-                        if seen.insert(point).inserted { points.append(point) }
+                        for budget in budget ?? [base.budget] {
+                            let point = PolicyPoint(
+                                maxRetries: retries, baseDelay: baseDelay, maxDelay: maxDelay, timeout: timeout,
+                                budget: budget)
+                            if seen.insert(point).inserted { points.append(point) }
+                        }
                     }
                 }
             }

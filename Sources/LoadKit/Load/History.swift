@@ -52,6 +52,8 @@ public final class History: SendObserver {
         /// Attempts that ended in an error, by code (every attempt, not just the last).
         var attemptErrors: [String: Int] = [:]
         var ok = 0
+        /// Retries the client's retry budget refused.
+        var retriesRefused = 0
         /// Attempts started per bucket of `bucketWidth` seconds (the time series' client side).
         var attemptBuckets: [Int] = []
     }
@@ -183,12 +185,16 @@ public final class History: SendObserver {
                     Backoff(
                         sendID: state.records[sendID].sendID, afterAttempt: afterAttempt, delay: delay, cause: cause))
             }
+        case .retryRefused:
+            state.withLock { $0.retriesRefused += 1 }
         }
     }
 
     public var records: [Record] { state.withLock { $0.records } }
     public var backoffs: [Backoff] { state.withLock { $0.backoffs } }
     public var attemptErrors: [String: Int] { state.withLock { $0.attemptErrors } }
+    /// Retries the client's retry budget refused.
+    public var retriesRefused: Int { state.withLock { $0.retriesRefused } }
     /// Attempts the SDK reported starting, per bucket of `bucketWidth` seconds.
     public var attemptBuckets: [Int] { state.withLock { $0.attemptBuckets } }
 

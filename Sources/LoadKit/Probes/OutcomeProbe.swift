@@ -67,6 +67,9 @@ struct OutcomeProbe {
         for (code, count) in history.attemptErrors.sorted(by: { $0.key < $1.key }) {
             recorder.record("attempts.errors.\(code)", Double(count))
         }
+        if scenario.client.budget != .none {
+            recorder.record("retry.budget_refused", Double(history.retriesRefused))
+        }
         recorder.record(histogram: latency, probe: "send", metric: "latency", divisor: 1e6)
         recorder.record(histogram: attempts, probe: "send", metric: "attempts_per_send", divisor: 1)
         recorder.record("attempts.unreported", Double(unreported))

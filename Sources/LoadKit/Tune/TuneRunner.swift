@@ -14,6 +14,8 @@ package struct TuneRunner {
     package var progress: @Sendable (Int, Int, String) -> Void = { _, _, _ in }
     /// Test seam: a wrapper around every run's transport (a deliberately broken client).
     var transportWrapper: (@Sendable (any FrontmailTransport) -> any FrontmailTransport)?
+    /// Test seam: every client's retry budget broken on purpose.
+    var budgetDefect: RetryBudgetDefect?
 
     package init(tune: TuneFile, jobs: Int) {
         self.tune = tune
@@ -46,6 +48,7 @@ package struct TuneRunner {
         let width = max(1, self.jobs)
         let progress = self.progress
         let wrapper = transportWrapper
+        let defect = budgetDefect
         await withTaskGroup(of: (Int, Int, RunFigures?).self) { group in
             var next = 0
             var done = 0
@@ -59,6 +62,7 @@ package struct TuneRunner {
                         let scenario = job.scenario.onVirtualTime()
                         var experiment = LoadExperiment(scenario: scenario, progress: false)
                         experiment.transportWrapper = wrapper
+                        experiment.budgetDefect = defect
                         let measurement = try await experiment.run()
                         let figures = RunFigures(measurement, timeScale: scenario.timeScale)
                         return (job.cell, job.seed, figures.interrupted ? nil : figures)
