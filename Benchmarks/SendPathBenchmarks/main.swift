@@ -14,7 +14,8 @@ import Synchronization
 //   time, interleaved with a reference loop that does what a hand-written Foundation client would
 //   (JSONSerialization body, fresh key, the same canned transport, the answer parsed back), plus a
 //   copy of the canned send made 1.3x slower as the gate's positive control (targets: <= 10 µs p50
-//   and <= 12 allocations canned, <= 20 µs and <= 25 allocations through the fake);
+//   and <= 12 allocations canned, <= 20 µs and <= 25 allocations through the fake), and the send
+//   through the fake with the retry quota on against the same send without it (target: >= 0.99x);
 // - the SDK over URLSession against raw `URLSession.data(for:)` to the same server (nginx when it is
 //   installed, else the fake's socket server), 256 in flight each, in alternating windows (target:
 //   SDK >= 1.05x raw);
@@ -86,6 +87,11 @@ func measureSendPath(_ runner: InterleavedRunner) async throws -> InterleavedRes
     guard await foundationSend() == "msg_1" else { throw ReferenceFailed() }
     return try await withFakeFrontmail(frontEnd: .inProcess, core: FakeFrontmailCore(seed: 1)) { fake in
         let inProcess = try Frontmail(publicKey: "pk_bench", apiURL: fake.baseURL, transport: fake.transport)
+        // The same client with the retry quota on: every first-try success adds a token under its lock.
+        let budgeted = try Frontmail(
+            publicKey: "pk_bench", apiURL: fake.baseURL,
+            retry: RetryPolicy(maxRetries: 3, baseDelay: 0.3, maxDelay: 10, budget: .standard),
+            transport: fake.transport)
         let sdkCanned = Workload("sdk_canned_response", processWide: true) {
             _ = try? await canned.send(templateID: "tpl_bench", params: params)
         }
@@ -99,6 +105,9 @@ func measureSendPath(_ runner: InterleavedRunner) async throws -> InterleavedRes
                 Workload("sdk_in_process_fake", processWide: true) {
                     _ = try? await inProcess.send(templateID: "tpl_bench", params: params)
                 },
+                Workload("sdk_in_process_fake_budget", processWide: true) {
+                    _ = try? await budgeted.send(templateID: "tpl_bench", params: params)
+                },
                 sdkCanned.slowed(by: 1.3),
             ])
     }
@@ -110,6 +119,12 @@ var checks = ["sdk_canned_response", "sdk_in_process_fake"].map {
         group: "send_path", subject: $0, baseline: "canned_reference",
         estimate: sendPath.ratio($0, against: "canned_reference"))
 }
+// The retry budget's cost on the send path: the budgeted client's speed against the same client
+// without a budget, interleaved in the same rounds (target: at least 0.99x, under 1 % slower).
+checks.append(
+    RatioCheck(
+        group: "send_path", subject: "sdk_in_process_fake_budget", baseline: "sdk_in_process_fake",
+        estimate: sendPath.ratio("sdk_in_process_fake_budget", against: "sdk_in_process_fake"), target: 0.99))
 let control = PositiveControl(
     group: "send_path", subject: "sdk_canned_response", baseline: "canned_reference", built: 1.3, in: sendPath)
 

@@ -30,6 +30,9 @@ extension MetricCatalog {
         {
             return "the plan has no capacity model to measure load against"
         }
+        if name == "retry.budget_refused", scenario.client.budget == .none {
+            return "the client has no retry budget (client.budget)"
+        }
         if name.hasPrefix("calibration.") {
             guard let reference = scenario.load.calibratedRate?.of, scenario.experiment == .load else {
                 return "this scenario's load is not calibrated (write its rate as {\"fraction\": …, \"of\": …})"

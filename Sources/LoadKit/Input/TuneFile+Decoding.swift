@@ -55,6 +55,12 @@ extension TuneFile: Decodable {
                 throw InputError(path: path + ".name", reason: "'\(environment.name)' names two environments")
             }
             try environment.validate(path: path)
+            if let map = environment.map,
+                let other = environments[..<index].firstIndex(where: { $0.map == map })
+            {
+                throw InputError(
+                    path: path + ".map", reason: "environments[\(other)] has the same place in the map")
+            }
         }
         try defaultPolicy.validate(path: "default")
         try grid.validate(path: "grid", defaultPolicy: defaultPolicy)
@@ -126,7 +132,7 @@ extension PolicyPoint: Decodable {
 
 extension PolicyGrid: Decodable {
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(["maxRetries", "baseDelay", "maxDelay", "timeout", "budget"])
+        try decoder.rejectUnknownKeys(["maxRetries", "baseDelay", "maxDelay", "timeout", "budget", "points"])
         let container = try decoder.container(keyedBy: AnyKey.self)
         self.init(
             maxRetries: try container.decodeIfPresent([Int].self, forKey: AnyKey("maxRetries")),
@@ -134,9 +140,34 @@ extension PolicyGrid: Decodable {
             maxDelay: try container.decodeIfPresent([TimeSpan].self, forKey: AnyKey("maxDelay")),
             timeout: try container.decodeIfPresent([TimeSpan].self, forKey: AnyKey("timeout")),
             budget: try container.decodeIfPresent([BudgetSetting].self, forKey: AnyKey("budget")))
+        points = try container.decodeIfPresent([PolicyPoint].self, forKey: AnyKey("points"))
     }
 
     func validate(path: String, defaultPolicy: PolicyPoint) throws(InputError) {
+        if let points {
+            for (field, present) in [
+                ("maxRetries", maxRetries != nil), ("baseDelay", baseDelay != nil), ("maxDelay", maxDelay != nil),
+                ("timeout", timeout != nil),
+            ] where present {
+                throw InputError(
+                    path: "\(path).\(field)", reason: "give the policies as points or as axes to cross, not both")
+            }
+            try InputError.check(points.count, in: 1...1_000, path + ".points", unit: " policies")
+            var labels: [String: Int] = [:]
+            for (index, point) in points.enumerated() {
+                try point.validate(path: "\(path).points[\(index)]")
+                if budget != nil && point.budget != .none {
+                    throw InputError(
+                        path: "\(path).points[\(index)].budget",
+                        reason: "the grid's budget list is crossed with every point: leave the point's out")
+                }
+                if let earlier = labels.updateValue(index, forKey: point.label) {
+                    throw InputError(
+                        path: "\(path).points[\(index)]",
+                        reason: "reads \(point.label), as [\(earlier)] does: give each policy once")
+                }
+            }
+        }
         for (field, count) in [
             ("maxRetries", maxRetries?.count), ("baseDelay", baseDelay?.count), ("maxDelay", maxDelay?.count),
             ("timeout", timeout?.count), ("budget", budget?.count),
@@ -185,18 +216,38 @@ extension PolicyGrid: Decodable {
 
 extension TuneEnvironment: Decodable {
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(["name", "description", "rules", "capacity", "metastability"])
+        try decoder.rejectUnknownKeys(["name", "description", "rules", "capacity", "metastability", "load", "map"])
         let container = try decoder.container(keyedBy: AnyKey.self)
         name = try container.decode(String.self, forKey: AnyKey("name"))
         description = try container.decodeIfPresent(String.self, forKey: AnyKey("description")) ?? ""
         rules = try container.decodeIfPresent([FaultRule].self, forKey: AnyKey("rules")) ?? []
         capacity = try container.decodeIfPresent(CapacityModel.self, forKey: AnyKey("capacity"))
         metastability = try container.decodeIfPresent(MetastabilitySettings.self, forKey: AnyKey("metastability"))
+        load = try container.decodeIfPresent(LoadSettings.self, forKey: AnyKey("load"))
+        map = try container.decodeIfPresent(MapPoint.self, forKey: AnyKey("map"))
     }
 
     func validate(path: String) throws(InputError) {
         try Scenario.checkName(name, path + ".name")
+        if let map {
+            guard map.load.isFinite, map.load > 0, map.load <= 10 else {
+                throw InputError(path: path + ".map.load", reason: "must be more than 0 and at most 10 (of capacity)")
+            }
+            try InputError.check(map.drop, path + ".map.drop", positive: true)
+            guard metastability != nil else {
+                throw InputError(path: path + ".map", reason: "a map point is judged by metastability: give it too")
+            }
+        }
         try FaultPlan(rules: rules, capacity: capacity).validate(path: path)
+    }
+}
+
+extension TuneEnvironment.MapPoint: Decodable {
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(["load", "drop"])
+        let container = try decoder.container(keyedBy: AnyKey.self)
+        load = try container.decode(Double.self, forKey: AnyKey("load"))
+        drop = try container.decode(TimeSpan.self, forKey: AnyKey("drop"))
     }
 }
 

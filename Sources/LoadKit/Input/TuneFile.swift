@@ -27,12 +27,21 @@ public struct TuneFile: Sendable, Hashable {
     /// How many policies the sweep has, from the grid's counts (its values are distinct, checked
     /// when the file is read), without making them: at most 100^4 + 1.
     var policyCount: Int {
-        let hasDefault =
+        let listed = grid.points.map { points in
+            points.contains { listed in
+                guard let budgets = grid.budget else { return listed == defaultPolicy }
+                var point = listed
+                point.budget = defaultPolicy.budget
+                return point == defaultPolicy && budgets.contains(defaultPolicy.budget)
+            }
+        }
+        let crossed =
             (grid.maxRetries?.contains(defaultPolicy.maxRetries) ?? true)
             && (grid.baseDelay?.contains(defaultPolicy.baseDelay) ?? true)
             && (grid.maxDelay?.contains(defaultPolicy.maxDelay) ?? true)
             && (grid.timeout?.contains(defaultPolicy.timeout) ?? true)
             && (grid.budget?.contains(defaultPolicy.budget) ?? true)
+        let hasDefault = listed ?? crossed
         return grid.count + (hasDefault ? 0 : 1)
     }
 
@@ -56,6 +65,7 @@ public struct TuneFile: Sendable, Hashable {
         scenario.client.timeout = policy.timeout
         scenario.client.budget = policy.budget
         scenario.plan = environment.plan(over: base.plan)
+        if let load = environment.load { scenario.load = load }
         scenario.metastability = environment.metastability
         scenario.probes = [.outcome, .idempotency]
         scenario.assertions = []
@@ -136,6 +146,9 @@ public struct PolicyGrid: Sendable, Hashable {
     public var maxDelay: [TimeSpan]?
     public var timeout: [TimeSpan]?
     public var budget: [BudgetSetting]?
+    /// Policies listed instead of crossed (each crossed with `budget` only); the four axes are
+    /// then absent.
+    public var points: [PolicyPoint]?
 
     public init(
         maxRetries: [Int]? = nil, baseDelay: [TimeSpan]? = nil, maxDelay: [TimeSpan]? = nil,
@@ -150,7 +163,8 @@ public struct PolicyGrid: Sendable, Hashable {
 
     /// How many policies the grid makes.
     public var count: Int {
-        [maxRetries?.count, baseDelay?.count, maxDelay?.count, timeout?.count, budget?.count].reduce(1) {
+        if let points { return points.count * max(1, budget?.count ?? 1) }
+        return [maxRetries?.count, baseDelay?.count, maxDelay?.count, timeout?.count, budget?.count].reduce(1) {
             $0 * max(1, $1 ?? 1)
         }
     }
@@ -159,6 +173,15 @@ public struct PolicyGrid: Sendable, Hashable {
     public func points(filling base: PolicyPoint) -> [PolicyPoint] {
         var points: [PolicyPoint] = []
         var seen: Set<PolicyPoint> = []
+        if let listed = self.points {
+            for var point in listed {
+                for budget in budget ?? [point.budget] {
+                    point.budget = budget
+                    if seen.insert(point).inserted { points.append(point) }
+                }
+            }
+            return points
+        }
         for retries in maxRetries ?? [base.maxRetries] {
             for baseDelay in baseDelay ?? [base.baseDelay] {
                 for maxDelay in maxDelay ?? [base.maxDelay] {
@@ -185,6 +208,16 @@ public struct TuneEnvironment: Sendable, Hashable {
     public var rules: [FaultRule]
     public var capacity: CapacityModel?
     public var metastability: MetastabilitySettings?
+    /// The load of this environment's runs, replacing the base's (a burst, a storm at another rate).
+    public var load: LoadSettings?
+    /// Its place in the metastability map: the offered load as a fraction of capacity and the
+    /// length of the capacity drop.
+    public var map: MapPoint?
+
+    public struct MapPoint: Sendable, Hashable {
+        public var load: Double
+        public var drop: TimeSpan
+    }
 
     func plan(over base: FaultPlan) -> FaultPlan {
         FaultPlan(rules: base.rules + rules, capacity: capacity ?? base.capacity)

@@ -58,6 +58,7 @@ public enum MetricCatalog {
             value("attempts.unseen", "attempts", .mustNotGrow, source),
             value("load.server_requests", "requests", .info, source),
             value("load.amplification", "requests/send", .lower, source),
+            value("retry.budget_refused", "retries", .info, source),
         ]
         return list
     }()

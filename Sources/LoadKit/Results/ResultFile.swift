@@ -19,6 +19,10 @@ enum ResultFile: String, CaseIterable, Sendable {
     case tuneSanity = "sanity.csv"
     /// A tune's outage check (cells of an outage environment against the closed form).
     case tuneOutage = "sanity-outage.csv"
+    /// A tune's regret table: the default against each environment's best and the recommendation.
+    case tuneRegret = "regret.csv"
+    /// A tune's metastability map (environments placed by load and drop).
+    case tuneMetastability = "metastability.csv"
 
     var name: String { rawValue }
 }

@@ -28,7 +28,9 @@ struct OutageCheck: Sendable {
         let scenario = scenario.onVirtualTime()
         guard scenario.clock == .virtual, scenario.transport == .inProcess, scenario.load.kind == .open,
             let window = cell.environment.outageWindow, scenario.plan.rules.count == 1, cell.started > 0,
-            cell.runs.count > 0
+            cell.runs.count > 0,
+            // The closed form has no retry budget: an outage empties any bucket (every attempt fails).
+            cell.policy.budget == .none
         else { return nil }
         environment = cell.environment.name
         policy = cell.policy

@@ -1,5 +1,6 @@
 import FakeFrontmail
 import Foundation
+import Frontmail
 
 /// What one run of one cell measured: counts from the client's history and the server's ledger
 /// (never the SDK's own account), and the run's verdict figures.
@@ -63,6 +64,7 @@ package struct TuneCell: Sendable {
     var sends: Int { runs.reduce(0) { $0 + $1.sends } }
     var started: Int { runs.reduce(0) { $0 + $1.started } }
     var ok: Int { runs.reduce(0) { $0 + $1.ok } }
+    var serverRequests: Int { runs.reduce(0) { $0 + $1.serverRequests } }
 
     /// Sends ending ok per send, pooled over the seeds.
     var successRate: Double { sends == 0 ? .nan : Double(ok) / Double(sends) }
@@ -109,87 +111,42 @@ package struct TuneCell: Sendable {
         return verdicts.isEmpty ? nil : verdicts.contains(true)
     }
 
-    /// Whether `self` is at least as good as `other` on every objective and better on one.
-    func dominates(_ other: TuneCell) -> Bool {
-        let mine = objectives
-        let theirs = other.objectives
+    /// Whether `self` is at least as good as `other` on every objective of `used` and better on one.
+    func dominates(_ other: TuneCell, on used: [Objective]) -> Bool {
+        let mine = objectives(used)
+        let theirs = other.objectives(used)
         let noWorse = zip(mine, theirs).allSatisfy { $0 <= $1 }
         return noWorse && zip(mine, theirs).contains { $0 < $1 }
     }
 
     /// Lower is better: failure rate, p99, amplification (an unmeasured figure is the worst).
-    private var objectives: [Double] {
-        [1 - successRate, latency(at: 0.99), amplification].map { $0.isFinite ? $0 : .infinity }
+    private func objectives(_ used: [Objective]) -> [Double] {
+        used.map { objective -> Double in
+            switch objective {
+            case .success: 1 - successRate
+            case .p99: latency(at: 0.99)
+            case .amplification: amplification
+            }
+        }.map { $0.isFinite ? $0 : .infinity }
     }
 }
 
 enum Pareto {
-    /// Marks every cell no other cell of its environment dominates.
+    /// Marks every cell no other cell of its environment dominates, on the objectives that say
+    /// something there (`Objective.degenerate`).
     static func mark(_ cells: inout [TuneCell]) {
-        for index in cells.indices {
-            let cell = cells[index]
-            cells[index].pareto =
-                !cell.runs.isEmpty
-                && !cells.contains { other in
-                    other.environment.name == cell.environment.name && !other.runs.isEmpty && other.dominates(cell)
-                }
+        let byEnvironment = Dictionary(grouping: cells.indices.filter { !cells[$0].runs.isEmpty }) {
+            cells[$0].environment.name
         }
-    }
-}
-
-/// The policy to ship, and why.
-///
-/// The frontier alone cannot choose: a policy without retries is never dominated (it has the lowest
-/// amplification and, with no waits, a low p99), so it is on every environment's frontier while it
-/// loses sends. Success comes first: a policy is *competitive* in an environment when its success
-/// interval reaches the best cell's (no significant loss against the best), and only policies with
-/// no duplicate, no lost send and no metastable cell are considered.
-struct Recommendation: Sendable {
-    var policy: PolicyPoint
-    /// Environments in which it is competitive, and in which its cell is on the frontier, of how many.
-    var competitive: Int
-    var onFrontier: Int
-    var environments: Int
-    /// The rule that chose it.
-    var rule: String
-
-    /// The policy competitive in the most environments (every one, if any policy is); ties go to
-    /// the one on the frontier in the most environments, then the lowest worst-environment p99,
-    /// then the lowest mean amplification.
-    static func choose(_ cells: [TuneCell]) -> Recommendation? {
-        let measured = cells.filter { !$0.runs.isEmpty }
-        let environments = Set(measured.map(\.environment.name))
-        var best: [String: Double] = [:]
-        for cell in measured {
-            best[cell.environment.name] = max(best[cell.environment.name] ?? 0, cell.successInterval.low)
+        for index in cells.indices { cells[index].pareto = false }
+        for (_, indices) in byEnvironment {
+            let dropped = Objective.degenerate(indices.map { cells[$0] })
+            let used = Objective.allCases.filter { dropped[$0] == nil }
+            for index in indices {
+                let cell = cells[index]
+                cells[index].pareto = !indices.contains { cells[$0].dominates(cell, on: used) }
+            }
         }
-        func competitive(_ cell: TuneCell) -> Bool {
-            cell.successInterval.high >= (best[cell.environment.name] ?? 0)
-        }
-        let byPolicy = Dictionary(grouping: measured, by: \.policy)
-        let candidates = byPolicy.filter { _, cells in
-            cells.count == environments.count
-                && cells.allSatisfy { $0.duplicates == 0 && $0.lost == 0 && $0.metastable != true }
-        }
-        func key(_ cells: [TuneCell]) -> (Int, Int, Double, Double) {
-            let worstP99 = cells.map { $0.latency(at: 0.99) }.max() ?? .infinity
-            let amplification = cells.map(\.amplification).reduce(0, +) / Double(max(1, cells.count))
-            return (cells.filter(competitive).count, cells.filter(\.pareto).count, -worstP99, -amplification)
-        }
-        let chosen = candidates.max { left, right in
-            let (a, b) = (key(left.value), key(right.value))
-            return a < b || (a == b && right.key < left.key)
-        }
-        guard let chosen else { return nil }
-        let competitiveCount = chosen.value.filter(competitive).count
-        let rule =
-            competitiveCount == environments.count
-            ? "success within the best cell's 95 % interval in every environment; then on the frontier (success, p99, amplification) in the most environments; then the lowest worst-case p99"
-            : "no policy matches the best success everywhere: the one that does in the most environments; then on the frontier in the most; then the lowest worst-case p99"
-        return Recommendation(
-            policy: chosen.key, competitive: competitiveCount, onFrontier: chosen.value.filter(\.pareto).count,
-            environments: environments.count,
-            rule: rule + " (policies with a duplicate, a lost send or a metastable cell are excluded)")
     }
 }
 
@@ -214,6 +171,11 @@ struct BrownoutCheck: Sendable {
 
     init?(_ cell: TuneCell) {
         guard let p = cell.environment.brownoutProbability, cell.started > 0 else { return nil }
+        if let budget = cell.policy.budget.budget,
+            !Self.budgetNeverBinds(budget, p: p, retries: cell.policy.maxRetries, sends: cell.started)
+        {
+            return nil
+        }
         environment = cell.environment.name
         policy = cell.policy
         probability = p
@@ -227,6 +189,37 @@ struct BrownoutCheck: Sendable {
         let n = Double(cell.started)
         successZ = Self.z(measuredSuccess - model.success, variance: model.success * (1 - model.success), n: n)
         attemptsZ = Self.z(measuredAttempts - model.meanAttempts, variance: model.attemptsVariance, n: n)
+    }
+
+    /// Whether a retry budget leaves the model's figures alone: the bucket's level is a random walk
+    /// with one step per send (+reward on a first-try success, −cost per retry, +refund on a later
+    /// success); with a positive drift μ and step variance σ², the chance that it ever falls by its
+    /// whole capacity C is about exp(−2μC/σ²) per excursion. The model holds when that, times the
+    /// sends, is below 10⁻⁶. Otherwise the budget refuses retries and the cell is not checked.
+    static func budgetNeverBinds(_ budget: RetryBudget, p: Double, retries: Int, sends: Int) -> Bool {
+        var mean = 0.0
+        var square = 0.0
+        for attempts in 1...(retries + 1) {
+            let succeeded = pow(p, Double(attempts - 1)) * (1 - p)
+            let step: Double
+            if attempts == 1 {
+                step = Double(budget.successReward)
+            } else {
+                step =
+                    -Double(budget.retryCost * (attempts - 1))
+                    + (budget.refundsRetriedSuccess ? Double(budget.retryCost) : 0)
+            }
+            mean += step * succeeded
+            square += step * step * succeeded
+        }
+        let failedAll = pow(p, Double(retries + 1))
+        let lost = -Double(budget.retryCost * retries)
+        mean += lost * failedAll
+        square += lost * lost * failedAll
+        let variance = square - mean * mean
+        guard mean > 0 else { return false }
+        guard variance > 0 else { return true }
+        return Double(sends) * exp(-2 * mean * Double(budget.capacity) / variance) < 1e-6
     }
 
     private static func z(_ difference: Double, variance: Double, n: Double) -> Double {

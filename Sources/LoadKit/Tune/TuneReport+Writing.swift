@@ -29,12 +29,19 @@ extension TuneReport {
             to: folder.appendingPathComponent(ResultFile.tuneSanity.name), atomically: true, encoding: .utf8)
         try outageCSV.write(
             to: folder.appendingPathComponent(ResultFile.tuneOutage.name), atomically: true, encoding: .utf8)
+        try regretCSV.write(
+            to: folder.appendingPathComponent(ResultFile.tuneRegret.name), atomically: true, encoding: .utf8)
+        if let map {
+            try map.csv.write(
+                to: folder.appendingPathComponent(ResultFile.tuneMetastability.name), atomically: true,
+                encoding: .utf8)
+        }
         try SummaryCSV.render(summary, runID: writer.runID).write(
             to: folder.appendingPathComponent(ResultFile.summary.name), atomically: true, encoding: .utf8)
         _ = try writer.writeRun(summary)
         try HTMLReport.sweep(
             name: tune.name, runID: writer.runID, cellsCSV: cellsCSV,
-            recommended: Recommendation.choose(measured)?.policy.label, text: text
+            recommended: recommendedLabel, text: text, metastabilityCSV: map?.csv
         ).write(to: report, atomically: true, encoding: .utf8)
         return Written(folder: folder, cells: cells, report: report, sends: sends, elapsed: elapsed)
     }

@@ -8,19 +8,32 @@ package struct TuneReport {
     let cells: [TuneCell]
     /// The outage check of every outage cell, computed once (each builds its closed form on a grid).
     let outageChecks: [OutageCheck]
+    /// The recommendation rule's decision, with its stability (computed once: it resamples).
+    let decision: TuneRule.Decision
+    let regret: [Regret]
+    let map: MetastabilityMap?
 
     package init(tune: TuneFile, cells: [TuneCell]) {
         self.tune = tune
         self.cells = cells
-        outageChecks = cells.filter { !$0.runs.isEmpty }.compactMap {
+        let measured = cells.filter { !$0.runs.isEmpty }
+        outageChecks = measured.compactMap {
             OutageCheck($0, scenario: tune.scenario(policy: $0.policy, environment: $0.environment, seed: 0))
         }
+        decision = TuneRule.decide(measured)
+        regret = Regret.table(measured, defaultPolicy: tune.defaultPolicy, recommended: decision.recommended)
+        map = MetastabilityMap(measured)
     }
+
+    /// The recommended policy's label (nil: no single winner).
+    var recommendedLabel: String? { decision.recommended?.label }
+
+    var regretCSV: String { ([Regret.header] + regret.map(\.csvLine)).joined(separator: "\n") + "\n" }
 
     package var measured: [TuneCell] { cells.filter { !$0.runs.isEmpty } }
 
     static let cellsHeader =
-        "cell,environment,max_retries,base_delay_s,max_delay_s,timeout_s,seeds,success_rate,success_rate_low,success_rate_high,latency_p99_policy_ms,amplification,peak_load,duplicates,lost,recovery_s,metastable,pareto,latency_p50_policy_ms,latency_p999_policy_ms,sends,dead_work,default"
+        "cell,environment,max_retries,base_delay_s,max_delay_s,timeout_s,seeds,success_rate,success_rate_low,success_rate_high,latency_p99_policy_ms,amplification,peak_load,duplicates,lost,recovery_s,metastable,pareto,latency_p50_policy_ms,latency_p999_policy_ms,sends,dead_work,default,budget,standing"
 
     var cellsCSV: String {
         var text = Self.cellsHeader + "\n"
@@ -37,7 +50,8 @@ package struct TuneReport {
                     String(cell.duplicates), String(cell.lost), Self.number(cell.recovery),
                     cell.metastable.map { $0 ? "1" : "0" } ?? "", cell.pareto ? "1" : "0",
                     Self.number(cell.latency(at: 0.5)), Self.number(cell.latency(at: 0.999)), String(cell.sends),
-                    String(cell.deadWork), policy == tune.defaultPolicy ? "1" : "0",
+                    String(cell.deadWork), policy == tune.defaultPolicy ? "1" : "0", policy.budget.text,
+                    decision.standings[policy]?[cell.environment.name]?.rawValue ?? "excluded",
                 ]) + "\n"
         }
         return text
@@ -119,7 +133,26 @@ package struct TuneReport {
         }
         sanity.add("sanity", "correctness", "duplicates", Double(measured.reduce(0) { $0 + $1.duplicates }), "sends")
         sanity.add("sanity", "correctness", "lost", Double(measured.reduce(0) { $0 + $1.lost }), "sends")
-        return rows + sanity.rows
+        var rule = SummaryBuilder(scenario: tune.name)
+        rule.add("rule", "recommendation", "single_winner", decision.recommended == nil ? 0 : 1, "bool")
+        rule.add("rule", "recommendation", "tied", Double(decision.outcome.tied.count), "policies")
+        if decision.stability.checked {
+            rule.add("rule", "stability", "bootstrap_share", decision.stability.share, "ratio")
+            rule.add(
+                "rule", "stability", "leave_one_out_changes", Double(decision.stability.leaveOneOut.count), "seeds")
+        }
+        var regretRows: [SummaryRow] = []
+        for entry in regret {
+            var builder = SummaryBuilder(scenario: "\(tune.name)/\(entry.environment)")
+            let probe = "regret_vs_\(entry.against.rawValue)"
+            builder.add(probe, tune.defaultPolicy.label, "sends_lost_per_10k", entry.sendsLostPer10k, "sends")
+            builder.add(probe, tune.defaultPolicy.label, "extra_p99", entry.extraP99, "policy_ms")
+            builder.add(probe, tune.defaultPolicy.label, "extra_server_load", entry.extraServerLoadPercent, "%")
+            builder.add(
+                probe, tune.defaultPolicy.label, "extra_dead_work_per_10k", entry.extraDeadWorkPer10k, "requests")
+            regretRows += builder.rows
+        }
+        return rows + sanity.rows + rule.rows + regretRows
     }
 
     /// Every cell had no duplicate and no lost send, and the analytic check agreed everywhere.
@@ -128,36 +161,24 @@ package struct TuneReport {
             && outageChecks.allSatisfy(\.agrees)
     }
 
-    /// What the command prints: the recommendation beside the default, the analytic check, and
-    /// any correctness failure, loudly.
+    /// What the command prints: the recommendation (or the tied set) beside the default, the
+    /// default's regret, the metastability map, the analytic checks, and any correctness failure.
     package var text: String {
         var lines: [String] = []
-        let recommendation = Recommendation.choose(measured)
-        let defaults = measured.filter { $0.policy == tune.defaultPolicy }
-        if let recommendation {
-            lines.append("recommended: \(recommendation.policy.label)")
-            lines.append("  rule: \(recommendation.rule)")
-            lines.append(
-                "  best success in \(recommendation.competitive) and on the frontier in \(recommendation.onFrontier) of \(recommendation.environments) environments"
-            )
-        } else {
-            lines.append("recommended: none (every policy had a duplicate, a lost send or a metastable cell)")
-        }
-        lines.append("default:     \(tune.defaultPolicy.label)")
-        lines.append(
-            "  on the frontier in \(defaults.filter(\.pareto).count) of \(Set(measured.map(\.environment.name)).count) environments"
-        )
-        func pad(_ text: String, _ width: Int) -> String {
-            text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
-        }
-        lines.append(pad("environment", 24) + pad("policy", 28) + "success    p99 ms   ampl.  meta.")
-        let shown = measured.filter { $0.policy == tune.defaultPolicy || $0.policy == recommendation?.policy }
-        for cell in shown.sorted(by: { ($0.environment.name, $0.policy) < ($1.environment.name, $1.policy) }) {
-            lines.append(
-                pad(cell.environment.name, 24) + pad(cell.policy.label, 28)
-                    + String(
-                        format: "%7.4f %9.1f %7.3f  ", cell.successRate, cell.latency(at: 0.99), cell.amplification)
-                    + (cell.metastable.map { $0 ? "yes" : "no" } ?? "-"))
+        lines += recommendationText
+        lines += regretText
+        if let map {
+            lines += map.text
+            let boundary = map.boundary(tune.defaultPolicy)
+            if !boundary.isEmpty {
+                lines.append(
+                    "  the default stops recovering at: "
+                        + boundary.map { entry in
+                            String(format: "load %.2f: ", entry.load)
+                                + (entry.drop.map { String(format: "a %gs drop", $0) }
+                                    ?? "never (recovers from every drop)")
+                        }.joined(separator: "; "))
+            }
         }
         let checks = self.checks
         if !checks.isEmpty {
@@ -192,6 +213,111 @@ package struct TuneReport {
             }
         }
         return lines.joined(separator: "\n")
+    }
+
+    private static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+    }
+
+    /// The recommendation, how it was decided and how stable it is; or the tied set and what
+    /// separates it.
+    private var recommendationText: [String] {
+        var lines: [String] = []
+        let outcome = decision.outcome
+        let stability = decision.stability
+        let environments = Set(measured.map(\.environment.name)).count
+        if let winner = decision.recommended {
+            lines.append("recommended: \(winner.label)")
+            lines.append("  decided by: \(outcome.decidedBy)")
+        } else if let winner = outcome.winner {
+            lines.append("recommended: no single winner (\(winner.label) wins on every seed but is not stable)")
+        } else if outcome.tied.isEmpty {
+            lines.append("recommended: none (\(outcome.decidedBy))")
+        } else {
+            lines.append("recommended: no single winner: \(outcome.tied.count) policies tie \(outcome.decidedBy)")
+        }
+        if stability.checked, outcome.winner != nil {
+            let moved = stability.leaveOneOut.map {
+                "without seed \($0.seed): \($0.winner?.label ?? "no single winner")"
+            }
+            lines.append(
+                String(
+                    format:
+                        "  stability: %d of %d bootstrap resamples of the %d seeds agree (%.1f %%, at least %.0f %% required)",
+                    stability.agreeing, stability.resamples, stability.seeds, stability.share * 100,
+                    TuneRule.stableShare * 100)
+                    + (moved.isEmpty ? "; leaving out any one seed keeps it" : "; " + moved.joined(separator: "; ")))
+        } else if outcome.winner != nil {
+            lines.append("  stability: not checked (one seed; give seeds ≥ 2)")
+        }
+        if decision.recommended == nil {
+            var tied = Set(outcome.tied)
+            for rival in stability.rivals.keys { tied.insert(rival) }
+            if let winner = outcome.winner { tied.insert(winner) }
+            if !tied.isEmpty {
+                lines.append(
+                    "  tied set (success lost per 10,000 against each environment's best, mean amplification, worst p99):"
+                )
+                let byPolicy = Dictionary(grouping: measured, by: \.policy)
+                let best = TuneRule.best(TuneRule.candidates(measured))
+                for policy in tied.sorted() {
+                    let cells = byPolicy[policy] ?? []
+                    let lost = cells.reduce(0.0) { sum, cell in
+                        sum + max(0, (best[cell.environment.name]?.successRate ?? cell.successRate) - cell.successRate)
+                            * 10_000
+                    }
+                    let amplification = cells.map(\.amplification).filter(\.isFinite)
+                    let p99 = cells.map { $0.latency(at: 0.99) }.filter(\.isFinite).max() ?? .nan
+                    let wins = stability.rivals[policy].map { ", wins \($0) resamples" } ?? ""
+                    lines.append(
+                        "    " + Self.pad(policy.label, 36)
+                            + String(
+                                format: "%8.1f lost/10k  %6.3f req/send  %8.1f ms", lost,
+                                amplification.reduce(0, +) / Double(max(1, amplification.count)), p99) + wins)
+                }
+            }
+        }
+        lines.append("  rule: \(Self.ruleText)")
+        for (name, dropped) in decision.dropped.sorted(by: { $0.key < $1.key }) {
+            for (objective, reason) in dropped.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                lines.append("  objective dropped in \(name): \(objective.rawValue) (\(reason))")
+            }
+        }
+        let standings = decision.standings[tune.defaultPolicy]?.values.map { $0 } ?? []
+        lines.append("default:     \(tune.defaultPolicy.label)")
+        if standings.isEmpty {
+            lines.append("  excluded (a duplicate, a lost send or a metastable cell, or not measured everywhere)")
+        } else {
+            lines.append(
+                "  ties the best success in \(standings.filter { $0 == .tie }.count), is worse in \(standings.filter { $0 == .worse }.count), unclear in \(standings.filter { $0 == .unclear }.count) of \(environments) environments"
+            )
+        }
+        return lines
+    }
+
+    static let ruleText =
+        "success within 0.1 percentage point of each environment's best is a tie, further below is worse when a one-sided two-proportion z-test on pooled counts rejects at α = 0.01; fewest worse, then most ties; then sends lost, server load (1 %), dead work (1 %), worst p99 (5 %); stable when every leave-one-seed-out decision and ≥ 95 % of 200 bootstrap resamples agree; policies with a duplicate, a lost send or a metastable cell are excluded"
+
+    /// The regret table: what the default costs in each environment.
+    private var regretText: [String] {
+        guard !regret.isEmpty else {
+            return measured.isEmpty
+                ? [] : ["regret of the default: not computed (the default or every candidate is excluded)"]
+        }
+        var lines = [
+            "regret of the default (positive: the default is worse)",
+            Self.pad("environment", 22) + Self.pad("against", 12) + Self.pad("policy", 34)
+                + "lost/10k  extra p99 ms  extra load %  extra dead/10k",
+        ]
+        for entry in regret {
+            lines.append(
+                Self.pad(entry.environment, 22) + Self.pad(entry.against.rawValue, 12)
+                    + Self.pad(entry.other.policy.label, 34)
+                    + String(
+                        format: "%8.1f  %12.1f  %12.1f  %14.1f", entry.sendsLostPer10k, entry.extraP99,
+                        entry.extraServerLoadPercent, entry.extraDeadWorkPer10k))
+        }
+        return lines
     }
 
     /// The outage check's lines: agreement, or every disagreeing cell, loudly.

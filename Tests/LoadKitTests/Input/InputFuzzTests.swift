@@ -67,6 +67,12 @@ struct InputFuzzTests {
             .map { folder.appendingPathComponent($0) }
     }
 
+    /// Budgets as a file may spell them: valid ones and near misses.
+    static let budgets: [FrontmailValue] = [
+        "none", "quota", "20%", "12.5%", "1000%", "0.1%", "0%", "1000.1%", "12.55%", "%", ".5%", "5.%", "-5%",
+        "20", "20 %", "Quota", "١٠%", "99999999999999999999%", "1e3%",
+    ].map { .string($0) }
+
     static func bytes(_ value: FrontmailValue) -> Data {
         var writer = JSONWriter()
         writer.writeLenient(value)
@@ -97,6 +103,17 @@ struct InputFuzzTests {
                             ? clocks[random.below(3)] : Self.extremes[random.below(Self.extremes.count)]
                         mutated = .object(fields)
                     }
+                    // The budget likewise: a valid one, a near miss or an extreme, in a fifth of the rounds.
+                    if case .object(var fields) = mutated, random.below(5) == 0 {
+                        var client: [String: FrontmailValue] = [:]
+                        if case .object(let existing) = fields["client"] { client = existing }
+                        client["budget"] =
+                            random.below(2) == 0
+                            ? Self.budgets[random.below(Self.budgets.count)]
+                            : Self.extremes[random.below(Self.extremes.count)]
+                        fields["client"] = .object(client)
+                        mutated = .object(fields)
+                    }
                     for _ in 0...random.below(3) { mutated = Self.mutate(mutated, &random) }
                     data = Self.bytes(mutated)
                 }
@@ -108,6 +125,10 @@ struct InputFuzzTests {
                     #expect(scenario.worstSendRunSeconds <= scenario.plannedWorkLimit || scenario.cancellation != nil)
                     #expect((scenario.load.sends ?? LoadSettings.maxSends) <= LoadSettings.maxSends)
                     Self.exercise(scenario)
+                    if let budget = scenario.client.budget.budget {
+                        #expect(budget.retryCost >= 0 && budget.capacity >= 0 && budget.successReward >= 0)
+                        #expect(BudgetSetting.parse(scenario.client.budget.text) == scenario.client.budget)
+                    }
                 } catch {
                     rejected += 1
                     #expect(!error.reason.isEmpty)

@@ -19,9 +19,14 @@ struct TuneFuzzTests {
     /// A grid field replaced by many values: distinct, repeated, or alike in their labels.
     static func bigGrid(_ tree: FrontmailValue, _ random: inout InputFuzzTests.Generator) -> FrontmailValue {
         guard case .object(var fields) = tree else { return tree }
-        let field = ["maxRetries", "baseDelay", "maxDelay", "timeout"][random.below(4)]
+        let field = ["maxRetries", "baseDelay", "maxDelay", "timeout", "budget"][random.below(5)]
         let count = 1 + random.below(100)
         let values: [FrontmailValue] = (0..<count).map { index in
+            if field == "budget" {
+                return random.below(4) == 0
+                    ? InputFuzzTests.budgets[random.below(InputFuzzTests.budgets.count)]
+                    : .string("\(index % 30).\(index % 10)%")
+            }
             switch random.below(3) {
             case 0: return field == "maxRetries" ? .integer(index % 101) : .string("\(index + 1)ms")
             case 1: return field == "maxRetries" ? .integer(3) : .string("300ms")
@@ -31,6 +36,8 @@ struct TuneFuzzTests {
         var grid: [String: FrontmailValue] = [:]
         if case .object(let existing) = fields["grid"] { grid = existing }
         grid[field] = .array(values)
+        // With listed points the axes are refused; the budget list still crosses them.
+        if grid["points"] != nil, field != "budget", random.below(2) == 0 { grid["points"] = nil }
         fields["grid"] = .object(grid)
         return .object(fields)
     }

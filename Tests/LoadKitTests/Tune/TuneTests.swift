@@ -72,7 +72,7 @@ struct TuneTests {
     }
 
     @Test(
-        "the frontier and the recommendation: success first, then the frontier; no retries is on every frontier and still loses"
+        "the frontier and the recommendation: no retries is on every frontier and still loses; success decides"
     )
     func frontier() {
         let environments = ["a", "b"].map {
@@ -105,16 +105,12 @@ struct TuneTests {
         ]
         Pareto.mark(&cells)
         #expect(cells.map(\.pareto) == [true, true, false, true, false, false])
-        let chosen = Recommendation.choose(cells)
-        #expect(chosen?.policy.maxRetries == 1 && chosen?.competitive == 2 && chosen?.onFrontier == 1)
-        #expect(chosen?.rule.hasPrefix("success within") == true)
-        // A duplicate rules it out; 2 still matches the best success (985 of 1000 is within 990's interval).
+        // The frontier does not choose: 0 retries is on it and loses 19 points in a.
+        let chosen = TuneRule.outcome(cells)
+        #expect(chosen.winner?.maxRetries == 1 && chosen.decidedBy == "success")
+        // A duplicate rules it out; 2 is then the best in a and 0 is worse there.
         cells[1].runs[0].duplicates = 1
-        #expect(Recommendation.choose(cells)?.policy.maxRetries == 2)
-        // Without a policy that matches the best everywhere, the rule says so.
-        cells[2].runs[0].ok = 900
-        let fallback = Recommendation.choose(cells)
-        #expect(fallback?.rule.hasPrefix("no policy matches") == true)
+        #expect(TuneRule.outcome(cells).winner?.maxRetries == 2)
     }
 
     @Test("success intervals: Student's t over seeds, Wilson's score for one seed")
@@ -249,7 +245,9 @@ struct TuneTests {
         }
     }
 
-    @Test("the committed tune files are valid, and the quick sweep keeps an analytic brownout cell")
+    @Test(
+        "the committed tune files are valid; each quick sweep keeps an analytic check (a brownout cell) or a metastability map, and two seeds to check the rule's stability"
+    )
     func committedFiles() throws {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
             "../../../tune")
@@ -257,7 +255,10 @@ struct TuneTests {
         #expect(!names.isEmpty)
         for name in names {
             let tune = try TuneFile.load(file: folder.appendingPathComponent(name).path)
-            #expect(tune.quickened().environments.contains { $0.brownoutProbability != nil }, "\(name)")
+            let quick = tune.quickened()
+            #expect(
+                quick.environments.contains { $0.brownoutProbability != nil || $0.map != nil }, "\(name)")
+            #expect(quick.seeds >= 2, "\(name)")
             #expect(tune.policies.contains(.sdkDefault), "\(name)")
         }
     }

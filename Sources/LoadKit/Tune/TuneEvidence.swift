@@ -1,0 +1,154 @@
+import Foundation
+
+/// What the SDK's default costs in one environment against another policy: the table of a
+/// release note (`regret.csv`). Positive figures are the default's loss.
+struct Regret: Sendable {
+    enum Against: String, Sendable {
+        /// The environment's best cell (highest success; within the margin, the lowest server
+        /// load, then the lowest p99).
+        case best
+        /// The sweep's recommendation.
+        case recommended
+    }
+
+    var environment: String
+    var against: Against
+    var defaultCell: TuneCell
+    var other: TuneCell
+
+    var sendsLostPer10k: Double { (other.successRate - defaultCell.successRate) * 10_000 }
+    var extraP99: Double { defaultCell.latency(at: 0.99) - other.latency(at: 0.99) }
+    /// Extra server requests per send, as a percentage of the other policy's.
+    var extraServerLoadPercent: Double {
+        other.amplification > 0 ? (defaultCell.amplification / other.amplification - 1) * 100 : .nan
+    }
+    var extraDeadWorkPer10k: Double { Self.deadWorkPer10k(defaultCell) - Self.deadWorkPer10k(other) }
+
+    static func deadWorkPer10k(_ cell: TuneCell) -> Double {
+        cell.sends == 0 ? .nan : Double(cell.deadWork) / Double(cell.sends) * 10_000
+    }
+
+    /// The environment's best cell among the candidates.
+    static func best(in cells: [TuneCell]) -> TuneCell? {
+        let top = cells.map(\.successRate).filter(\.isFinite).max() ?? .nan
+        return cells.filter { $0.successRate >= top - TuneRule.margin }.min { left, right in
+            let a = (left.amplification, left.latency(at: 0.99), left.policy)
+            let b = (right.amplification, right.latency(at: 0.99), right.policy)
+            return a.0 != b.0 ? a.0 < b.0 : a.1 != b.1 ? a.1 < b.1 : a.2 < b.2
+        }
+    }
+
+    /// Per environment: the default against the best cell, and against the recommendation.
+    static func table(_ cells: [TuneCell], defaultPolicy: PolicyPoint, recommended: PolicyPoint?) -> [Regret] {
+        let candidates = Set(TuneRule.candidates(cells).keys)
+        var rows: [Regret] = []
+        let environments = Dictionary(grouping: cells.filter { !$0.runs.isEmpty }, by: \.environment.name)
+        for name in environments.keys.sorted() {
+            let cells = environments[name]!
+            guard let mine = cells.first(where: { $0.policy == defaultPolicy }) else { continue }
+            if let best = best(in: cells.filter { candidates.contains($0.policy) }) {
+                rows.append(Regret(environment: name, against: .best, defaultCell: mine, other: best))
+            }
+            if let recommended, let other = cells.first(where: { $0.policy == recommended }) {
+                rows.append(Regret(environment: name, against: .recommended, defaultCell: mine, other: other))
+            }
+        }
+        return rows
+    }
+
+    static let header =
+        "environment,against,policy,default_success,other_success,sends_lost_per_10k,default_p99_policy_ms,other_p99_policy_ms,extra_p99_policy_ms,default_amplification,other_amplification,extra_server_load_pct,default_dead_work_per_10k,other_dead_work_per_10k,extra_dead_work_per_10k"
+
+    var csvLine: String {
+        let number = TuneReport.number
+        return CSV.line([
+            environment, against.rawValue, other.policy.label, number(defaultCell.successRate),
+            number(other.successRate), number(sendsLostPer10k), number(defaultCell.latency(at: 0.99)),
+            number(other.latency(at: 0.99)), number(extraP99), number(defaultCell.amplification),
+            number(other.amplification), number(extraServerLoadPercent), number(Self.deadWorkPer10k(defaultCell)),
+            number(Self.deadWorkPer10k(other)), number(extraDeadWorkPer10k),
+        ])
+    }
+}
+
+/// Recovered or metastable, per policy, over the environments placed in the map (offered load ×
+/// length of the capacity drop): `metastability.csv` and the report's heat map.
+struct MetastabilityMap: Sendable {
+    struct Point: Sendable, Hashable, Comparable {
+        var load: Double
+        var drop: Double
+        static func < (lhs: Point, rhs: Point) -> Bool { (lhs.load, lhs.drop) < (rhs.load, rhs.drop) }
+    }
+
+    var points: [Point]
+    var policies: [PolicyPoint]
+    /// The cell of each (policy, point).
+    var cells: [PolicyPoint: [Point: TuneCell]]
+
+    init?(_ cells: [TuneCell]) {
+        var byPolicy: [PolicyPoint: [Point: TuneCell]] = [:]
+        var points: Set<Point> = []
+        for cell in cells where !cell.runs.isEmpty {
+            guard let map = cell.environment.map else { continue }
+            let point = Point(load: map.load, drop: map.drop.seconds)
+            points.insert(point)
+            byPolicy[cell.policy, default: [:]][point] = cell
+        }
+        guard !points.isEmpty else { return nil }
+        self.points = points.sorted()
+        policies = byPolicy.keys.sorted()
+        self.cells = byPolicy
+    }
+
+    var loads: [Double] { Array(Set(points.map(\.load))).sorted() }
+    var drops: [Double] { Array(Set(points.map(\.drop))).sorted() }
+
+    /// The shortest drop at each load that leaves `policy` metastable (nil: it recovers from all).
+    func boundary(_ policy: PolicyPoint) -> [(load: Double, drop: Double?)] {
+        loads.map { load in
+            let metastable = points.filter { $0.load == load && cells[policy]?[$0]?.metastable == true }
+            return (load, metastable.map(\.drop).min())
+        }
+    }
+
+    static let header =
+        "policy,budget,load,drop_s,environment,metastable,recovery_s,success_rate,amplification,dead_work_per_10k"
+
+    var csv: String {
+        var text = Self.header + "\n"
+        for policy in policies {
+            for point in points {
+                guard let cell = cells[policy]?[point] else { continue }
+                text +=
+                    CSV.line([
+                        policy.label, policy.budget.text, TuneReport.number(point.load), TuneReport.number(point.drop),
+                        cell.environment.name, cell.metastable.map { $0 ? "1" : "0" } ?? "",
+                        TuneReport.number(cell.recovery), TuneReport.number(cell.successRate),
+                        TuneReport.number(cell.amplification), TuneReport.number(Regret.deadWorkPer10k(cell)),
+                    ]) + "\n"
+            }
+        }
+        return text
+    }
+
+    /// The map as text: one row per policy, `R` recovered, `M` metastable, `-` not measured.
+    var text: [String] {
+        let columns = points.map { String(format: "%.2f/%gs", $0.load, $0.drop) }
+        let width = max(28, (policies.map(\.label.count).max() ?? 0) + 2)
+        func pad(_ text: String, _ width: Int) -> String {
+            text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+        }
+        var lines = [pad("metastability map (load/drop)", width) + columns.map { pad($0, 11) }.joined()]
+        for policy in policies {
+            let marks = points.map { point -> String in
+                switch cells[policy]?[point]?.metastable {
+                case true?: "M"
+                case false?: "R"
+                case nil: "-"
+                }
+            }
+            lines.append(pad(policy.label, width) + marks.map { pad($0, 11) }.joined())
+        }
+        return lines
+    }
+}

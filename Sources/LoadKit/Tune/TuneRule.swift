@@ -1,0 +1,283 @@
+import FakeFrontmail
+import Foundation
+
+/// The objectives a sweep compares cells on, and which of them say nothing in an environment.
+enum Objective: String, Sendable, CaseIterable {
+    case success
+    case p99
+    case amplification
+
+    /// Objectives that carry no information in one environment's cells, with the reason: the same
+    /// value in every cell, or server load that is only the successes again (no failed attempt
+    /// reached the server, as in a refused-connection outage).
+    static func degenerate(_ cells: [TuneCell]) -> [Objective: String] {
+        let measured = cells.filter { !$0.runs.isEmpty }
+        guard measured.count >= 2 else { return [:] }
+        var dropped: [Objective: String] = [:]
+        func constant(_ values: [Double]) -> Bool {
+            guard let first = values.first else { return true }
+            return values.allSatisfy { $0 == first || ($0.isNaN && first.isNaN) }
+        }
+        if constant(measured.map(\.successRate)) { dropped[.success] = "the same in every cell" }
+        if constant(measured.map { $0.latency(at: 0.99) }) { dropped[.p99] = "the same in every cell" }
+        if constant(measured.map(\.amplification)) {
+            dropped[.amplification] = "the same in every cell"
+        } else if measured.allSatisfy({ $0.serverRequests == $0.ok }) {
+            dropped[.amplification] =
+                "no failed attempt reached the server: its load is the successes again (success says it)"
+        }
+        return dropped
+    }
+}
+
+/// How a policy's success compares with the best cell's of an environment.
+enum Standing: String, Sendable {
+    /// Within the practical margin of the best point estimate.
+    case tie
+    /// Below it by more than the margin, and significantly so (two-sample test on pooled counts).
+    case worse
+    /// Below it by more than the margin, but not significantly: the counts cannot tell.
+    case unclear
+}
+
+/// The recommendation rule (docs/tune.md, "How the recommendation is made").
+///
+/// 1. Candidates: policies measured in every environment with no duplicate, no lost send and no
+///    metastable cell.
+/// 2. In each environment the best success is the highest pooled point estimate among candidates.
+///    A candidate *ties* it when it is at most `margin` below; it is *worse* when it is further
+///    below and a one-sided two-proportion z-test on the pooled counts rejects equality at
+///    α = 0.01; otherwise it is *unclear*.
+/// 3. Fewest *worse* environments, then most *ties*, make the tied set.
+/// 4. The tied set is narrowed by, in order: sends lost against each environment's best (within
+///    `margin` × 10,000 per 10,000 of the lowest), server load (mean amplification over the
+///    environments where it says something, within 1 %), dead work (within 1 %, or 1 per 10,000),
+///    the worst p99 (within 5 %). One policy left is the winner; several are "no single winner".
+/// 5. A winner must be stable: the same policy wins when any one seed is left out, and in at least
+///    95 % of bootstrap resamples of the seeds; otherwise there is no single winner.
+struct TuneRule: Sendable {
+    /// Success within this of the best is a tie (0.1 percentage point).
+    static let margin = 0.001
+    /// One-sided z for α = 0.01.
+    static let zWorse = 2.326_347_874
+    static let loadMargin = 0.01
+    static let p99Margin = 0.05
+    static let resamples = 200
+    static let stableShare = 0.95
+
+    /// What one decision found.
+    struct Outcome: Sendable, Equatable {
+        /// The winner, or nil.
+        var winner: PolicyPoint?
+        /// The policies still tied when the criteria ran out (the winner alone when there is one).
+        var tied: [PolicyPoint]
+        /// The criterion that left one policy, or the figures that could not separate the tied set.
+        var decidedBy: String
+    }
+
+    struct Stability: Sendable {
+        /// Seeds whose omission changes the winner, with the winner then (nil: no single winner).
+        var leaveOneOut: [(seed: Int, winner: PolicyPoint?)]
+        /// Bootstrap resamples of the seeds, and how many of them the winner won.
+        var resamples: Int
+        var agreeing: Int
+        var seeds: Int
+        /// Every policy that won a resample or a leave-one-out decision, with how often.
+        var rivals: [PolicyPoint: Int]
+
+        var share: Double { resamples == 0 ? 1 : Double(agreeing) / Double(resamples) }
+        var stable: Bool { leaveOneOut.isEmpty && share >= TuneRule.stableShare }
+        var checked: Bool { seeds >= 2 }
+    }
+
+    /// The full decision: the outcome on every seed, its stability, and what became of it.
+    struct Decision: Sendable {
+        var outcome: Outcome
+        var stability: Stability
+        /// The winner once stability is required (nil when unstable or tied).
+        var recommended: PolicyPoint? { stability.stable ? outcome.winner : nil }
+        /// Objectives dropped per environment, with why.
+        var dropped: [String: [Objective: String]]
+        var standings: [PolicyPoint: [String: Standing]]
+    }
+
+    /// Decides on `cells` and checks the decision on subsets of their seeds.
+    static func decide(_ cells: [TuneCell]) -> Decision {
+        let measured = cells.filter { !$0.runs.isEmpty }
+        let outcome = self.outcome(measured)
+        let seeds = measured.map(\.runs.count).min() ?? 0
+        var stability = Stability(leaveOneOut: [], resamples: 0, agreeing: 0, seeds: seeds, rivals: [:])
+        if seeds >= 2, let winner = outcome.winner {
+            for left in 0..<seeds {
+                let other = self.outcome(subset(measured, seeds: (0..<seeds).filter { $0 != left }))
+                if other.winner != winner { stability.leaveOneOut.append((left, other.winner)) }
+                if let rival = other.winner, rival != winner { stability.rivals[rival, default: 0] += 1 }
+            }
+            var random = SeededRandom(seed: 0x7475_6E65)
+            stability.resamples = resamples
+            for _ in 0..<resamples {
+                let picked = (0..<seeds).map { _ in Int(random.next() % UInt64(seeds)) }
+                let other = self.outcome(subset(measured, seeds: picked))
+                if other.winner == winner {
+                    stability.agreeing += 1
+                } else if let rival = other.winner {
+                    stability.rivals[rival, default: 0] += 1
+                }
+            }
+        }
+        let environments = Dictionary(grouping: measured, by: \.environment.name)
+        return Decision(
+            outcome: outcome, stability: stability,
+            dropped: environments.mapValues { Objective.degenerate($0) }.filter { !$0.value.isEmpty },
+            standings: standings(measured))
+    }
+
+    /// The cells with only the runs of `seeds` (indices, repeats allowed).
+    static func subset(_ cells: [TuneCell], seeds: [Int]) -> [TuneCell] {
+        cells.map { cell in
+            var copy = cell
+            copy.runs = seeds.compactMap { $0 < cell.runs.count ? cell.runs[$0] : nil }
+            return copy
+        }
+    }
+
+    /// Candidates: measured in every environment, with no duplicate, lost send or metastable cell.
+    static func candidates(_ cells: [TuneCell]) -> [PolicyPoint: [TuneCell]] {
+        let environments = Set(cells.map(\.environment.name))
+        return Dictionary(grouping: cells, by: \.policy).filter { _, cells in
+            cells.count == environments.count
+                && cells.allSatisfy { $0.duplicates == 0 && $0.lost == 0 && $0.metastable != true }
+        }
+    }
+
+    /// The best pooled success among candidates, per environment.
+    static func best(_ candidates: [PolicyPoint: [TuneCell]]) -> [String: TuneCell] {
+        var best: [String: TuneCell] = [:]
+        for cell in candidates.values.joined() {
+            guard let current = best[cell.environment.name] else {
+                best[cell.environment.name] = cell
+                continue
+            }
+            if cell.successRate > current.successRate
+                || (cell.successRate == current.successRate && cell.policy < current.policy)
+            {
+                best[cell.environment.name] = cell
+            }
+        }
+        return best
+    }
+
+    /// One candidate cell against its environment's best.
+    static func standing(_ cell: TuneCell, best: TuneCell) -> Standing {
+        let deficit = best.successRate - cell.successRate
+        guard deficit > margin else { return .tie }
+        return twoProportionZ(best.ok, best.sends, cell.ok, cell.sends) >= zWorse ? .worse : .unclear
+    }
+
+    /// z of (a/n − b/m) with the pooled proportion's standard error; 0 when it cannot differ.
+    static func twoProportionZ(_ a: Int, _ n: Int, _ b: Int, _ m: Int) -> Double {
+        guard n > 0, m > 0 else { return 0 }
+        let pooled = Double(a + b) / Double(n + m)
+        let variance = pooled * (1 - pooled) * (1 / Double(n) + 1 / Double(m))
+        guard variance > 0 else { return 0 }
+        return (Double(a) / Double(n) - Double(b) / Double(m)) / variance.squareRoot()
+    }
+
+    static func standings(_ cells: [TuneCell]) -> [PolicyPoint: [String: Standing]] {
+        let candidates = self.candidates(cells)
+        let best = self.best(candidates)
+        return candidates.mapValues { cells in
+            Dictionary(
+                cells.compactMap { cell in
+                    best[cell.environment.name].map { (cell.environment.name, standing(cell, best: $0)) }
+                },
+                uniquingKeysWith: { first, _ in first })
+        }
+    }
+
+    /// The rule's steps 1-4 on one set of cells.
+    static func outcome(_ cells: [TuneCell]) -> Outcome {
+        let candidates = self.candidates(cells)
+        guard !candidates.isEmpty else {
+            return Outcome(
+                winner: nil, tied: [], decidedBy: "no policy without a duplicate, a lost send or a metastable cell")
+        }
+        let best = self.best(candidates)
+        let byEnvironment = Dictionary(grouping: cells, by: \.environment.name)
+        let dropped = byEnvironment.mapValues { Objective.degenerate($0) }
+        func key(_ cells: [TuneCell]) -> (Int, Int) {
+            var worse = 0
+            var ties = 0
+            for cell in cells {
+                guard let top = best[cell.environment.name] else { continue }
+                switch standing(cell, best: top) {
+                case .tie: ties += 1
+                case .worse: worse += 1
+                case .unclear: break
+                }
+            }
+            return (worse, -ties)
+        }
+        let keys = candidates.mapValues(key)
+        let top = keys.values.min { $0 < $1 }!
+        var tied = candidates.filter { keys[$0.key]! == top }
+        if tied.count == 1 { return Outcome(winner: tied.keys.first, tied: Array(tied.keys), decidedBy: "success") }
+
+        typealias Criterion = (name: String, value: ([TuneCell]) -> Double, within: (Double, Double) -> Bool)
+        let criteria: [Criterion] = [
+            (
+                "sends lost against each environment's best",
+                { cells in
+                    cells.reduce(0) { sum, cell in
+                        sum + max(0, (best[cell.environment.name]?.successRate ?? cell.successRate) - cell.successRate)
+                            * 10_000
+                    }
+                },
+                { value, lowest in value <= lowest + margin * 10_000 }
+            ),
+            (
+                "server load (mean amplification)",
+                { cells in
+                    let used = cells.filter {
+                        dropped[$0.environment.name]?[.amplification] == nil && $0.amplification.isFinite
+                    }
+                    return used.isEmpty ? 0 : used.reduce(0) { $0 + $1.amplification } / Double(used.count)
+                },
+                { value, lowest in value <= lowest * (1 + loadMargin) }
+            ),
+            (
+                "dead work per 10,000 sends",
+                { cells in
+                    let sends = cells.reduce(0) { $0 + $1.sends }
+                    return sends == 0 ? 0 : Double(cells.reduce(0) { $0 + $1.deadWork }) / Double(sends) * 10_000
+                },
+                { value, lowest in value <= max(lowest * (1 + loadMargin), lowest + 1) }
+            ),
+            (
+                "worst p99",
+                { cells in
+                    cells.filter { dropped[$0.environment.name]?[.p99] == nil }.map { $0.latency(at: 0.99) }
+                        .filter(\.isFinite).max() ?? 0
+                },
+                { value, lowest in value <= lowest * (1 + p99Margin) }
+            ),
+        ]
+        var separations: [String] = []
+        for criterion in criteria {
+            let values = tied.mapValues(criterion.value)
+            let lowest = values.values.min() ?? 0
+            let kept = tied.filter { criterion.within(values[$0.key]!, lowest) }
+            if kept.count < tied.count {
+                separations.append(criterion.name)
+            }
+            tied = kept
+            if tied.count == 1 {
+                return Outcome(winner: tied.keys.first, tied: Array(tied.keys), decidedBy: criterion.name)
+            }
+        }
+        return Outcome(
+            winner: nil, tied: tied.keys.sorted(),
+            decidedBy: "within the margins on success, server load, dead work and p99"
+                + (separations.isEmpty ? "" : " (narrowed by \(separations.joined(separator: ", ")))"))
+    }
+}
