@@ -50,6 +50,11 @@ run_indexed_job() {
     [ "$(field_of "$manifest" completionMode)" = Indexed ] || fail "$manifest: not an Indexed Job"
     [ "$completions" = "$parallelism" ] || fail "$manifest: completions $completions, parallelism $parallelism"
     mapfile -t job_args < <(args_of "$manifest" | local_args)
+    # Kubernetes fills $(RUN_ID) from the Job's uid; here one id per Job.
+    local run_id="local-$$-$(basename "$manifest" .yaml)"
+    for i in "${!job_args[@]}"; do
+        [ "${job_args[$i]}" = '$(RUN_ID)' ] && job_args[$i]="$run_id"
+    done
     if [ -n "$server_url" ]; then
         for i in "${!job_args[@]}"; do
             [ "${job_args[$i]}" = --server ] && job_args[$((i + 1))]="$server_url"

@@ -34,6 +34,10 @@ public enum MergeCommand {
             printError("merge: name the shard files or the folders that hold them\n\n\(usage)")
             return .usage
         }
+        if let given = parsed.value("run-id"), let problem = RunID.problem(given) {
+            printError("merge: --run-id \(problem)")
+            return .usage
+        }
         let groups: [[(file: String, part: ShardPart)]]
         do {
             let files = try ShardMerge.files(in: parsed.positionals)

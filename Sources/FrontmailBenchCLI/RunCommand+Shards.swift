@@ -89,10 +89,20 @@ extension RunCommand {
             )
             return .software
         }
+        var serverRunID: String?
+        if let server = options.server {
+            switch await ShardRun.serverIdentity(server) {
+            case .success(let id): serverRunID = id
+            case .failure(let problem):
+                printError("run: --server \(problem)")
+                return .software
+            }
+        }
         let lines = parsed.flag("progress-lines")
         let run = ShardRun(
             scenarios: scenarios, shard: shard, server: options.server, rate: options.rate, quick: parsed.flag("quick"),
-            out: out, progress: !lines && !parsed.flag("no-progress") && isatty(2) == 1, progressLines: lines)
+            out: out, progress: !lines && !parsed.flag("no-progress") && isatty(2) == 1, progressLines: lines,
+            runID: parsed.value("run-id"), serverRunID: serverRunID)
         let (outcome, cancelled) = await RunSession.interruptible(
             notice: "\ninterrupted: cancelling in-flight sends and writing the shard's partial results…"
         ) { try await run.run() }

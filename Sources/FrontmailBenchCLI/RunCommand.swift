@@ -114,6 +114,10 @@ public enum RunCommand {
                 "note: \(scaled.count) scenario\(scaled.count == 1 ? "" : "s") set timeScale, which has no effect on virtual time: policy time is simulated exactly (docs/simulation.md)"
             )
         }
+        if let given = parsed.value("run-id"), let problem = RunID.problem(given) {
+            printError("run: --run-id \(problem)")
+            return .usage
+        }
         if sharding.shard != nil { return await runShard(scenarios, options: sharding, parsed: parsed, out: out) }
         let runID: String
         if let given = parsed.value("run-id") {

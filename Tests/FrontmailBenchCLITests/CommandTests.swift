@@ -112,6 +112,29 @@ struct CommandTests {
         #expect(await RunCommand.run([file.path, other.path, "--trace-send", "1"]) == .usage)
     }
 
+    @Test(
+        "a shared server answers its identity outside the API and the ledger; a server that is not a serve is named, and a bad --run-id is refused"
+    )
+    func serverIdentity() async throws {
+        let core = FakeFrontmailCore(seed: 1)
+        var options = FakeFrontmailServer.Options()
+        options.pathPrefix = "/fm-1"
+        let live = try FakeFrontmailServer(core: core, options: options)
+        defer { live.shutdown() }
+        #expect(try await ShardRun.serverIdentity(live.url).get() == core.runID)
+        #expect(core.ledger.count == 0)
+        // Without the route prefix the request is misdirected: not the server a shard was given.
+        let bare = URL(string: "http://127.0.0.1:\(live.url.port ?? 0)")!
+        guard case .failure(let problem) = await ShardRun.serverIdentity(bare) else {
+            Issue.record("a misdirected answer was taken for an identity")
+            return
+        }
+        #expect(problem.description.contains("not a frontmail-bench serve"))
+        #expect(core.ledger.count == 0)
+        #expect(await RunCommand.run(["scenarios/brownout-503.json", "--run-id", "../x", "--no-progress"]) == .usage)
+        #expect(MergeCommand.run(["/nonexistent", "--run-id", "a b"]) == .usage)
+    }
+
     @Test("a shard whose shared server does not answer exits 70 and writes no part; a running one answers")
     func shardServerDown() async throws {
         let live = try FakeFrontmailServer(core: FakeFrontmailCore(seed: 1))

@@ -49,6 +49,12 @@ public final class FakeFrontmailCore: Sendable {
     private let origin: TimeInterval
     /// The wall-clock time of the clock's zero (to line up clocks of several processes).
     public let wallStart: Date
+    /// This server's identity, random per core: a socket front end answers it at `identityPath`
+    /// (outside the API and the ledger), so the shards of a run can record which server they sent
+    /// to and `merge` can refuse another run's server part.
+    public let runID: String
+    /// Where a socket front end answers `{"run_id": …}`.
+    public static let identityPath = "/__frontmail/run"
     private let connections = Atomic<UInt32>(0)
 
     /// `seriesWidth`: the bucket width in seconds of the capacity model's busy-worker and queue-depth
@@ -61,6 +67,8 @@ public final class FakeFrontmailCore: Sendable {
         self.clock = clock
         self.origin = origin
         wallStart = clock.wallNow()
+        var random = SystemRandomNumberGenerator()
+        runID = String(random.next() as UInt64, radix: 16)
         let now: @Sendable () -> TimeInterval = { clock.now() - origin }
         emulator = Emulator(
             config: config, seed: seed, now: now, wallNow: { clock.wallNow() }, numbering: numbering)

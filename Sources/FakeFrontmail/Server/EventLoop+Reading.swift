@@ -91,6 +91,11 @@ extension EventLoop {
                 }
                 let serverRequest = ServerRequest(
                     method: request.method, target: target, headers: request.headers, body: request.body)
+                if serverRequest.method == "GET", serverRequest.path == FakeFrontmailCore.identityPath {
+                    // The server's identity, for the shards of a run: not the API, not in the ledger.
+                    reject(connection, ServerResponse.json(200, .object(["run_id": .string(core.runID)])))
+                    return
+                }
                 let ticket = core.arrive(serverRequest, connection: connection.id)
                 connection.ticket = ticket
                 if ticket.wait > 0 {
@@ -105,7 +110,8 @@ extension EventLoop {
         if connection.phase == .reading { setReading(connection, paused: false) }
     }
 
-    /// Answers `response` and closes the connection after it (its unread input is dropped).
+    /// Answers `response` and closes the connection after it (its unread input is dropped): a
+    /// refusal, or an answer from outside the API (the server's identity).
     func reject(_ connection: Connection, _ response: ServerResponse) {
         connection.keepAlive = false
         connection.closeAfterWrite = true

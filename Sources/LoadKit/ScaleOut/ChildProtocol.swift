@@ -7,7 +7,8 @@ enum ChildRequest: Sendable, Equatable {
     case scenario(file: String, name: String, out: String, runID: String, quick: Bool, seed: String?, progress: Bool)
     /// One shard of a `--workers` run: its raw results as a `.fmshard` in `out`, progress on stdout.
     case shard(
-        file: String, name: String, shard: Shard, out: String, seed: UInt64, quick: Bool, server: URL?, rate: Double?)
+        file: String, name: String, shard: Shard, out: String, seed: UInt64, quick: Bool, server: URL?, rate: Double?,
+        runID: String)
 
     /// The child's arguments (after the executable).
     var arguments: [String] {
@@ -18,10 +19,10 @@ enum ChildRequest: Sendable, Equatable {
             if let seed { arguments += ["--seed", seed] }
             if !progress { arguments.append("--no-progress") }
             return arguments
-        case .shard(let file, let name, let shard, let out, let seed, let quick, let server, let rate):
+        case .shard(let file, let name, let shard, let out, let seed, let quick, let server, let rate, let runID):
             var arguments = [
                 "run", file, "--only", name, "--shard", shard.description, "--out", out, "--no-progress",
-                "--progress-lines", "--seed", String(seed),
+                "--progress-lines", "--seed", String(seed), "--run-id", runID,
             ]
             if quick { arguments.append("--quick") }
             if let server { arguments += ["--server", server.absoluteString] }

@@ -92,6 +92,10 @@ package enum ShardMerge {
                     "is one of \(header.shardCount) shards, \(reference.file) one of \(first.shardCount)"
                 ),
                 (header.sharedServer != first.sharedServer, "\(server), \(reference.file) did not"),
+                (
+                    header.role == .shard && header.runID != first.runID,
+                    "belongs to run '\(header.runID ?? "")', \(reference.file) to run '\(first.runID ?? "")'"
+                ),
             ]
             if let difference = differences.first(where: \.differs) {
                 throw Refusal(description: "\(file): \(part.label) of \(name) \(difference.reason)")
@@ -136,6 +140,17 @@ package enum ShardMerge {
         if !first.sharedServer, let server {
             throw Refusal(
                 description: "\(server.file): a server part, but the shards of \(name) each ran their own server")
+        }
+        // Every shard sent to the server whose part this is (its identity, not only its clock).
+        if let server {
+            for (file, part) in parts where part.header.role == .shard {
+                guard part.header.serverRunID == server.part.header.serverRunID else {
+                    throw Refusal(
+                        description:
+                            "\(file): it sent to server '\(part.header.serverRunID ?? "")', but \(server.file) is the part of server '\(server.part.header.serverRunID ?? "")': a part of another run"
+                    )
+                }
+            }
         }
         // A shard of a shared server started while that server ran: one that started outside its
         // lifetime (beyond the skew two machines' clocks may have) sent to another run's server.

@@ -25,11 +25,17 @@ extension ShardPart.Header {
 
 extension ShardPart {
     /// A shard's part: its history, and its own server's ledger unless the shards shared one.
-    init(_ observed: LoadObservation, scenario: Scenario, quick: Bool, shard: Shard, sharedServer: Bool) throws {
-        let header = try Header(
+    /// `runID`: the run's (empty when none was given); `serverRunID`: the shared server's identity.
+    init(
+        _ observed: LoadObservation, scenario: Scenario, quick: Bool, shard: Shard, sharedServer: Bool,
+        runID: String = "", serverRunID: String? = nil
+    ) throws {
+        var header = try Header(
             role: .shard, scenario: scenario, quick: quick, shard: shard, sharedServer: sharedServer,
             wallStart: observed.wallStart, end: observed.end, elapsed: observed.elapsed,
             interrupted: observed.interrupted)
+        header.runID = runID
+        header.serverRunID = sharedServer ? serverRunID : nil
         self.init(header: header)
         let history = observed.history
         records = history.records
@@ -44,11 +50,16 @@ extension ShardPart {
     }
 
     /// The shared server's part: its ledger and capacity series.
-    init(server core: FakeFrontmailCore, scenario: Scenario, quick: Bool, shards: Int, interrupted: Bool) throws {
+    init(
+        server core: FakeFrontmailCore, scenario: Scenario, quick: Bool, shards: Int, interrupted: Bool,
+        runID: String? = nil
+    ) throws {
         let end = core.now()
-        let header = try Header(
+        var header = try Header(
             role: .server, scenario: scenario, quick: quick, shard: Shard(uncheckedIndex: 0, count: shards),
             sharedServer: true, wallStart: core.wallStart, end: end, elapsed: end, interrupted: interrupted)
+        header.runID = runID ?? core.runID
+        header.serverRunID = core.runID
         self.init(header: header)
         ledger = core.ledger.records
         keys = core.ledger.keyTable

@@ -32,11 +32,18 @@ package struct ShardPart {
         var interrupted: Bool
         /// The open loop's rate given with `--rate` (it replaced the file's, calibrated or not).
         package var rate: Double?
+        /// The run this part belongs to: `--run-id` (a `--workers` parent gives its own), else the
+        /// shared server's id, else empty. Every shard of one merge must carry the same.
+        var runID: String? = ""
+        /// The shared server's identity (`FakeFrontmailCore.runID`): for a shard, the server it sent
+        /// to; for the server's part, its own. `merge` refuses a server part of another server.
+        var serverRunID: String?
     }
 
     static let format = "frontmail-shard"
-    /// 2: a checksum before the end mark, and every value range-checked when read.
-    static let version = 2
+    /// 2: a checksum before the end mark, and every value range-checked when read. 3: the run's
+    /// and the shared server's identity in the header.
+    static let version = 3
     static let magic = Array("FMSHARD\n".utf8)
     static let fileExtension = "fmshard"
 
@@ -191,6 +198,14 @@ extension ShardPart.Header {
         if let rate, !LoadSettings.rates.contains(rate) {
             return
                 "rate: must be \(LoadSettings.rates.lowerBound)-\(LoadSettings.rates.upperBound) sends/s, not \(rate)"
+        }
+        guard let runID else { return "runID: missing" }
+        if !runID.isEmpty, let problem = RunID.problem(runID) { return "runID: \(problem)" }
+        if sharedServer {
+            guard let serverRunID else { return "serverRunID: missing (the shards shared a server)" }
+            if let problem = RunID.problem(serverRunID) { return "serverRunID: \(problem)" }
+        } else if serverRunID != nil {
+            return "serverRunID: given, but the shards did not share a server"
         }
         return nil
     }

@@ -1,5 +1,9 @@
+import FakeFrontmail
 import Foundation
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -19,11 +23,17 @@ package struct ShardRun {
     let progress: Bool
     /// Progress as replies on stdout for a `--workers` parent.
     let progressLines: Bool
+    /// The run's id (`--run-id`; a `--workers` parent gives its own), written into every part.
+    let runID: String?
+    /// The shared server's identity (`ShardRun.serverIdentity`), written into every part.
+    let serverRunID: String?
 
     package init(
         scenarios: [Scenario], shard: Shard, server: URL?, rate: Double?, quick: Bool, out: URL, progress: Bool,
-        progressLines: Bool
+        progressLines: Bool, runID: String? = nil, serverRunID: String? = nil
     ) {
+        self.runID = runID
+        self.serverRunID = serverRunID
         self.scenarios = scenarios
         self.shard = shard
         self.server = server
@@ -46,7 +56,8 @@ package struct ShardRun {
             if progressLines { experiment.progressSink = ShardProgress.write }
             let observed = try await experiment.observe(scenario, shard: shard, server: server)
             var part = try ShardPart(
-                observed, scenario: scenario, quick: quick, shard: shard, sharedServer: server != nil)
+                observed, scenario: scenario, quick: quick, shard: shard, sharedServer: server != nil,
+                runID: runID ?? serverRunID ?? "", serverRunID: serverRunID)
             part.header.rate = rate
             let file = out.appendingPathComponent(
                 ShardPart.fileName(scenario: scenario.name, role: .shard, shard: shard))
@@ -63,6 +74,27 @@ package struct ShardRun {
 }
 
 extension ShardRun {
+    /// The shared server's identity (`GET <server>/__frontmail/run`, answered outside its ledger),
+    /// or why it could not be read.
+    package static func serverIdentity(_ url: URL, timeout: TimeInterval = 5) async -> Result<String, ShardFileError> {
+        var request = URLRequest(url: url.appendingPathComponent(String(FakeFrontmailCore.identityPath.dropFirst())))
+        request.timeoutInterval = timeout
+        let failed = { (reason: String) in
+            Result<String, ShardFileError>.failure(ShardFileError(file: url.absoluteString, reason: reason))
+        }
+        guard let (data, response) = try? await URLSession.shared.data(for: request) else {
+            return failed("gave no answer to \(FakeFrontmailCore.identityPath)")
+        }
+        guard (response as? HTTPURLResponse)?.statusCode == 200, data.count <= 4096,
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let id = object["run_id"] as? String
+        else {
+            return failed("is not a frontmail-bench serve (no run id at \(FakeFrontmailCore.identityPath))")
+        }
+        if let problem = RunID.problem(id) { return failed("answered a run id that \(problem)") }
+        return .success(id)
+    }
+
     /// Why the shared server at `url` cannot take this shard's sends (nil: it accepts a
     /// connection). Only a TCP connection is made and closed, so nothing reaches the server's
     /// ledger. A shard that ran against a server that is down would write a part full of network

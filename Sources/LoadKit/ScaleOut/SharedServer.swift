@@ -9,12 +9,15 @@ package struct SharedServer {
     var shards: Int
     var quick: Bool
     var folder: URL
+    /// The run's id when a `--workers` parent runs the server (nil: the server's own).
+    var runID: String?
 
-    package init(scenario: Scenario, shards: Int, quick: Bool, folder: URL) {
+    package init(scenario: Scenario, shards: Int, quick: Bool, folder: URL, runID: String? = nil) {
         self.scenario = scenario
         self.shards = shards
         self.quick = quick
         self.folder = folder
+        self.runID = runID
     }
 
     /// The core: the scenario's config, its plan on the run's clock, its seed and series width.
@@ -26,7 +29,7 @@ package struct SharedServer {
     /// Writes the server part of what `core` saw; returns the file and the part.
     package func write(_ core: FakeFrontmailCore, interrupted: Bool = false) throws -> (file: URL, part: ShardPart) {
         let part = try ShardPart(
-            server: core, scenario: scenario, quick: quick, shards: shards, interrupted: interrupted)
+            server: core, scenario: scenario, quick: quick, shards: shards, interrupted: interrupted, runID: runID)
         let file = folder.appendingPathComponent(
             ShardPart.fileName(scenario: scenario.name, role: .server, shard: .whole))
         try part.write(to: file)

@@ -31,7 +31,7 @@ extension WorkersRun {
                     let run = WorkersRun(
                         scenario: scenario, workers: workers, quick: quick, executable: executable,
                         folder: ResultsWriter(root: out, runID: runID).folder(of: scenario.name)
-                            .appendingPathComponent("shards"), progress: progress, children: children)
+                            .appendingPathComponent("shards"), progress: progress, runID: runID, children: children)
                     result = try runner.finish(scenario, try await run.run())
                 }
                 printError("  \(result.verdictLine) \(result.timingText)")

@@ -17,6 +17,8 @@ package struct WorkersRun {
     let executable: String
     let folder: URL
     let progress: Bool
+    /// The run's id, given to every worker and written into every part (`merge` checks it).
+    let runID: String
     let children: RunningChildren
 
     struct Failure: Error, CustomStringConvertible {
@@ -28,7 +30,7 @@ package struct WorkersRun {
         // A calibrated rate is measured once, here, and every worker gets its share of the total.
         let (scenario, calibration) = try await LoadExperiment.calibrate(
             scenario, processes: workers, progress: progress)
-        let shared = SharedServer(scenario: scenario, shards: workers, quick: quick, folder: folder)
+        let shared = SharedServer(scenario: scenario, shards: workers, quick: quick, folder: folder, runID: runID)
         var server: (core: FakeFrontmailCore, server: FakeFrontmailServer)?
         if scenario.transport == .socket {
             let core = shared.makeCore()
@@ -44,7 +46,7 @@ package struct WorkersRun {
                 let request = ChildRequest.shard(
                     file: scenario.file, name: scenario.name, shard: Shard(uncheckedIndex: index, count: workers),
                     out: folder.path, seed: scenario.seed, quick: quick, server: server?.server.url,
-                    rate: calibration.rows.isEmpty ? nil : scenario.load.rate)
+                    rate: calibration.rows.isEmpty ? nil : scenario.load.rate, runID: runID)
                 group.addTask {
                     let (status, peak) = await ChildProcess.run(executable, request, children: children) { reply in
                         if case .progress(let snapshot) = reply { board.update(index, snapshot) }

@@ -28,12 +28,13 @@ struct ChildProtocolTests {
         }
     }
 
-    @Test("a request's arguments are what `run` parses back: the same scenario, shard, seed, server and rate")
+    @Test("a request's arguments are what `run` parses back: the same scenario, shard, seed, server, rate and run id")
     func requests() throws {
         let shard = ChildRequest.shard(
             file: "s.json", name: "s", shard: Shard(uncheckedIndex: 1, count: 4), out: "/o", seed: 9, quick: true,
-            server: URL(string: "http://127.0.0.1:8080/fm-1"), rate: 250)
+            server: URL(string: "http://127.0.0.1:8080/fm-1"), rate: 250, runID: "20261203T000000Z")
         let parsed = try Arguments(shard.arguments, spec: RunCommand.spec)
+        #expect(parsed.value("run-id") == "20261203T000000Z")
         #expect(parsed.positionals == ["run", "s.json"])
         #expect(parsed.all("only") == ["s"] && parsed.value("shard") == "1/4" && parsed.value("out") == "/o")
         #expect(try parsed.unsigned("seed") == 9 && parsed.flag("quick") && parsed.flag("progress-lines"))

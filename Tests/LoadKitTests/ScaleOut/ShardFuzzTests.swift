@@ -127,17 +127,75 @@ struct ShardFuzzTests {
         #expect(MergeCommand.run([file.path, "--out", out]) == .dataError)
     }
 
-    @Test("a shard that started outside the shared server's lifetime belongs to another run")
+    @Test(
+        "another run's server part or shard is refused by identity: a different server id, a different run id, or a start outside the server's lifetime"
+    )
     func anotherRunsServer() async throws {
-        var parts = try await Self.parts().map { part -> ShardPart in
+        let parts = try await Self.parts().map { part -> ShardPart in
             var copy = part
             copy.header.sharedServer = true
+            copy.header.serverRunID = "5e1f"
+            copy.header.runID = "run-a"
             return copy
         }
         var server = ShardPart(header: parts[0].header)
         server.header.role = .server
         #expect(throws: Never.self) { try ShardMerge.check((parts + [server]).map { ("f", $0) }) }
-        parts[1].header.wallStart += 3600
-        #expect(throws: ShardMerge.Refusal.self) { try ShardMerge.check((parts + [server]).map { ("f", $0) }) }
+        func refused(_ edit: (inout [ShardPart], inout ShardPart) -> Void, _ reason: String) {
+            var shards = parts
+            var other = server
+            edit(&shards, &other)
+            do {
+                _ = try ShardMerge.check((shards + [other]).map { ("f", $0) })
+                Issue.record("accepted: \(reason)")
+            } catch {
+                #expect(error.description.contains(reason), "\(error)")
+            }
+        }
+        // The server part of another server (same scenario, same clock window): its id differs.
+        refused({ _, server in server.header.serverRunID = "77aa" }, "is the part of server '77aa'")
+        // A shard that sent to another server.
+        refused({ shards, _ in shards[1].header.serverRunID = "77aa" }, "it sent to server '77aa'")
+        // A shard of another run (another --run-id).
+        refused({ shards, _ in shards[1].header.runID = "run-b" }, "belongs to run 'run-b'")
+        // Started outside the server's lifetime.
+        refused({ shards, _ in shards[1].header.wallStart += 3600 }, "outside the lifetime")
+        // Ids that could name a path are refused where the header is read.
+        var bad = parts[0]
+        bad.header.runID = "../../etc"
+        #expect(bad.header.problem?.contains("runID") == true)
+        bad = parts[0]
+        bad.header.serverRunID = nil
+        #expect(bad.header.problem?.contains("serverRunID: missing") == true)
+    }
+
+    @Test(
+        "run ids: letters, digits, - and _, 1-64 characters; anything else names the reason",
+        arguments: [
+            ("20261203T164020Z", true), ("run-a_1", true), (String(repeating: "a", count: 64), true), ("", false),
+            (String(repeating: "a", count: 65), false), ("../x", false), ("a/b", false), ("a b", false), ("é", false),
+            ("a\u{0}", false), ("ab.c", false),
+        ])
+    func runIDs(text: String, valid: Bool) {
+        #expect((RunID.problem(text) == nil) == valid, "\(text)")
+    }
+
+    @Test("fuzzed run ids: every accepted one is safe as a file name part, every refused one says why")
+    func fuzzedRunIDs() {
+        var random = SeededRandom(seed: 4242)
+        let alphabet = Array("aZ09-_./\\ %é\u{0}\n:T") + ["..", "\u{200B}"].flatMap { Array($0) }
+        var accepted = 0
+        for _ in 0..<2_000 {
+            let length = Int(random.next() % 80)
+            let text = String((0..<length).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] })
+            if let problem = RunID.problem(text) {
+                #expect(problem.contains("not a run id"))
+            } else {
+                accepted += 1
+                #expect(!text.isEmpty && text.count <= 64 && !text.contains("/") && !text.contains("."))
+                #expect(text.utf8.allSatisfy { $0 < 128 && $0 > 32 })
+            }
+        }
+        #expect(accepted > 10)
     }
 }
