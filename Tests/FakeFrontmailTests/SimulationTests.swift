@@ -181,6 +181,45 @@ struct SimulationTests {
         _ = try await run.value
     }
 
+    @Test(
+        "cancelling the caller ends a run whose tasks all sleep in a group (their handlers take the scheduler's lock)")
+    func callerCancellationOfSleepingGroup() async throws {
+        let asleep = Trace()
+        let run = Task {
+            try await Simulation.run { clock -> Int in
+                await withTaskGroup(of: Void.self) { group in
+                    for index in 0..<8 {
+                        group.addTask {
+                            asleep.add("\(index)")
+                            try? await clock.sleep(seconds: 86_400)
+                        }
+                    }
+                    // Work that takes no virtual time keeps the run from ever being quiescent, so
+                    // the sleepers stay parked (a load in full swing, as when a user presses Ctrl-C).
+                    group.addTask {
+                        while !Task.isCancelled { await Task.yield() }
+                    }
+                }
+                return 0
+            }
+        }
+        while asleep.all.count < 8 { try await Task.sleep(nanoseconds: 1_000_000) }
+        // Every sleeper is (about to be) parked on its sleep while the spinner runs.
+        try await Task.sleep(nanoseconds: 50_000_000)
+        let ended = Trace()
+        let waiter = Task {
+            _ = try? await run.value
+            ended.add("ended")
+        }
+        // From a thread of its own: a canceller that deadlocks must not take the test with it.
+        Thread.detachNewThread { run.cancel() }
+        let start = Date()
+        while ended.all.isEmpty, Date().timeIntervalSince(start) < 20 { try await Task.sleep(nanoseconds: 5_000_000) }
+        // Cancelled under the scheduler's lock, the sleepers' handlers waited for it forever.
+        #expect(ended.all == ["ended"])
+        _ = waiter
+    }
+
     @Test("a scheduler that advances before quiescence changes what a program observes")
     func earlyAdvanceIsVisible() async throws {
         @Sendable func program(_ clock: VirtualClock) async -> Double {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import FrontmailBenchCLI
@@ -102,5 +103,40 @@ struct RunSafetyTests {
         #expect(ServeCommand.run(["--header-timeout", "0"]) == .usage)
         #expect(ServeCommand.run(["--idle-timeout", "nan"]) == .usage)
         #expect(ServeCommand.run(["--input-budget", "-1"]) == .usage)
+    }
+}
+
+@Suite("signals: a signalled run ends within its deadline")
+struct EndDeadlineTests {
+    final class Calls: Sendable {
+        let reasons = Mutex<[String]>([])
+    }
+
+    @Test("a run still going at the deadline, or at a second signal, is ended once; one that ended by itself is not")
+    func deadline() async throws {
+        // Still running when the deadline passes.
+        let late = Calls()
+        let slow = EndDeadline(seconds: 0.2) { reason in late.reasons.withLock { $0.append(reason) } }
+        #expect(slow.start())
+        let start = Date()
+        while late.reasons.withLock({ $0.isEmpty }), Date().timeIntervalSince(start) < 30 {
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        #expect(late.reasons.withLock { $0 } == ["still running 0.2 s after the signal"])
+        // A second signal ends it at once, and the timer later does nothing more.
+        let twice = Calls()
+        let patient = EndDeadline(seconds: 0.2) { reason in twice.reasons.withLock { $0.append(reason) } }
+        #expect(patient.start())
+        #expect(!patient.start())
+        try await Task.sleep(nanoseconds: 400_000_000)
+        #expect(twice.reasons.withLock { $0 } == ["a second signal came"])
+        // Ended by itself before the deadline: nothing happens.
+        let none = Calls()
+        let finished = EndDeadline(seconds: 0.1) { reason in none.reasons.withLock { $0.append(reason) } }
+        finished.start()
+        finished.cancel()
+        try await Task.sleep(nanoseconds: 300_000_000)
+        #expect(none.reasons.withLock { $0 }.isEmpty)
+        #expect(RunSession.signalDeadline < 2 && RunningChildren().grace < RunSession.signalDeadline)
     }
 }

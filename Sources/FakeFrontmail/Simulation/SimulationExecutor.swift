@@ -129,10 +129,14 @@ final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
     /// The run was cancelled from outside: cancellation handlers will resume its tasks from the
     /// canceller's thread.
     func interrupt() {
-        withLock {
+        let root = withLock {
             interrupted = true
-            root?.cancel()
+            return self.root
         }
+        // Outside the lock: cancelling runs the tasks' cancellation handlers on this thread, and
+        // they take it (a virtual sleep's handler takes its timer out). Inside, an interrupted run
+        // never ended: SIGINT hung every in-process run on virtual time.
+        root?.cancel()
     }
 
     /// Why the run failed (nil: it did not).

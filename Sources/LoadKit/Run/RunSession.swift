@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -91,22 +92,87 @@ package struct RunSession {
         return entries.allSatisfy(\.passed) ? .success : .failure
     }
 
+    /// How long a signalled run may take to end, seconds: SIGINT or SIGTERM end every mode within
+    /// 2 s (this, and the process's own teardown), whatever a child or an output is doing.
+    package static let signalDeadline = 1.8
+
     /// Runs `work` to its end. SIGINT or SIGTERM print `notice`, cancel it (so it ends early with
     /// what it has) and reach `signalled` with the signal (to forward it to child processes, which
     /// run in process groups of their own). Returns what the work returned or threw, and whether
-    /// a signal cancelled it.
+    /// a signal cancelled it. A run still going `signalDeadline` seconds after the first signal, or
+    /// at a second one, is ended there (`EndDeadline`), and that is said.
     package static func interruptible<Value: Sendable>(
         notice: String, signalled: (@Sendable (Int32) -> Void)? = nil,
         _ work: @escaping @Sendable () async throws -> Value
     ) async -> (result: Result<Value, any Error>, cancelled: Bool) {
         let task = Task { try await work() }
-        let interruption = InterruptHandler { name in
-            printError(notice)
-            task.cancel()
-            signalled?(name == "SIGINT" ? SIGINT : SIGTERM)
+        let deadline = EndDeadline(seconds: signalDeadline) { reason in
+            printError("interrupted: \(reason); ending now (results not yet written are lost)")
+            _exit(130)
         }
-        defer { interruption.stop() }
+        let interruption = InterruptHandler { name in
+            // Children first: at a second signal they are killed before this process ends.
+            signalled?(name == "SIGINT" ? SIGINT : SIGTERM)
+            if deadline.start() {
+                printError(notice)
+                task.cancel()
+            }
+        }
+        defer {
+            interruption.stop()
+            deadline.cancel()
+        }
         let result = await task.result
         return (result, task.isCancelled)
+    }
+}
+
+/// The end of a signalled run: `start()` at the first signal arms a timer of `seconds`; a second
+/// `start()` (a second signal) or the timer running out calls `action` once, unless `cancel()`
+/// came first (the run ended by itself).
+package final class EndDeadline: Sendable {
+    private struct State {
+        var started = false
+        var done = false
+    }
+
+    private let state = Mutex(State())
+    private let seconds: Double
+    private let action: @Sendable (String) -> Void
+
+    package init(seconds: Double, action: @escaping @Sendable (String) -> Void) {
+        self.seconds = seconds
+        self.action = action
+    }
+
+    /// Arms the deadline; whether this was the first call (a later one fires it at once).
+    @discardableResult
+    package func start() -> Bool {
+        let first = state.withLock { state -> Bool in
+            defer { state.started = true }
+            return !state.started
+        }
+        if first {
+            // A thread of its own: a pool busy with the run's work must not delay the deadline.
+            let seconds = self.seconds
+            Thread.detachNewThread { [self] in
+                Thread.sleep(forTimeInterval: seconds)
+                fire("still running \(seconds) s after the signal")
+            }
+        } else {
+            fire("a second signal came")
+        }
+        return first
+    }
+
+    /// The run ended by itself: the deadline no longer acts.
+    package func cancel() { state.withLock { $0.done = true } }
+
+    private func fire(_ reason: String) {
+        let go = state.withLock { state -> Bool in
+            defer { state.done = true }
+            return !state.done
+        }
+        if go { action(reason) }
     }
 }

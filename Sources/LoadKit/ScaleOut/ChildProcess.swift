@@ -128,7 +128,7 @@ package final class RunningChildren: Sendable {
 
     private let state = Mutex(State())
 
-    package init(grace: Double = 10) {
+    package init(grace: Double = 1) {
         self.grace = grace
     }
 
@@ -144,8 +144,9 @@ package final class RunningChildren: Sendable {
 
     func ended(_ pid: Int32) { _ = state.withLock { $0.pids.remove(pid) } }
 
-    /// How long a child has, after the signal, to write its partial results and end (a large
-    /// ledger takes seconds to write).
+    /// How long a child has, after the signal, to write its partial results and end: 1 s, so that
+    /// the parent can merge and write what the children wrote within `RunSession.signalDeadline`
+    /// (a shard of a million sends, whose part takes longer to write, is killed and that is said).
     let grace: Double
 
     /// Sends `signal` to every child (and continues a stopped one, so that it can act on it). A
