@@ -230,7 +230,7 @@ package struct TuneReport {
             lines.append("recommended: \(winner.label)")
             lines.append("  decided by: \(outcome.decidedBy)")
         } else if let winner = outcome.winner {
-            lines.append("recommended: no single winner (\(winner.label) wins on every seed but is not stable)")
+            lines.append("recommended: no single winner (\(winner.label) wins on all seeds pooled, but not stably)")
         } else if outcome.tied.isEmpty {
             lines.append("recommended: none (\(outcome.decidedBy))")
         } else {

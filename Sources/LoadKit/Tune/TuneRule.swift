@@ -24,7 +24,7 @@ enum Objective: String, Sendable, CaseIterable {
             dropped[.amplification] = "the same in every cell"
         } else if measured.allSatisfy({ $0.serverRequests == $0.ok }) {
             dropped[.amplification] =
-                "no failed attempt reached the server: its load is the successes again (success says it)"
+                "no failed attempt reached the server, so its load only repeats the success rate"
         }
         return dropped
     }
