@@ -29,7 +29,13 @@ package enum HTMLReport {
         var out =
             "<section id=\"\(anchor(scenario.name))\">\n<h2>\(XML.escape(scenario.name)) \(badge(scenario))</h2>\n"
         if !scenario.description.isEmpty { out += "<p>\(XML.escape(scenario.description))</p>\n" }
-        if let error = scenario.error { out += "<p class=\"fail\">Could not run: \(XML.escape(error))</p>\n" }
+        if let error = scenario.error {
+            if error.hasPrefix(ChildCrash.marker) {
+                out += "<p class=\"fail\">The scenario's process crashed:</p>\n<pre>\(XML.escape(error))</pre>\n"
+            } else {
+                out += "<p class=\"fail\">Could not run: \(XML.escape(error))</p>\n"
+            }
+        }
         if !scenario.checks.isEmpty {
             out += "<table><tr><th>assertion</th><th>actual</th><th>expected</th><th></th></tr>\n"
             for check in scenario.checks {
@@ -262,7 +268,10 @@ package enum HTMLReport {
     }
 
     static func badge(_ scenario: RunResults.ScenarioEntry) -> String {
-        if scenario.error != nil { return "<span class=\"badge fail\">ERROR</span>" }
+        if let error = scenario.error {
+            return error.hasPrefix(ChildCrash.marker)
+                ? "<span class=\"badge fail\">CRASH</span>" : "<span class=\"badge fail\">ERROR</span>"
+        }
         return scenario.passed ? "<span class=\"badge pass\">PASS</span>" : "<span class=\"badge fail\">FAIL</span>"
     }
 

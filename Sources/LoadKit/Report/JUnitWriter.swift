@@ -21,7 +21,14 @@ package enum JUnitWriter {
                 suiteTests = 1
                 suiteErrors = 1
                 cases += "    <testcase name=\"run\" classname=\"\(XML.escape(scenario.name))\" time=\"0\">\n"
-                cases += "      <error message=\"\(XML.escape(error))\" type=\"could_not_run\"/>\n"
+                if error.hasPrefix(ChildCrash.marker) {
+                    // The crash's summary as the message, its backtrace as the body.
+                    let summary = error.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? error
+                    cases +=
+                        "      <error message=\"\(XML.escape(summary))\" type=\"crash\">\(XML.escape(error))</error>\n"
+                } else {
+                    cases += "      <error message=\"\(XML.escape(error))\" type=\"could_not_run\"/>\n"
+                }
                 cases += "    </testcase>\n"
             } else {
                 for check in scenario.checks {

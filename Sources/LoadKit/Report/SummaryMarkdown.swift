@@ -12,7 +12,9 @@ package enum SummaryMarkdown {
         text += "|---|---|---|---|---|---|---|\n"
         var details = ""
         for scenario in run.scenarios {
-            let verdict = scenario.error != nil ? "ERROR" : scenario.passed ? "PASS" : "FAIL"
+            let verdict =
+                scenario.error.map { $0.hasPrefix(ChildCrash.marker) ? "CRASH" : "ERROR" }
+                ?? (scenario.passed ? "PASS" : "FAIL")
             let held = scenario.checks.filter(\.passed).count
             let cells = [
                 cell(scenario.name), "**\(verdict)**", "\(held)/\(scenario.checks.count)",
@@ -23,7 +25,12 @@ package enum SummaryMarkdown {
             ]
             text += "| " + cells.joined(separator: " | ") + " |\n"
             if let error = scenario.error {
-                details += "- \(code(scenario.name)) could not run: \(cell(error))\n"
+                if error.hasPrefix(ChildCrash.marker) {
+                    let summary = error.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? error
+                    details += "- \(code(scenario.name)) \(cell(summary)); the backtrace is in the report\n"
+                } else {
+                    details += "- \(code(scenario.name)) could not run: \(cell(error))\n"
+                }
             }
             for check in scenario.failures {
                 details += "- \(code(scenario.name)): \(code(check.assertion)) (actual \(cell(check.actual)))\n"

@@ -13,6 +13,8 @@ enum ResultFile: String, CaseIterable, Sendable {
     case jitterHistogram = "jitter_histogram.csv"
     /// What the report needs of the scenario: its description and fault windows.
     case scenarioInfo = "scenario.json"
+    /// The crash report of a scenario whose process a signal ended (`CRASH`).
+    case crash = "crash.txt"
     /// A tune's cells, one row per policy and environment.
     case tuneCells = "cells.csv"
     /// A tune's analytic check.

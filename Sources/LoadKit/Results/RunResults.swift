@@ -68,6 +68,16 @@ package struct RunResults: Sendable {
             entry.folder = FileManager.default.fileExists(atPath: folder.path) ? folder : nil
             entry.rows = rows.filter { $0.scenario == name }
             entry.error = errors[name]
+            // A crashed scenario: its report says so, whatever else its folder holds (read back
+            // by `report` as the run wrote it; a `run.crash` row without the file still says it).
+            if let crash = entry.file(.crash), crash.hasPrefix(ChildCrash.marker) {
+                entry.error = crash
+            } else if entry.error == nil,
+                let row = entry.rows.first(where: { $0.probe == "run" && $0.metric == "crash" })
+            {
+                let signal = row.value.isFinite && (1...128).contains(row.value) ? Int32(row.value) : 0
+                entry.error = ChildCrash(signal: signal, backtrace: nil).text
+            }
             if let text = entry.file(.assertions) {
                 for (offset, fields) in CSV.rows(text).enumerated().dropFirst()
                 where !(fields.count == 1 && fields[0].isEmpty) {

@@ -41,6 +41,19 @@ package struct RunSession {
             interrupted = status == ExitCode.interrupted.rawValue
         }
 
+        /// A scenario whose process a signal ended: `CRASH name (signal 11, SIGSEGV)`, with the
+        /// crash report as its error and a `run.crash` row (the signal) among its rows.
+        init(name: String, crash: ChildCrash, rows: [SummaryRow]) {
+            self.name = name
+            verdictLine = "CRASH \(name) (\(crash.summary))"
+            var builder = SummaryBuilder(scenario: name)
+            builder.add("run", "crash", "signal", Double(crash.signal), "signal")
+            self.rows = rows.filter { !($0.probe == "run" && $0.metric == "crash") } + builder.rows
+            passed = false
+            interrupted = false
+            error = crash.text
+        }
+
         /// A scenario that ended without a verdict: `FAIL name: error`.
         init(name: String, error: String, status: Int32? = nil, rows: [SummaryRow] = []) {
             self.name = name

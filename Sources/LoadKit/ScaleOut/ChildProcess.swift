@@ -11,16 +11,32 @@ import Synchronization
 /// blocks signals, and a child inherits the blocked set across exec (Foundation's `Process` keeps
 /// it): such a child would never see the signal a run forwards to it.
 enum ChildProcess {
-    /// The child's pid and the read end of its stdout; its stderr is ours. Nil when it cannot start.
-    static func spawn(_ executable: String, _ arguments: [String]) -> (pid: pid_t, stdout: Int32)? {
+    /// The child's pid, the read end of its stdout and (with `captureStderr`) of its stderr;
+    /// otherwise its stderr is ours. Nil when it cannot start.
+    static func spawn(_ executable: String, _ arguments: [String], captureStderr: Bool = false) -> (
+        pid: pid_t, stdout: Int32, stderr: Int32?
+    )? {
         var pipeFDs: [Int32] = [0, 0]
         guard pipe(&pipeFDs) == 0 else { return nil }
+        var errorFDs: [Int32] = [-1, -1]
+        if captureStderr {
+            guard pipe(&errorFDs) == 0 else {
+                close(pipeFDs[0])
+                close(pipeFDs[1])
+                return nil
+            }
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 1)
         posix_spawn_file_actions_addclose(&actions, pipeFDs[0])
         posix_spawn_file_actions_addclose(&actions, pipeFDs[1])
+        if captureStderr {
+            posix_spawn_file_actions_adddup2(&actions, errorFDs[1], 2)
+            posix_spawn_file_actions_addclose(&actions, errorFDs[0])
+            posix_spawn_file_actions_addclose(&actions, errorFDs[1])
+        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -36,13 +52,23 @@ enum ChildProcess {
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        var spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        // "Text file busy": another thread's child, forked while the executable was being written,
+        // still holds it open for writing. That passes; a few tries, then the error stands.
+        var tries = 0
+        while spawned == ETXTBSY, tries < 20 {
+            tries += 1
+            usleep(20_000)
+            spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        }
         close(pipeFDs[1])
+        if captureStderr { close(errorFDs[1]) }
         guard spawned == 0 else {
             close(pipeFDs[0])
+            if captureStderr { close(errorFDs[0]) }
             return nil
         }
-        return (pid, pipeFDs[0])
+        return (pid, pipeFDs[0], captureStderr ? errorFDs[0] : nil)
     }
 
     /// Waits for the child; its exit status, or 128 + the signal that ended it.
@@ -50,10 +76,17 @@ enum ChildProcess {
 
     /// Waits for the child; its exit status (as `wait`) and its peak resident memory in bytes.
     static func waitWithPeak(_ pid: pid_t) -> (status: Int32, peakBytes: Int) {
+        let (status, peak, _) = waitWithSignal(pid)
+        return (status, peak)
+    }
+
+    /// Waits for the child: its exit status (as `wait`), its peak resident memory in bytes, and
+    /// the signal that ended it (nil when it exited).
+    static func waitWithSignal(_ pid: pid_t) -> (status: Int32, peakBytes: Int, signal: Int32?) {
         var status: Int32 = 0
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0 {
-            guard errno == EINTR else { return (-1, 0) }
+            guard errno == EINTR else { return (-1, 0, nil) }
         }
         let signal = status & 0x7F
         #if os(Linux)
@@ -61,7 +94,7 @@ enum ChildProcess {
         #else
             let peak = Int(usage.ru_maxrss)
         #endif
-        return (signal == 0 ? (status >> 8) & 0xFF : 128 + signal, peak)
+        return (signal == 0 ? (status >> 8) & 0xFF : 128 + signal, peak, signal == 0 ? nil : signal)
     }
 
     /// This process's peak resident memory in bytes so far.
@@ -91,12 +124,50 @@ enum ChildProcess {
         _ executable: String, arguments: [String], children: RunningChildren,
         reply: @escaping @Sendable (ChildReply) -> Void = { _ in }
     ) async -> (status: Int32, peakBytes: Int) {
+        let outcome = await runCapturing(executable, arguments: arguments, children: children, reply: reply)
+        return (outcome.status, outcome.peakBytes)
+    }
+
+    /// How a child ended: its status (as `wait`), its peak memory, and, when a signal this run did
+    /// not send ended it, the crash with its backtrace.
+    struct Outcome: Sendable {
+        var status: Int32
+        var peakBytes: Int
+        var crash: ChildCrash?
+    }
+
+    /// The last bytes of a child's stderr kept for its crash report (it is passed on whole).
+    static let stderrKept = 1 << 20
+
+    /// `run`, with the child's stderr passed on and its end kept: a child that a signal ended on
+    /// its own (not one this run forwarded to it) is a crash, reported with the backtrace the
+    /// Swift runtime printed there.
+    static func runCapturing(
+        _ executable: String, arguments: [String], children: RunningChildren,
+        reply: @escaping @Sendable (ChildReply) -> Void = { _ in }
+    ) async -> Outcome {
         await withCheckedContinuation { continuation in
-            guard let (pid, output) = spawn(executable, arguments) else {
-                continuation.resume(returning: (-1, 0))
+            guard let (pid, output, errors) = spawn(executable, arguments, captureStderr: true) else {
+                continuation.resume(returning: Outcome(status: -1, peakBytes: 0))
                 return
             }
             children.started(pid)
+            let kept = StderrTail()
+            let drained = DispatchSemaphore(value: 0)
+            if let errors {
+                Thread.detachNewThread {
+                    let handle = FileHandle(fileDescriptor: errors, closeOnDealloc: true)
+                    while true {
+                        let chunk = handle.availableData
+                        if chunk.isEmpty { break }
+                        FileHandle.standardError.write(chunk)
+                        kept.append(chunk)
+                    }
+                    drained.signal()
+                }
+            } else {
+                drained.signal()
+            }
             Thread.detachNewThread {
                 let handle = FileHandle(fileDescriptor: output, closeOnDealloc: true)
                 var pending = Data()
@@ -110,12 +181,31 @@ enum ChildProcess {
                         pending.removeSubrange(pending.startIndex...newline)
                     }
                 }
-                let (status, peak) = waitWithPeak(pid)
+                let (status, peak, signal) = waitWithSignal(pid)
                 children.ended(pid)
-                continuation.resume(returning: (status, peak))
+                drained.wait()
+                var crash: ChildCrash?
+                if let signal, !children.forwarded(signal) {
+                    crash = ChildCrash(signal: signal, backtrace: ChildCrash.backtrace(in: kept.text))
+                }
+                continuation.resume(returning: Outcome(status: status, peakBytes: peak, crash: crash))
             }
         }
     }
+}
+
+/// The end of a child's stderr, kept for its crash report.
+final class StderrTail: Sendable {
+    private let data = Mutex(Data())
+
+    func append(_ chunk: Data) {
+        data.withLock { data in
+            data.append(chunk)
+            if data.count > 2 * ChildProcess.stderrKept { data.removeFirst(data.count - ChildProcess.stderrKept) }
+        }
+    }
+
+    var text: String { data.withLock { String(decoding: $0.suffix(ChildProcess.stderrKept), as: UTF8.self) } }
 }
 
 /// The worker processes running now, so that a signal to the run reaches every one of them (each
@@ -143,6 +233,13 @@ package final class RunningChildren: Sendable {
     }
 
     func ended(_ pid: Int32) { _ = state.withLock { $0.pids.remove(pid) } }
+
+    /// Whether a child's death by `signal` is this run's doing: the signal it forwarded, or the
+    /// SIGKILL that ends a child still running after its grace.
+    func forwarded(_ signal: Int32) -> Bool {
+        guard let sent = state.withLock({ $0.signal }) else { return false }
+        return signal == sent || signal == SIGKILL
+    }
 
     /// How long a child has, after the signal, to write its partial results and end: 1 s, so that
     /// the parent can merge and write what the children wrote within `RunSession.signalDeadline`

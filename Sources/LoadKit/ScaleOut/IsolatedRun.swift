@@ -40,11 +40,27 @@ package struct IsolatedRun {
                 file: scenario.file, name: scenario.name, out: out.path, runID: runID, quick: quick, seed: seed,
                 progress: progress)
             let verdict = Mutex<String?>(nil)
-            let (status, _) = await ChildProcess.run(executable, request, children: children) { reply in
+            let outcome = await ChildProcess.runCapturing(
+                executable, arguments: request.arguments, children: children
+            ) { reply in
                 if case .verdict(let line) = reply { verdict.withLock { $0 = line } }
             }
+            let status = outcome.status
             let rows = writer.summaryRows(of: scenario.name)
-            if let line = verdict.withLock({ $0 }) {
+            if let crash = outcome.crash {
+                // A finding, whatever the child printed before it died: never retried, never a pass.
+                let entry = RunSession.Entry(name: scenario.name, crash: crash, rows: rows)
+                printError("  \(entry.verdictLine)")
+                let folder = writer.folder(of: scenario.name)
+                do {
+                    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                    try crash.text.write(
+                        to: folder.appendingPathComponent(ResultFile.crash.name), atomically: true, encoding: .utf8)
+                } catch {
+                    printError("  \(scenario.name): could not write its crash report: \(error.localizedDescription)")
+                }
+                entries.append(entry)
+            } else if let line = verdict.withLock({ $0 }) {
                 entries.append(RunSession.Entry(name: scenario.name, childVerdict: line, status: status, rows: rows))
             } else {
                 printError("  ERROR \(scenario.name): exited \(status) without a verdict")

@@ -1,0 +1,58 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A child process that a signal ended on its own (not one this run forwarded): a finding about
+/// the SDK or the suite, reported as `CRASH <scenario> (signal 11, SIGSEGV)` with the crashed
+/// thread's backtrace, never retried away.
+package struct ChildCrash: Sendable, Equatable {
+    package var signal: Int32
+    /// What the Swift runtime's backtracer printed on the child's stderr (nil: nothing, as after a
+    /// SIGKILL from the kernel's out-of-memory killer).
+    package var backtrace: String?
+
+    /// `SIGSEGV`, `SIGILL`, … (`signal 42` for one without a name here).
+    package var signalName: String {
+        let names: [Int32: String] = [
+            SIGSEGV: "SIGSEGV", SIGILL: "SIGILL", SIGABRT: "SIGABRT", SIGBUS: "SIGBUS", SIGFPE: "SIGFPE",
+            SIGTRAP: "SIGTRAP", SIGKILL: "SIGKILL", SIGTERM: "SIGTERM", SIGINT: "SIGINT", SIGPIPE: "SIGPIPE",
+            SIGSYS: "SIGSYS", SIGQUIT: "SIGQUIT", SIGHUP: "SIGHUP",
+        ]
+        return names[signal] ?? "signal \(signal)"
+    }
+
+    /// `signal 11, SIGSEGV`.
+    package var summary: String { "signal \(signal), \(signalName)" }
+
+    /// How a crash report begins (the report and JUnit tell a crash from other errors by it).
+    package static let marker = "crashed ("
+
+    /// The report: the summary, then the backtrace or why there is none.
+    package var text: String {
+        Self.marker + "\(summary))\n\n"
+            + (backtrace ?? "No backtrace: the process printed none (a SIGKILL, or the runtime's backtracer is off).")
+    }
+
+    /// The most lines of a backtrace kept.
+    static let maxLines = 200
+
+    /// The backtracer's report in `stderr`: from `*** Program crashed` (or the fatal error line
+    /// just before it) to the registers, at most `maxLines` lines.
+    static func backtrace(in stderr: String) -> String? {
+        let lines = stderr.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let crashed = lines.lastIndex(where: { $0.contains("*** Program crashed") }) else { return nil }
+        var start = crashed
+        // The reason the runtime gave (`Fatal error: Index out of range`) comes a few lines before.
+        if let reason = lines[max(0, crashed - 6)..<crashed].lastIndex(where: { $0.contains("Fatal error") }) {
+            start = reason
+        }
+        var end = lines[crashed...].firstIndex(where: { $0.hasPrefix("Registers:") }) ?? lines.endIndex
+        end = min(end, start + maxLines)
+        let text = lines[start..<end].joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? nil : text
+    }
+}
