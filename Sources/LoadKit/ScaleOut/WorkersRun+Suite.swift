@@ -36,6 +36,15 @@ extension WorkersRun {
                 }
                 printError("  \(result.verdictLine) \(result.timingText)")
                 entries.append(RunSession.Entry(result))
+            } catch let crashed as WorkersRun.Crashed {
+                // Its stderr, the backtrace included, was passed on as it came.
+                let entry = RunSession.Entry(name: scenario.name, crash: crashed.crash, rows: [])
+                printError("  \(entry.verdictLine) in worker \(crashed.worker)/\(crashed.workers)")
+                let folder = ResultsWriter(root: out, runID: runID).folder(of: scenario.name)
+                try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                try? crashed.crash.text.write(
+                    to: folder.appendingPathComponent(ResultFile.crash.name), atomically: true, encoding: .utf8)
+                entries.append(entry)
             } catch {
                 printError("  ERROR \(scenario.name): \(error)")
                 entries.append(RunSession.Entry(name: scenario.name, error: "\(error)"))

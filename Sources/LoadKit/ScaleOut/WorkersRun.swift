@@ -25,6 +25,14 @@ package struct WorkersRun {
         var description: String
     }
 
+    /// A worker that a signal ended on its own: the scenario's verdict is CRASH.
+    struct Crashed: Error, CustomStringConvertible {
+        var worker: Int
+        var workers: Int
+        var crash: ChildCrash
+        var description: String { "worker \(worker)/\(workers) \(crash.text)" }
+    }
+
     func run() async throws -> Measurement {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         // A calibrated rate is measured once, here, and every worker gets its share of the total.
@@ -41,18 +49,21 @@ package struct WorkersRun {
         defer { server?.server.shutdown() }
         let board = ProgressBoard(workers: workers)
         let started = Date()
-        let ended = await withTaskGroup(of: (Int, Int32, Int).self) { group -> [Int: (status: Int32, peak: Int)] in
+        let ended = await withTaskGroup(of: (Int, Int32, Int, ChildCrash?).self) {
+            group -> [Int: (status: Int32, peak: Int, crash: ChildCrash?)] in
             for index in 0..<workers {
                 let request = ChildRequest.shard(
                     file: scenario.file, name: scenario.name, shard: Shard(uncheckedIndex: index, count: workers),
                     out: folder.path, seed: scenario.seed, quick: quick, server: server?.server.url,
                     rate: calibration.rows.isEmpty ? nil : scenario.load.rate, runID: runID)
                 group.addTask {
-                    let (status, peak) = await ChildProcess.run(executable, request, children: children) { reply in
+                    let outcome = await ChildProcess.runCapturing(
+                        executable, arguments: request.arguments, children: children
+                    ) { reply in
                         if case .progress(let snapshot) = reply { board.update(index, snapshot) }
                     }
                     board.ended(index)
-                    return (index, status, peak)
+                    return (index, outcome.status, outcome.peakBytes, outcome.crash)
                 }
             }
             if progress {
@@ -61,17 +72,21 @@ package struct WorkersRun {
                         try? await Task.sleep(nanoseconds: 1_000_000_000)
                         board.draw(scenario: scenario, elapsed: Date().timeIntervalSince(started))
                     }
-                    return (-1, 0, 0)
+                    return (-1, 0, 0, nil)
                 }
             }
-            var ended: [Int: (status: Int32, peak: Int)] = [:]
-            for await (index, status, peak) in group where index >= 0 { ended[index] = (status, peak) }
+            var ended: [Int: (status: Int32, peak: Int, crash: ChildCrash?)] = [:]
+            for await (index, status, peak, crash) in group where index >= 0 { ended[index] = (status, peak, crash) }
             return ended
         }
         let statuses = ended.mapValues(\.status)
         // Every process's peak resident memory added up: a bound on what the run held at once.
         let peakBytes = ended.values.reduce(ChildProcess.ownPeakBytes()) { $0 + $1.peak }
         if progress { board.clear() }
+        // A crashed worker is the scenario's finding, before anything else is said of the run.
+        if let (index, crash) = ended.compactMapValues(\.crash).min(by: { $0.key < $1.key }) {
+            throw Crashed(worker: index, workers: workers, crash: crash)
+        }
         let failed = statuses.filter { $0.value != 0 && $0.value != ExitCode.interrupted.rawValue }.sorted {
             $0.key < $1.key
         }

@@ -114,4 +114,27 @@ struct CrashVerdictTests {
         let html = HTMLReport.render([results])
         #expect(html.contains("CRASH") && html.contains("URLSessionTransport.send"))
     }
+
+    @Test("a crashed worker of a --workers run: the scenario's verdict is CRASH with the backtrace, not a failed merge")
+    func workerCrash() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("crashworkers-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let json = #"{"name": "w", "load": {"type": "open", "rate": 50, "duration": "1s"}}"#
+        let file = folder.appendingPathComponent("w.json")
+        try json.write(to: file, atomically: true, encoding: .utf8)
+        var scenario = try makeScenario(json)
+        scenario.file = file.path
+        let out = folder.appendingPathComponent("results")
+        let entries = await WorkersRun.runAll(
+            [scenario], workers: 2, quick: false, executable: try Self.script(signal: "SEGV"), out: out, runID: "R",
+            progress: false, children: RunningChildren())
+        #expect(entries.map(\.verdictLine) == ["CRASH w (signal 11, SIGSEGV)"])
+        #expect(entries.first?.error?.contains("URLSessionTransport.send") == true)
+        #expect(entries.first?.passed == false)
+        let report = try String(
+            contentsOf: out.appendingPathComponent("R-w").appendingPathComponent(ResultFile.crash.name), encoding: .utf8
+        )
+        #expect(report.hasPrefix(ChildCrash.marker))
+    }
 }
