@@ -83,12 +83,6 @@ extension RunCommand {
             printError("run: --out \(out.path) cannot be written (\(error.localizedDescription))")
             return .usage
         }
-        if let server = options.server, let problem = await ShardRun.serverProblem(server) {
-            printError(
-                "run: --server \(server.absoluteString) does not answer (\(problem)); start `frontmail-bench serve --scenario FILE --shards N` there first"
-            )
-            return .software
-        }
         var serverRunID: String?
         if let server = options.server {
             switch await ShardRun.serverIdentity(server) {

@@ -137,8 +137,9 @@ struct CommandTests {
 
     @Test("a shard whose shared server does not answer exits 70 and writes no part; a running one answers")
     func shardServerDown() async throws {
-        let live = try FakeFrontmailServer(core: FakeFrontmailCore(seed: 1))
-        #expect(await ShardRun.serverProblem(live.url, timeout: 5) == nil)
+        let core = FakeFrontmailCore(seed: 1)
+        let live = try FakeFrontmailServer(core: core)
+        #expect(try await ShardRun.serverIdentity(live.url).get() == core.runID)
         live.shutdown()
         // A port held by a socket that never listens: every connection to it is refused (a port
         // merely freed could be given to another test's server meanwhile).
@@ -155,8 +156,11 @@ struct CommandTests {
         }
         try #require(bound)
         let gone = URL(string: "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))")!
-        let problem = await ShardRun.serverProblem(gone, timeout: 2)
-        #expect(problem != nil)
+        guard case .failure(let problem) = await ShardRun.serverIdentity(gone, timeout: 2) else {
+            Issue.record("a refused connection gave an identity")
+            return
+        }
+        #expect(problem.description.contains("does not answer"))
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cmd-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -30,7 +30,7 @@ package enum HTMLReport {
             "<section id=\"\(anchor(scenario.name))\">\n<h2>\(XML.escape(scenario.name)) \(badge(scenario))</h2>\n"
         if !scenario.description.isEmpty { out += "<p>\(XML.escape(scenario.description))</p>\n" }
         if let error = scenario.error {
-            if error.hasPrefix(ChildCrash.marker) {
+            if ChildCrash.summaryLine(of: error) != nil {
                 out += "<p class=\"fail\">The scenario's process crashed:</p>\n<pre>\(XML.escape(error))</pre>\n"
             } else {
                 out += "<p class=\"fail\">Could not run: \(XML.escape(error))</p>\n"
@@ -269,7 +269,7 @@ package enum HTMLReport {
 
     static func badge(_ scenario: RunResults.ScenarioEntry) -> String {
         if let error = scenario.error {
-            return error.hasPrefix(ChildCrash.marker)
+            return ChildCrash.summaryLine(of: error) != nil
                 ? "<span class=\"badge fail\">CRASH</span>" : "<span class=\"badge fail\">ERROR</span>"
         }
         return scenario.passed ? "<span class=\"badge pass\">PASS</span>" : "<span class=\"badge fail\">FAIL</span>"

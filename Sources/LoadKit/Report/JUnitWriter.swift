@@ -21,9 +21,8 @@ package enum JUnitWriter {
                 suiteTests = 1
                 suiteErrors = 1
                 cases += "    <testcase name=\"run\" classname=\"\(XML.escape(scenario.name))\" time=\"0\">\n"
-                if error.hasPrefix(ChildCrash.marker) {
+                if let summary = ChildCrash.summaryLine(of: error) {
                     // The crash's summary as the message, its backtrace as the body.
-                    let summary = error.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? error
                     cases +=
                         "      <error message=\"\(XML.escape(summary))\" type=\"crash\">\(XML.escape(error))</error>\n"
                 } else {

@@ -13,7 +13,7 @@ package enum SummaryMarkdown {
         var details = ""
         for scenario in run.scenarios {
             let verdict =
-                scenario.error.map { $0.hasPrefix(ChildCrash.marker) ? "CRASH" : "ERROR" }
+                scenario.error.map { ChildCrash.summaryLine(of: $0) == nil ? "ERROR" : "CRASH" }
                 ?? (scenario.passed ? "PASS" : "FAIL")
             let held = scenario.checks.filter(\.passed).count
             let cells = [
@@ -25,8 +25,7 @@ package enum SummaryMarkdown {
             ]
             text += "| " + cells.joined(separator: " | ") + " |\n"
             if let error = scenario.error {
-                if error.hasPrefix(ChildCrash.marker) {
-                    let summary = error.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? error
+                if let summary = ChildCrash.summaryLine(of: error) {
                     details += "- \(code(scenario.name)) \(cell(summary)); the backtrace is in the report\n"
                 } else {
                     details += "- \(code(scenario.name)) could not run: \(cell(error))\n"

@@ -37,6 +37,19 @@ package struct ChildCrash: Sendable, Equatable {
             + (backtrace ?? "No backtrace: the process printed none (a SIGKILL, or the runtime's backtracer is off).")
     }
 
+    /// The summary line of a crash report (`crashed (signal 11, SIGSEGV)`), or nil when `report`
+    /// is some other error: how the report, JUnit and Markdown tell a crash from other errors.
+    package static func summaryLine(of report: String) -> String? {
+        guard report.hasPrefix(marker) else { return nil }
+        return report.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? report
+    }
+
+    /// Writes the report as the scenario folder's `crash.txt`.
+    func write(into folder: URL) throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try text.write(to: folder.appendingPathComponent(ResultFile.crash.name), atomically: true, encoding: .utf8)
+    }
+
     /// The most lines of a backtrace kept.
     static let maxLines = 200
 

@@ -70,7 +70,7 @@ package struct RunResults: Sendable {
             entry.error = errors[name]
             // A crashed scenario: its report says so, whatever else its folder holds (read back
             // by `report` as the run wrote it; a `run.crash` row without the file still says it).
-            if let crash = entry.file(.crash), crash.hasPrefix(ChildCrash.marker) {
+            if let crash = entry.file(.crash), ChildCrash.summaryLine(of: crash) != nil {
                 entry.error = crash
             } else if entry.error == nil,
                 let row = entry.rows.first(where: { $0.probe == "run" && $0.metric == "crash" })

@@ -71,17 +71,8 @@ enum ChildProcess {
         return (pid, pipeFDs[0], captureStderr ? errorFDs[0] : nil)
     }
 
-    /// Waits for the child; its exit status, or 128 + the signal that ended it.
-    static func wait(_ pid: pid_t) -> Int32 { waitWithPeak(pid).status }
-
-    /// Waits for the child; its exit status (as `wait`) and its peak resident memory in bytes.
-    static func waitWithPeak(_ pid: pid_t) -> (status: Int32, peakBytes: Int) {
-        let (status, peak, _) = waitWithSignal(pid)
-        return (status, peak)
-    }
-
-    /// Waits for the child: its exit status (as `wait`), its peak resident memory in bytes, and
-    /// the signal that ended it (nil when it exited).
+    /// Waits for the child: its exit status (or 128 + the signal that ended it), its peak
+    /// resident memory in bytes, and that signal (nil when it exited).
     static func waitWithSignal(_ pid: pid_t) -> (status: Int32, peakBytes: Int, signal: Int32?) {
         var status: Int32 = 0
         var usage = rusage()
@@ -110,7 +101,7 @@ enum ChildProcess {
     }
 
     /// Runs a child; hands each reply it writes on stdout to `reply` as it comes (other lines are
-    /// dropped; its stderr is ours); returns the exit status (as `wait`; -1 when it cannot start)
+    /// dropped; its stderr is passed on); returns the exit status (as `waitWithSignal`; -1 when it cannot start)
     /// and the child's peak resident memory in bytes.
     static func run(
         _ executable: String, _ request: ChildRequest, children: RunningChildren,
@@ -128,7 +119,7 @@ enum ChildProcess {
         return (outcome.status, outcome.peakBytes)
     }
 
-    /// How a child ended: its status (as `wait`), its peak memory, and, when a signal this run did
+    /// How a child ended: its status (as `waitWithSignal`), its peak memory, and, when a signal this run did
     /// not send ended it, the crash with its backtrace.
     struct Outcome: Sendable {
         var status: Int32

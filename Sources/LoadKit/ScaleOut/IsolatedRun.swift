@@ -51,11 +51,8 @@ package struct IsolatedRun {
                 // A finding, whatever the child printed before it died: never retried, never a pass.
                 let entry = RunSession.Entry(name: scenario.name, crash: crash, rows: rows)
                 printError("  \(entry.verdictLine)")
-                let folder = writer.folder(of: scenario.name)
                 do {
-                    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-                    try crash.text.write(
-                        to: folder.appendingPathComponent(ResultFile.crash.name), atomically: true, encoding: .utf8)
+                    try crash.write(into: writer.folder(of: scenario.name))
                 } catch {
                     printError("  \(scenario.name): could not write its crash report: \(error.localizedDescription)")
                 }

@@ -4,9 +4,6 @@ import Foundation
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// `run --shard i/N`: this shard of every scenario, each written as
 /// `DIR/<scenario>.shard-i-of-N.fmshard` (no verdicts: `merge` judges the union).
@@ -75,18 +72,36 @@ package struct ShardRun {
 
 extension ShardRun {
     /// The shared server's identity (`GET <server>/__frontmail/run`, answered outside its ledger),
-    /// or why it could not be read.
+    /// or why it could not be read: a server that is down, or that is not a `serve`, is found here,
+    /// before the shard writes a part full of network errors and exits 0.
     package static func serverIdentity(_ url: URL, timeout: TimeInterval = 5) async -> Result<String, ShardFileError> {
         var request = URLRequest(url: url.appendingPathComponent(String(FakeFrontmailCore.identityPath.dropFirst())))
         request.timeoutInterval = timeout
         let failed = { (reason: String) in
             Result<String, ShardFileError>.failure(ShardFileError(file: url.absoluteString, reason: reason))
         }
-        guard let (data, response) = try? await URLSession.shared.data(for: request) else {
-            return failed("gave no answer to \(FakeFrontmailCore.identityPath)")
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await URLSession.shared.data(for: request)
+        } catch {
+            return failed(
+                "does not answer (\(error.localizedDescription)); start `frontmail-bench serve --scenario FILE --shards N` there first"
+            )
         }
-        guard (response as? HTTPURLResponse)?.statusCode == 200, data.count <= 4096,
-            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+        return identity(status: (response as? HTTPURLResponse)?.statusCode, body: data).mapError {
+            ShardFileError(file: url.absoluteString, reason: $0.reason)
+        }
+    }
+
+    /// A server's answer to the identity request, read: at most 4 KB of `{"run_id": ID}` with a
+    /// valid run id, or why not.
+    static func identity(status: Int?, body: Data) -> Result<String, ShardFileError> {
+        let failed = { (reason: String) in
+            Result<String, ShardFileError>.failure(ShardFileError(file: "", reason: reason))
+        }
+        guard status == 200, body.count <= 4096,
+            let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
             let id = object["run_id"] as? String
         else {
             return failed("is not a frontmail-bench serve (no run id at \(FakeFrontmailCore.identityPath))")
@@ -94,62 +109,4 @@ extension ShardRun {
         if let problem = RunID.problem(id) { return failed("answered a run id that \(problem)") }
         return .success(id)
     }
-
-    /// Why the shared server at `url` cannot take this shard's sends (nil: it accepts a
-    /// connection). Only a TCP connection is made and closed, so nothing reaches the server's
-    /// ledger. A shard that ran against a server that is down would write a part full of network
-    /// errors and exit 0.
-    package static func serverProblem(_ url: URL, timeout: TimeInterval = 5) async -> String? {
-        guard let host = url.host, !host.isEmpty else { return "the URL names no host" }
-        let port = url.port ?? (url.scheme == "https" ? 443 : 80)
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: connectProblem(host, port, timeout)) }
-        }
-    }
-
-    private static func connectProblem(_ host: String, _ port: Int, _ timeout: TimeInterval) -> String? {
-        #if canImport(Glibc)
-            return linuxConnectProblem(host, port, timeout)
-        #else
-            return nil
-        #endif
-    }
-
-    #if canImport(Glibc)
-        private static func linuxConnectProblem(_ host: String, _ port: Int, _ timeout: TimeInterval) -> String? {
-            var hints = addrinfo()
-            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-            var found: UnsafeMutablePointer<addrinfo>?
-            let host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-            guard getaddrinfo(host, String(port), &hints, &found) == 0, let first = found else {
-                return "cannot resolve \(host)"
-            }
-            defer { freeaddrinfo(found) }
-            var problem = "no address of \(host) accepted a connection"
-            var next: UnsafeMutablePointer<addrinfo>? = first
-            while let info = next {
-                next = info.pointee.ai_next
-                let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
-                guard fd >= 0 else { continue }
-                defer { close(fd) }
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-                if connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 { return nil }
-                guard errno == EINPROGRESS else {
-                    problem = String(cString: strerror(errno))
-                    continue
-                }
-                var poll = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                guard Glibc.poll(&poll, 1, Int32(timeout * 1000)) == 1 else {
-                    problem = "no answer within \(Int(timeout)) s"
-                    continue
-                }
-                var error: Int32 = 0
-                var length = socklen_t(MemoryLayout<Int32>.size)
-                getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
-                if error == 0 { return nil }
-                problem = String(cString: strerror(error))
-            }
-            return problem
-        }
-    #endif
 }

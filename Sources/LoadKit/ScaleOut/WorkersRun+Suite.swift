@@ -40,10 +40,11 @@ extension WorkersRun {
                 // Its stderr, the backtrace included, was passed on as it came.
                 let entry = RunSession.Entry(name: scenario.name, crash: crashed.crash, rows: [])
                 printError("  \(entry.verdictLine) in worker \(crashed.worker)/\(crashed.workers)")
-                let folder = ResultsWriter(root: out, runID: runID).folder(of: scenario.name)
-                try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-                try? crashed.crash.text.write(
-                    to: folder.appendingPathComponent(ResultFile.crash.name), atomically: true, encoding: .utf8)
+                do {
+                    try crashed.crash.write(into: ResultsWriter(root: out, runID: runID).folder(of: scenario.name))
+                } catch {
+                    printError("  \(scenario.name): could not write its crash report: \(error.localizedDescription)")
+                }
                 entries.append(entry)
             } catch {
                 printError("  ERROR \(scenario.name): \(error)")

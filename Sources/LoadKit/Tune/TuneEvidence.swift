@@ -135,9 +135,7 @@ struct MetastabilityMap: Sendable {
     var text: [String] {
         let columns = points.map { String(format: "%.2f/%gs", $0.load, $0.drop) }
         let width = max(28, (policies.map(\.label.count).max() ?? 0) + 2)
-        func pad(_ text: String, _ width: Int) -> String {
-            text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
-        }
+        let pad = TuneReport.pad
         var lines = [pad("metastability map (load/drop)", width) + columns.map { pad($0, 11) }.joined()]
         for policy in policies {
             let marks = points.map { point -> String in

@@ -215,7 +215,7 @@ package struct TuneReport {
         return lines.joined(separator: "\n")
     }
 
-    private static func pad(_ text: String, _ width: Int) -> String {
+    static func pad(_ text: String, _ width: Int) -> String {
         text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
     }
 
@@ -256,24 +256,21 @@ package struct TuneReport {
             if let winner = outcome.winner { tied.insert(winner) }
             if !tied.isEmpty {
                 lines.append(
-                    "  tied set (success lost per 10,000 against each environment's best, mean amplification, worst p99):"
+                    "  tied set (what the rule narrowed by: success lost per 10,000 against each environment's best, mean amplification and worst p99 where they say something):"
                 )
                 let byPolicy = Dictionary(grouping: measured, by: \.policy)
                 let best = TuneRule.best(TuneRule.candidates(measured))
                 for policy in tied.sorted() {
+                    // The figures the rule narrowed by, as it computed them.
                     let cells = byPolicy[policy] ?? []
-                    let lost = cells.reduce(0.0) { sum, cell in
-                        sum + max(0, (best[cell.environment.name]?.successRate ?? cell.successRate) - cell.successRate)
-                            * 10_000
-                    }
-                    let amplification = cells.map(\.amplification).filter(\.isFinite)
-                    let p99 = cells.map { $0.latency(at: 0.99) }.filter(\.isFinite).max() ?? .nan
+                    let lost = TuneRule.sendsLost(cells, best: best)
+                    let load = TuneRule.serverLoad(cells, dropped: decision.dropped)
+                    let p99 = TuneRule.worstP99(cells, dropped: decision.dropped)
                     let wins = stability.rivals[policy].map { ", wins \($0) resamples" } ?? ""
                     lines.append(
                         "    " + Self.pad(policy.label, 36)
                             + String(
-                                format: "%8.1f lost/10k  %6.3f req/send  %8.1f ms", lost,
-                                amplification.reduce(0, +) / Double(max(1, amplification.count)), p99) + wins)
+                                format: "%8.1f lost/10k  %6.3f req/send  %8.1f ms", lost, load, p99) + wins)
                 }
             }
         }

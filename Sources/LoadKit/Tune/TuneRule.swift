@@ -195,6 +195,33 @@ struct TuneRule: Sendable {
         }
     }
 
+    // MARK: The figures that narrow a tied set (one policy's cells, every environment)
+
+    /// Sends per 10,000 lost against each environment's best success, summed.
+    static func sendsLost(_ cells: [TuneCell], best: [String: TuneCell]) -> Double {
+        cells.reduce(0) { sum, cell in
+            sum + max(0, (best[cell.environment.name]?.successRate ?? cell.successRate) - cell.successRate) * 10_000
+        }
+    }
+
+    /// Mean amplification over the environments where it says something.
+    static func serverLoad(_ cells: [TuneCell], dropped: [String: [Objective: String]]) -> Double {
+        let used = cells.filter { dropped[$0.environment.name]?[.amplification] == nil && $0.amplification.isFinite }
+        return used.isEmpty ? 0 : used.reduce(0) { $0 + $1.amplification } / Double(used.count)
+    }
+
+    /// Requests processed after their client had gone, per 10,000 sends.
+    static func deadWork(_ cells: [TuneCell]) -> Double {
+        let sends = cells.reduce(0) { $0 + $1.sends }
+        return sends == 0 ? 0 : Double(cells.reduce(0) { $0 + $1.deadWork }) / Double(sends) * 10_000
+    }
+
+    /// The worst environment's p99 (policy ms), where p99 says something.
+    static func worstP99(_ cells: [TuneCell], dropped: [String: [Objective: String]]) -> Double {
+        cells.filter { dropped[$0.environment.name]?[.p99] == nil }.map { $0.latency(at: 0.99) }.filter(\.isFinite)
+            .max() ?? 0
+    }
+
     /// The rule's steps 1-4 on one set of cells.
     static func outcome(_ cells: [TuneCell]) -> Outcome {
         let candidates = self.candidates(cells)
@@ -203,8 +230,6 @@ struct TuneRule: Sendable {
                 winner: nil, tied: [], decidedBy: "no policy without a duplicate, a lost send or a metastable cell")
         }
         let best = self.best(candidates)
-        let byEnvironment = Dictionary(grouping: cells, by: \.environment.name)
-        let dropped = byEnvironment.mapValues { Objective.degenerate($0) }
         func key(_ cells: [TuneCell]) -> (Int, Int) {
             var worse = 0
             var ties = 0
@@ -223,44 +248,23 @@ struct TuneRule: Sendable {
         var tied = candidates.filter { keys[$0.key]! == top }
         if tied.count == 1 { return Outcome(winner: tied.keys.first, tied: Array(tied.keys), decidedBy: "success") }
 
+        // Needed only past success: which objectives say something, per environment.
+        let dropped = Dictionary(grouping: cells, by: \.environment.name).mapValues { Objective.degenerate($0) }
         typealias Criterion = (name: String, value: ([TuneCell]) -> Double, within: (Double, Double) -> Bool)
         let criteria: [Criterion] = [
             (
-                "sends lost against each environment's best",
-                { cells in
-                    cells.reduce(0) { sum, cell in
-                        sum + max(0, (best[cell.environment.name]?.successRate ?? cell.successRate) - cell.successRate)
-                            * 10_000
-                    }
-                },
+                "sends lost against each environment's best", { sendsLost($0, best: best) },
                 { value, lowest in value <= lowest + margin * 10_000 }
             ),
             (
-                "server load (mean amplification)",
-                { cells in
-                    let used = cells.filter {
-                        dropped[$0.environment.name]?[.amplification] == nil && $0.amplification.isFinite
-                    }
-                    return used.isEmpty ? 0 : used.reduce(0) { $0 + $1.amplification } / Double(used.count)
-                },
+                "server load (mean amplification)", { serverLoad($0, dropped: dropped) },
                 { value, lowest in value <= lowest * (1 + loadMargin) }
             ),
             (
-                "dead work per 10,000 sends",
-                { cells in
-                    let sends = cells.reduce(0) { $0 + $1.sends }
-                    return sends == 0 ? 0 : Double(cells.reduce(0) { $0 + $1.deadWork }) / Double(sends) * 10_000
-                },
+                "dead work per 10,000 sends", deadWork,
                 { value, lowest in value <= max(lowest * (1 + loadMargin), lowest + 1) }
             ),
-            (
-                "worst p99",
-                { cells in
-                    cells.filter { dropped[$0.environment.name]?[.p99] == nil }.map { $0.latency(at: 0.99) }
-                        .filter(\.isFinite).max() ?? 0
-                },
-                { value, lowest in value <= lowest * (1 + p99Margin) }
-            ),
+            ("worst p99", { worstP99($0, dropped: dropped) }, { value, lowest in value <= lowest * (1 + p99Margin) }),
         ]
         var separations: [String] = []
         for criterion in criteria {

@@ -95,6 +95,10 @@ struct InputHardeningTests {
             ),
             (#"{"name": "x", \#(closed), "assertions": ["attempts.errors.nope == 0"]}"#, "no error code 'nope'"),
             (
+                #"{"name": "x", \#(closed), "assertions": ["retry.budget_refused == 0"]}"#,
+                "the client has no retry budget"
+            ),
+            (
                 #"{"name": "x", \#(cancel), "assertions": ["cancellation.inFlite.load.p99 <= 1"]}"#,
                 "phase 'inFlite' is not measured"
             ),

@@ -85,6 +85,9 @@ struct ScenarioTests {
             (#"{"name": "a b", \#(load)}"#, "name: must be letters"),
             (#"{"name": "x", \#(load), "timeScale": 0}"#, "timeScale: must be 0.0001-100"),
             (#"{"name": "x", \#(load), "client": {"maxRetries": 101}}"#, "client.maxRetries: must be 0-100"),
+            (#"{"name": "x", \#(load), "client": {"budget": "20"}}"#, "client.budget: '20' is not a budget"),
+            (#"{"name": "x", \#(load), "client": {"budget": "1000.1%"}}"#, "client.budget: '1000.1%' is not a budget"),
+            (#"{"name": "x", \#(load), "client": {"budget": 0.2}}"#, "client.budget"),
             (#"{"name": "x", \#(load), "lod": {}}"#, "lod: unknown field"),
         ])
     func badScenario(json: String, expected: String) {

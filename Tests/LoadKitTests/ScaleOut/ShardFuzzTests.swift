@@ -198,4 +198,34 @@ struct ShardFuzzTests {
         }
         #expect(accepted > 10)
     }
+
+    @Test("fuzzed identity answers: a valid run id is taken, anything else is refused with a reason, never a trap")
+    func fuzzedIdentityAnswers() throws {
+        var random = SeededRandom(seed: 777)
+        let valid = Data(#"{"run_id": "5e1f00"}"#.utf8)
+        #expect(try ShardRun.identity(status: 200, body: valid).get() == "5e1f00")
+        #expect((try? ShardRun.identity(status: 404, body: valid).get()) == nil)
+        #expect((try? ShardRun.identity(status: 200, body: Data(#"{"run_id": "../x"}"#.utf8)).get()) == nil)
+        #expect((try? ShardRun.identity(status: 200, body: valid + Data(count: 5000)).get()) == nil)
+        var taken = 0
+        for round in 0..<2_000 {
+            var body = valid
+            switch round % 4 {
+            case 0: body = Data((0..<Int(random.next() % 64)).map { _ in UInt8(truncatingIfNeeded: random.next()) })
+            case 1: body[Int(random.next() % UInt64(body.count))] ^= UInt8(1 << (random.next() % 8))
+            case 2: body = body.prefix(Int(random.next() % UInt64(body.count)))
+            default:
+                let value = String(repeating: "a", count: Int(random.next() % 100))
+                body = Data(#"{"run_id": "\#(value)", "x": [1, {"run_id": 2}]}"#.utf8)
+            }
+            switch ShardRun.identity(status: 200, body: body) {
+            case .success(let id):
+                taken += 1
+                #expect(RunID.problem(id) == nil)
+            case .failure(let problem):
+                #expect(!problem.reason.isEmpty)
+            }
+        }
+        #expect(taken > 10)
+    }
 }

@@ -152,6 +152,21 @@ struct TuneTests {
             (#""grid": {}, "quick": {"grid": {"maxDelay": ["1s", "1.0000001s"]}}"#, "quick.grid.maxDelay[1]: reads 1s"),
             // A grid of 100 × 100 × 100 values is refused from its counts, before it is made.
             (hugeGrid, "policies × 1 environments = 1000001 cells; at most 2000"),
+            // Budgets and listed points.
+            (#""grid": {"budget": ["7"]}"#, "grid.budget[0]: '7' is not a budget"),
+            (#""grid": {"budget": ["0%"]}"#, "grid.budget[0]: '0%' is not a budget"),
+            (#""grid": {"budget": ["20%", "20.0%"]}"#, "grid.budget[1]: reads 20%, as [0] does"),
+            (#""grid": {"points": []}"#, "grid.points: must be 1-1000 policies"),
+            (
+                #""grid": {"points": [{"maxRetries": 3}], "maxRetries": [1]}"#,
+                "grid.maxRetries: give the policies as points"
+            ),
+            (#""grid": {"points": [{"maxRetries": 2}, {"maxRetries": 2}]}"#, "grid.points[1]: reads r2-"),
+            (#""grid": {"points": [{"maxRetries": 101}]}"#, "grid.points[0].maxRetries: must be 0-100"),
+            (
+                #""grid": {"points": [{"maxRetries": 2, "budget": "quota"}], "budget": ["none"]}"#,
+                "grid.points[0].budget: the grid's budget list is crossed"
+            ),
         ])
     func badFields(fragment: String, expected: String) {
         let json = """
@@ -208,6 +223,32 @@ struct TuneTests {
             (
                 #"{"name": "v", "base": {\#(load)}, "environments": [{"name": "e"}], "grid": {"maxRetries": [10], "timeout": ["3h"]}}"#,
                 "s of virtual time"
+            ),
+            // A map place needs a metastability judgement, a load of capacity in (0, 10], a drop.
+            (
+                #"{"name": "v", "base": {\#(load)}, "environments": [{"name": "e", "map": {"load": 0.7, "drop": "5s"}}], "grid": {}}"#,
+                "environments[0].map: a map point is judged by metastability"
+            ),
+            (
+                #"{"name": "v", "base": {\#(load)}, "environments": [{"name": "e", "map": {"load": 0, "drop": "5s"}, "metastability": {}}], "grid": {}}"#,
+                "environments[0].map.load: must be more than 0 and at most 10"
+            ),
+            (
+                #"{"name": "v", "base": {\#(load)}, "environments": [{"name": "e", "map": {"load": 0.7, "drop": "0s"}, "metastability": {}}], "grid": {}}"#,
+                "environments[0].map.drop"
+            ),
+            (
+                #"{"name": "v", "base": {\#(load)}, "environments": [{"name": "e", "map": {"load": 0.7, "dorp": "5s"}, "metastability": {}}], "grid": {}}"#,
+                "dorp"
+            ),
+            (
+                #"{"name": "v", "base": {\#(load)}, "environments": [{"name": "a", "map": {"load": 0.7, "drop": "5s"}, "metastability": {}}, {"name": "b", "map": {"load": 0.7, "drop": "5s"}, "metastability": {}}], "grid": {}}"#,
+                "environments[1].map: environments[0] has the same place in the map"
+            ),
+            // An environment's own load is checked as every cell's scenario.
+            (
+                #"{"name": "v", "base": {\#(load)}, "environments": [{"name": "e", "load": {"type": "open", "policyTime": true, "rate": -1, "duration": "5s"}}], "grid": {}}"#,
+                "environments[0]: with policy r3-b300ms-m10s-t15s: load.rate"
             ),
         ]
         for (json, expected) in cases {
