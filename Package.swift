@@ -51,6 +51,11 @@ let package = Package(
             dependencies: ["LoadKit"],
             path: "Benchmarks/CancelLatency"
         ),
+        .executableTarget(
+            name: "URLSessionStress",
+            dependencies: ["LoadKit", "FakeFrontmail", "Frontmail"],
+            path: "Benchmarks/URLSessionStress"
+        ),
         .testTarget(
             name: "FrontmailTests",
             dependencies: ["Frontmail"]

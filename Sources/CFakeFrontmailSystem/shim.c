@@ -43,3 +43,14 @@ int cfm_thread_name(char *buffer, unsigned long size) {
     return -1;
 #endif
 }
+
+int cfm_set_thread_name(const char *name) {
+#if defined(__linux__)
+    return pthread_setname_np(pthread_self(), name);
+#elif defined(__APPLE__)
+    return pthread_setname_np(name);
+#else
+    (void)name;
+    return -1;
+#endif
+}

@@ -26,4 +26,7 @@ int cfm_set_nonblocking(int fd);
 /// The calling thread's name into `buffer` (NUL-terminated); returns 0 on success.
 int cfm_thread_name(char *buffer, unsigned long size);
 
+/// Names the calling thread (at most 15 bytes on Linux); returns 0 on success.
+int cfm_set_thread_name(const char *name);
+
 #endif

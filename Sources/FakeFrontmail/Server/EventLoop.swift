@@ -113,8 +113,13 @@ final class EventLoop: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "fake-frontmail-loop"
+        let thread = Thread { [self] in
+            // Named where the system sees it (Foundation's name is not the thread's on Linux), so
+            // the experiments can tell the server's CPU time from the client's.
+            _ = cfm_set_thread_name(FakeFrontmailServer.loopThreadName)
+            run()
+        }
+        thread.name = FakeFrontmailServer.loopThreadName
         thread.start()
     }
 

@@ -42,6 +42,9 @@ public final class FakeFrontmailServer: Sendable {
         }
     }
 
+    /// The event loop threads' name, as `/proc/self/task/*/comm` shows it (at most 15 bytes).
+    public static let loopThreadName = "fm-server-loop"
+
     public struct Stats: Sendable, Hashable {
         public var connectionsOpened: Int
         public var connectionsActive: Int

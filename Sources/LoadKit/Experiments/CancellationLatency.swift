@@ -50,6 +50,15 @@ public enum CancellationLatency {
         public var liveAfter = 0
         /// Resident memory growth over the run, in KiB (leaks show as steady growth).
         public var residentGrowthKiB: Double = .nan
+        /// Wall seconds the phase took, its samples and its settling wait.
+        public var wallSeconds = 0.0
+        /// CPU seconds over the phase of the client's threads (the SDK, URLSession's work queue,
+        /// libdispatch's event thread) and of the fake server's event loop (NaN without one).
+        public var clientCPUSeconds = Double.nan
+        public var serverCPUSeconds = Double.nan
+        /// Connections the server opened during the phase, and held open at its end (NaN in process).
+        public var connectionsOpened = Double.nan
+        public var connectionsActive = Double.nan
     }
 
     static let measuredPrefix = "cancel-probe-"
@@ -151,6 +160,9 @@ public enum CancellationLatency {
             for phase in phases {
                 var result = Result(client: kind, phase: phase, backgroundLoad: backgroundLoad)
                 let residentBefore = residentKiB()
+                let phaseStarted = ContinuousClock.now
+                let cpuBefore = ThreadCPU.now()
+                let openedBefore = harness.server?.stats.connectionsOpened
                 let phaseStart = core.ledger.count
                 // The keys cancelled with no attempt on its way, and when.
                 var settled: [String: Double] = [:]
@@ -246,6 +258,16 @@ public enum CancellationLatency {
                     }
                     result.serverRetriesAfterCancel = Double(late)
                 }
+                let phaseWall = ContinuousClock.now - phaseStarted
+                result.wallSeconds =
+                    Double(phaseWall.components.seconds) + Double(phaseWall.components.attoseconds) * 1e-18
+                let cpu = ThreadCPU.now() - cpuBefore
+                result.clientCPUSeconds = cpu.client
+                if let stats = harness.server?.stats, let openedBefore {
+                    result.serverCPUSeconds = cpu.server
+                    result.connectionsOpened = Double(stats.connectionsOpened - openedBefore)
+                    result.connectionsActive = Double(stats.connectionsActive)
+                }
                 results.append(result)
             }
             background.cancelAll()
@@ -283,6 +305,9 @@ public enum CancellationLatency {
                 ("server_close_p50", result.serverClose.count > 0 ? result.serverClose.value(at: 0.5) / 1e6 : .nan),
                 ("resident_growth", result.residentGrowthKiB),
                 ("background_load", Double(result.backgroundLoad)),
+                ("wall_s", result.wallSeconds), ("client_cpu_s", result.clientCPUSeconds),
+                ("server_cpu_s", result.serverCPUSeconds), ("connections_opened", result.connectionsOpened),
+                ("connections_active", result.connectionsActive),
             ]
             if result.reference.count > 0 {
                 for (statistic, quantile) in [("reference_p50", 0.5), ("reference_p99", 0.99), ("reference_max", 1.0)] {

@@ -6,7 +6,7 @@ extension Scenario: Decodable {
     static let fields: Set<String> = [
         "name", "description", "seed", "transport", "timeScale", "clock", "client", "load", "payload", "server", "plan",
         "probes",
-        "assertions", "quick", "cancellation", "metastability",
+        "assertions", "quick", "cancellation", "metastability", "wallBudget",
     ]
 
     public init(from decoder: any Decoder) throws {
@@ -45,6 +45,7 @@ extension Scenario: Decodable {
         self.probes = probes
         assertions = try container.decodeIfPresent([Assertion].self, forKey: key("assertions")) ?? []
         quick = try container.decodeIfPresent(QuickSettings.self, forKey: key("quick"))
+        wallBudget = try container.decodeIfPresent(TimeSpan.self, forKey: key("wallBudget"))
         let measuresRealTime = transport == .socket || cancellation != nil || load.calibratedRate != nil
         clock =
             try container.decodeIfPresent(ClockChoice.self, forKey: key("clock"))
@@ -79,6 +80,9 @@ extension Scenario: Decodable {
             throw InputError(path: "timeScale", reason: "must be 0.0001-100 (0.01 runs 100× faster)")
         }
         try client.validate(path: "client")
+        for (path, budget) in [("wallBudget", wallBudget), ("quick.wallBudget", quick?.wallBudget)] {
+            if let budget { try InputError.check(budget, path, positive: true) }
+        }
         switch experiment {
         case .cancellation(let settings): try settings.validate(path: "cancellation")
         case .load: try load.validate(path: "load")
@@ -273,7 +277,7 @@ extension QuickSettings {
 extension QuickSettings: Decodable {
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys([
-            "sends", "duration", "concurrency", "rate", "samples", "backgroundLoad", "soak", "assertions",
+            "sends", "duration", "concurrency", "rate", "samples", "backgroundLoad", "soak", "assertions", "wallBudget",
         ])
         let container = try decoder.container(keyedBy: AnyKey.self)
         sends = try container.integer(Int.self, AnyKey("sends"))
@@ -283,6 +287,7 @@ extension QuickSettings: Decodable {
         samples = try container.integer(Int.self, AnyKey("samples"))
         backgroundLoad = try container.integer(Int.self, AnyKey("backgroundLoad"))
         soak = try container.integer(Int.self, AnyKey("soak"))
+        wallBudget = try container.decodeIfPresent(TimeSpan.self, forKey: AnyKey("wallBudget"))
         assertions = try container.decodeIfPresent([Assertion].self, forKey: AnyKey("assertions"))
     }
 }
@@ -299,6 +304,7 @@ extension Scenario {
             if let samples = quick.samples { copy.cancellation?.samples = samples }
             if let backgroundLoad = quick.backgroundLoad { copy.cancellation?.backgroundLoad = backgroundLoad }
             if let soak = quick.soak { copy.cancellation?.soak = soak }
+            if let wallBudget = quick.wallBudget { copy.wallBudget = wallBudget }
             if let assertions = quick.assertions { copy.assertions = assertions }
         } else {
             copy.cancellation?.samples = max(10, (cancellation?.samples ?? 0) / 10)

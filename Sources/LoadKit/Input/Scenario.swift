@@ -31,6 +31,10 @@ public struct Scenario: Sendable, Hashable {
     public var cancellation: CancellationSettings?
     /// Judges recovery after a trigger from goodput per second (see docs/scenarios.md).
     public var metastability: MetastabilitySettings?
+    /// The wall time the scenario should take on two idle cores, build not counted (the file's
+    /// `wallBudget`; `quick.wallBudget` under `--quick`): a run over it says so beside its verdict,
+    /// in its results (`run.over_budget`) and in the report. Nil: no budget.
+    public var wallBudget: TimeSpan?
     /// The file it came from.
     public var file: String = ""
 }
@@ -135,6 +139,7 @@ public struct QuickSettings: Sendable, Hashable {
     public var samples: Int?
     public var backgroundLoad: Int?
     public var soak: Int?
+    public var wallBudget: TimeSpan?
     /// Replaces the assertions in quick runs (CI on a shared machine); the full run keeps the targets.
     public var assertions: [Assertion]?
 }

@@ -173,6 +173,9 @@ public enum MetricCatalog {
             ("arrivals_after_cancel", "requests", .info), ("server_close_p50", "ms", .lower),
             ("resident_growth", "KiB", .lower), ("background_load", "sends", .info), ("reference_p50", "ms", .info),
             ("reference_p99", "ms", .info), ("reference_max", "ms", .info),
+            // what the phase cost: its wall time, the client's and the server's CPU, connections
+            ("wall_s", "s", .info), ("client_cpu_s", "s", .info), ("server_cpu_s", "s", .info),
+            ("connections_opened", "connections", .info), ("connections_active", "connections", .info),
         ]
         for (statistic, unit, policy) in statistics {
             list.append(
@@ -207,6 +210,7 @@ public enum MetricCatalog {
     static let run: [Metric] = [
         row("run", "elapsed", "value", "s", .info, .run), row("run", "time_scale", "value", "x", .info, .run),
         row("run", "wall_elapsed", "value", "s", .info, .run), row("run", "wall_speed", "value", "x", .info, .run),
+        row("run", "wall_budget", "value", "s", .info, .run), row("run", "over_budget", "value", "runs", .info, .run),
         row("run", "interrupted", "value", "runs", .mustNotGrow, .run),
         row("run", "shards", "value", "processes", .info, .run), row("run", "peak_memory", "value", "MB", .info, .run),
         row("run", "peak_memory", "per_million_sends", "MB", .info, .run),

@@ -94,7 +94,8 @@ public enum MetricPolicies {
         // the run itself
         Rule(probe: .one(["run"]), metric: .one(["interrupted"]), statistic: .any, policy: .mustNotGrow),
         Rule(
-            probe: .one(["run"]), metric: .one(["elapsed", "time_scale", "wall_elapsed", "wall_speed"]),
+            probe: .one(["run"]),
+            metric: .one(["elapsed", "time_scale", "wall_elapsed", "wall_speed", "wall_budget", "over_budget"]),
             statistic: .any,
             policy: .info),
         // benchmarks (probe = the group, metric = the subject); the allocations of the baselines

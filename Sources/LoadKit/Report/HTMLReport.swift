@@ -12,10 +12,15 @@ package enum HTMLReport {
         if runs.count > 1 {
             body += "; latency compared with " + runs.dropFirst().map { XML.escape($0.runID) }.joined(separator: ", ")
         }
-        body += ".</p>\n<table class=\"index\"><tr><th>scenario</th><th>verdict</th><th>assertions</th></tr>\n"
+        body += "."
+        if let wall = run.wallSummary { body += " " + XML.escape(wall.prefix(1).uppercased() + wall.dropFirst()) + "." }
+        body +=
+            "</p>\n<table class=\"index\"><tr><th>scenario</th><th>verdict</th><th>assertions</th><th>wall time</th></tr>\n"
         for scenario in run.scenarios {
+            let wall = scenario.wallText.map { XML.escape($0) } ?? "–"
+            let wallCell = scenario.overBudget ? "<td class=\"fail\">\(wall)</td>" : "<td>\(wall)</td>"
             body +=
-                "<tr><td><a href=\"#\(anchor(scenario.name))\">\(XML.escape(scenario.name))</a></td><td>\(badge(scenario))</td><td>\(scenario.checks.filter(\.passed).count)/\(scenario.checks.count)</td></tr>\n"
+                "<tr><td><a href=\"#\(anchor(scenario.name))\">\(XML.escape(scenario.name))</a></td><td>\(badge(scenario))</td><td>\(scenario.checks.filter(\.passed).count)/\(scenario.checks.count)</td>\(wallCell)</tr>\n"
         }
         body += "</table>\n"
         for scenario in run.scenarios {

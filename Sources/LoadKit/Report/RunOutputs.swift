@@ -34,8 +34,9 @@ package struct RunOutputs {
         return runCSV.deletingLastPathComponent().appendingPathComponent(stem + "-" + suffix)
     }
 
-    /// Writes every output; returns the report's path. Errors name the file.
-    func write(runCSV: URL, order: [String], errors: [String: String]) throws -> URL {
+    /// Writes every output; returns the report's path and the run's wall-time line (nil when no
+    /// scenario recorded its wall time). Errors name the file.
+    func write(runCSV: URL, order: [String], errors: [String: String]) throws -> (report: URL, wall: String?) {
         let results = try RunResults.read(runCSV: runCSV, errors: errors, order: order)
         let report = Self.reportPath(of: runCSV)
         try Self.save(HTMLReport.render([results]), to: report.path)
@@ -43,7 +44,7 @@ package struct RunOutputs {
         let markdown = SummaryMarkdown.render(results)
         try Self.save(markdown, to: summaryMarkdown ?? Self.sibling(of: runCSV, "summary.md").path)
         if let stepSummary { try Self.append(markdown, to: stepSummary) }
-        return report
+        return (report, results.wallSummary)
     }
 
     /// Writes `text` to the file at `path` through a temporary file and a rename (a reader never

@@ -8,8 +8,9 @@ package enum SummaryMarkdown {
     package static func render(_ run: RunResults) -> String {
         let passed = run.scenarios.filter(\.passed).count
         var text = "## frontmail-bench run \(run.runID): \(passed) of \(run.scenarios.count) scenarios passed\n\n"
-        text += "| scenario | verdict | assertions | success rate | p99 (policy ms) | duplicates | lost |\n"
-        text += "|---|---|---|---|---|---|---|\n"
+        if let wall = run.wallSummary { text += cell(wall.prefix(1).uppercased() + wall.dropFirst()) + ".\n\n" }
+        text += "| scenario | verdict | assertions | success rate | p99 (policy ms) | duplicates | lost | wall time |\n"
+        text += "|---|---|---|---|---|---|---|---|\n"
         var details = ""
         for scenario in run.scenarios {
             let verdict =
@@ -22,6 +23,7 @@ package enum SummaryMarkdown {
                 figure(scenario.value(named: "send.latency.p99"), places: 1),
                 figure(scenario.value(named: "idempotency.duplicates"), places: 0),
                 figure(scenario.value(named: "idempotency.lost"), places: 0),
+                scenario.wallText.map { scenario.overBudget ? "**\(cell($0))**" : cell($0) } ?? "–",
             ]
             text += "| " + cells.joined(separator: " | ") + " |\n"
             if let error = scenario.error {

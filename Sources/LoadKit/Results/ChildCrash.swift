@@ -25,8 +25,27 @@ package struct ChildCrash: Sendable, Equatable {
         return names[signal] ?? "signal \(signal)"
     }
 
-    /// `signal 11, SIGSEGV`.
-    package var summary: String { "signal \(signal), \(signalName)" }
+    /// `signal 11, SIGSEGV`, and the known issue it matches, if any.
+    package var summary: String {
+        "signal \(signal), \(signalName)" + (knownIssue.map { "; \($0)" } ?? "")
+    }
+
+    /// Frames that name a crash documented in docs/urlsession-linux.md, and what to call it.
+    static let knownIssues: [(frames: [String], name: String)] = [
+        (
+            [
+                "_dispatch_unote_unregister", "_dispatch_event_loop_drain", "_dispatch_source_cancel",
+                "_MultiHandle",
+            ],
+            "matches a known crash of FoundationNetworking's socket teardown (docs/urlsession-linux.md)"
+        )
+    ]
+
+    /// The documented crash the backtrace matches (one of its frames appears in it), or nil.
+    package var knownIssue: String? {
+        guard let backtrace else { return nil }
+        return Self.knownIssues.first { issue in issue.frames.contains { backtrace.contains($0) } }?.name
+    }
 
     /// How a crash report begins (the report and JUnit tell a crash from other errors by it).
     package static let marker = "crashed ("

@@ -17,6 +17,9 @@ package struct Measurement {
     var elapsed = 0.0
     /// What the simulation cost, when the run was on virtual time.
     var simulation: Simulation.Figures?
+    /// Wall seconds from the scenario's start to its measurement (nil for shards merged: no one
+    /// process ran them).
+    var wallSeconds: Double?
 
     /// Rows measured before the experiment (a calibration's), first in the summary and readable
     /// by assertions.
@@ -32,11 +35,24 @@ package struct Measurement {
         if let timeScale { run.record("run.time_scale.value", timeScale) }
         if let simulation {
             // Wall-clock rows: the only ones of a virtual run that differ between runs.
-            run.record("run.wall_elapsed.value", simulation.wallSeconds)
             run.record("run.wall_speed.value", simulation.speed)
         }
         // Partial results say so, and `compare` refuses to take them for a complete run.
         if interrupted { run.record("run.interrupted.value", 1) }
+        rows += run.rows
+    }
+
+    /// The wall-time rows, once the scenario's measurement is complete: `run.wall_elapsed` (the
+    /// runner's wall seconds, or the simulation's), and with a budget `run.wall_budget` and
+    /// `run.over_budget` (1 when the scenario took longer).
+    mutating func addWallRows(scenario: String, budget: Double?) {
+        guard let wall = wallSeconds ?? simulation?.wallSeconds else { return }
+        var run = MetricRecorder(scenario: scenario)
+        run.record("run.wall_elapsed.value", wall)
+        if let budget {
+            run.record("run.wall_budget.value", budget)
+            run.record("run.over_budget.value", wall > budget ? 1 : 0)
+        }
         rows += run.rows
     }
 }

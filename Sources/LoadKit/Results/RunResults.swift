@@ -42,6 +42,17 @@ package struct RunResults: Sendable {
             return value(row.probe, row.metric, row.statistic)
         }
 
+        /// `95.2 s`, `95.2 s of 60 s: over budget` or `41.0 s of 60 s`, from the run rows; nil when
+        /// the scenario recorded no wall time (it did not run, or its shards were merged).
+        var wallText: String? {
+            guard let wall = value("run", "wall_elapsed") else { return nil }
+            guard let budget = value("run", "wall_budget") else { return String(format: "%.1f s", wall) }
+            let over = value("run", "over_budget") == 1
+            return String(format: "%.1f s of %g s", wall, budget) + (over ? ": over budget" : "")
+        }
+
+        var overBudget: Bool { value("run", "over_budget") == 1 }
+
         /// A file of the scenario's folder, nil when it is not there.
         func file(_ file: ResultFile) -> String? {
             guard let folder else { return nil }
@@ -51,6 +62,24 @@ package struct RunResults: Sendable {
 
     var runID: String
     var scenarios: [ScenarioEntry]
+
+    /// The scenarios' wall seconds added up, and their budgets (nil when a scenario has none).
+    var wallTotal: (seconds: Double, budget: Double?) {
+        let seconds = scenarios.compactMap { $0.value("run", "wall_elapsed") }.reduce(0, +)
+        let budgets = scenarios.map { $0.value("run", "wall_budget") }
+        return (seconds, budgets.contains(nil) ? nil : budgets.compactMap { $0 }.reduce(0, +))
+    }
+
+    /// `wall time 146.2 s of a 170 s budget; over budget: cancellation-socket` (nil: no wall times).
+    var wallSummary: String? {
+        let total = wallTotal
+        guard scenarios.contains(where: { $0.value("run", "wall_elapsed") != nil }) else { return nil }
+        var text = String(format: "wall time %.1f s", total.seconds)
+        if let budget = total.budget { text += String(format: " of a %g s budget", budget) }
+        let over = scenarios.filter(\.overBudget).map(\.name)
+        if !over.isEmpty { text += "; over budget: " + over.joined(separator: ", ") }
+        return text
+    }
 
     /// Reads `ROOT/<run>-<scenario>/` for each scenario of the run CSV (in its order), with
     /// `errors` for scenarios that have no verdict (by name).

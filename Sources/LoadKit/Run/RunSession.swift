@@ -93,8 +93,9 @@ package struct RunSession {
             var errors: [String: String] = [:]
             for entry in entries { errors[entry.name] = entry.error }
             do {
-                let report = try outputs.write(runCSV: combined, order: entries.map(\.name), errors: errors)
-                print("report: \(report.path)")
+                let written = try outputs.write(runCSV: combined, order: entries.map(\.name), errors: errors)
+                if let wall = written.wall { print(wall) }
+                print("report: \(written.report.path)")
             } catch {
                 printError("\(command): \(error)")
                 return .software

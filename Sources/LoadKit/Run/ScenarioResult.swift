@@ -12,6 +12,8 @@ public struct ScenarioResult: Sendable {
     public var elapsed: Double
     /// What the simulation cost (nil on the real clock).
     public var simulation: Simulation.Figures?
+    /// Wall seconds the scenario took in this process (nil for shards merged).
+    public var wallSeconds: Double?
     /// The number of the first logical send that failed (nil: none did, or no load ran).
     public var firstFailedSend: Int?
     /// The trace `--trace-send` asked for.
@@ -21,10 +23,21 @@ public struct ScenarioResult: Sendable {
 
     /// `in 2.1 s`, or on virtual time `in 0.4 s (1066.0 s simulated, 2665× real time)`.
     public var timingText: String {
-        guard let simulation else { return String(format: "in %.1f s", elapsed) }
+        guard let simulation else { return String(format: "in %.1f s", wallSeconds ?? elapsed) }
         return String(
             format: "in %.1f s (%.1f s simulated, %.0f× real time)", simulation.wallSeconds, simulation.virtualSeconds,
             simulation.speed)
+    }
+
+    /// `, over its wall budget (95.2 s > 60 s)` when the scenario took longer than its file's
+    /// `wallBudget`; empty otherwise.
+    public var budgetText: String {
+        guard let budget = scenario.wallBudget?.seconds, let wallSeconds, wallSeconds > budget else { return "" }
+        return Self.overBudget(wall: wallSeconds, budget: budget)
+    }
+
+    static func overBudget(wall: Double, budget: Double) -> String {
+        String(format: ", over its wall budget (%.1f s > %g s)", wall, budget)
     }
 
     /// The command that runs this scenario again exactly (virtual time only: a real-clock run is
@@ -49,8 +62,8 @@ public struct ScenarioResult: Sendable {
     public var verdictLine: String {
         if interrupted { return "INTERRUPTED \(scenario.name)" }
         let failed = checks.filter { !$0.passed }
-        if failed.isEmpty { return "PASS \(scenario.name) (\(checks.count) assertions)" }
+        if failed.isEmpty { return "PASS \(scenario.name) (\(checks.count) assertions)\(budgetText)" }
         let reasons = failed.map { "\($0.assertion.text) (actual \(SummaryCSV.format($0.actual)))" }
-        return "FAIL \(scenario.name): " + reasons.joined(separator: "; ")
+        return "FAIL \(scenario.name): " + reasons.joined(separator: "; ") + budgetText
     }
 }

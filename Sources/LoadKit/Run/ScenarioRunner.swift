@@ -33,6 +33,7 @@ public struct ScenarioRunner: Sendable {
     }
 
     public func run(_ scenario: Scenario) async throws -> ScenarioResult {
+        let started = ContinuousClock.now
         let scenario = scenario.onVirtualTime()
         var measurement: Measurement
         switch scenario.experiment {
@@ -53,17 +54,21 @@ public struct ScenarioRunner: Sendable {
                 if showProgress { printError("  \(line)") }
             }
         }
+        let wall = ContinuousClock.now - started
+        measurement.wallSeconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) * 1e-18
         return try finish(scenario, measurement)
     }
 
     /// Judges a measurement by the scenario's assertions and files it (a run's, or shards' merged).
     package func finish(_ scenario: Scenario, _ measurement: Measurement) throws -> ScenarioResult {
         var measurement = measurement
+        measurement.addWallRows(scenario: scenario.name, budget: scenario.wallBudget?.seconds)
         let checks = AssertionCheck.judge(scenario.assertions, measurement.metrics)
         measurement.files[.scenarioInfo] = ScenarioInfo(scenario).json
         var result = ScenarioResult(
             scenario: scenario, rows: measurement.rows, metrics: measurement.metrics, checks: checks, folder: nil,
             interrupted: measurement.interrupted, elapsed: measurement.elapsed, simulation: measurement.simulation)
+        result.wallSeconds = measurement.wallSeconds ?? measurement.simulation?.wallSeconds
         if let history = measurement.history {
             result.firstFailedSend = history.records.first { record in
                 if case .failed = record.outcome { return true }

@@ -59,9 +59,12 @@ struct InputFuzzTests {
         }
     }
 
+    static let scenarioFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("scenarios")
+
     static func scenarioFiles() throws -> [URL] {
-        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-            "../../../scenarios")
+        let folder = scenarioFolder
         return try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }
             .sorted()
             .map { folder.appendingPathComponent($0) }
@@ -125,6 +128,7 @@ struct InputFuzzTests {
                     #expect(scenario.worstSendRunSeconds <= scenario.plannedWorkLimit || scenario.cancellation != nil)
                     #expect((scenario.load.sends ?? LoadSettings.maxSends) <= LoadSettings.maxSends)
                     Self.exercise(scenario)
+                    if let wall = scenario.wallBudget?.seconds { #expect(wall > 0 && wall <= 86_400) }
                     if let budget = scenario.client.budget.budget {
                         #expect(budget.retryCost >= 0 && budget.capacity >= 0 && budget.successReward >= 0)
                         #expect(BudgetSetting.parse(scenario.client.budget.text) == scenario.client.budget)

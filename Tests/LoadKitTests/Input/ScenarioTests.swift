@@ -89,6 +89,11 @@ struct ScenarioTests {
             (#"{"name": "x", \#(load), "client": {"budget": "1000.1%"}}"#, "client.budget: '1000.1%' is not a budget"),
             (#"{"name": "x", \#(load), "client": {"budget": 0.2}}"#, "client.budget"),
             (#"{"name": "x", \#(load), "lod": {}}"#, "lod: unknown field"),
+            (#"{"name": "x", \#(load), "wallBudget": 0}"#, "wallBudget: must be more than 0 to 86400 s"),
+            (#"{"name": "x", \#(load), "wallBudget": "-5s"}"#, "wallBudget"),
+            (#"{"name": "x", \#(load), "wallBudget": "2d"}"#, "wallBudget"),
+            (#"{"name": "x", \#(load), "wallBudget": 1e300}"#, "wallBudget: must be more than 0 to 86400 s"),
+            (#"{"name": "x", \#(load), "quick": {"wallBudget": 0}}"#, "quick.wallBudget: must be more than 0"),
         ])
     func badScenario(json: String, expected: String) {
         let reason = Self.reason(json)
@@ -129,6 +134,20 @@ struct ScenarioTests {
         )
         #expect(overridden.quickened().load.sends == 7)
         #expect(overridden.quickened().assertions.map(\.text) == ["send.ok >= 1"])
+        let budgeted = try makeScenario(
+            #"{"name": "q", \#(Self.load), "wallBudget": "30s", "quick": {"wallBudget": 4}}"#)
+        #expect(budgeted.wallBudget?.seconds == 30)
+        #expect(budgeted.quickened().wallBudget?.seconds == 4)
+    }
+
+    @Test("every standard scenario states its wall budget, and the budgets add up to the suite's 3 minutes")
+    func standardBudgets() throws {
+        let scenarios = try ScenarioLoader.load([InputFuzzTests.scenarioFolder.path])
+        #expect(scenarios.count >= 20)
+        let missing = scenarios.filter { $0.wallBudget == nil }.map(\.name)
+        #expect(missing.isEmpty, "no wallBudget: \(missing)")
+        let total = scenarios.compactMap { $0.wallBudget?.seconds }.reduce(0, +)
+        #expect(total <= 180, "the budgets add up to \(total) s")
     }
 
     @Test("the loader reads folders in name order and refuses two scenarios of one name")

@@ -137,6 +137,14 @@ struct ReportTests {
         #expect(text.hasPrefix("## frontmail-bench run 20261201T000000Z: 1 of 3 scenarios passed"))
         #expect(text.contains("| beta | **FAIL** | 1/2 |") && text.contains("| gamma | **ERROR** | 0/0 |"))
         #expect(text.contains("- `beta`: `idempotency.duplicates == 0` (actual 1)"))
+        // Wall times and budgets: the run's line, each scenario's, the one over budget in bold.
+        #expect(text.contains("Wall time 15.0 s; over budget: beta.\n"))
+        #expect(text.contains("| 2.5 s of 10 s |") && text.contains("| **12.5 s of 10 s: over budget** |"))
+        let html = HTMLReport.render([try Self.results()])
+        #expect(html.contains("<td class=\"fail\">12.5 s of 10 s: over budget</td>"))
+        #expect(
+            JUnitWriter.render(try Self.results()).contains(
+                "name=\"beta\" tests=\"2\" failures=\"1\" errors=\"0\" skipped=\"0\" time=\"12.5\""))
         // Text from files and errors is literal: no markup, no HTML, no way out of a code span.
         let hostile = "a|b\n*c* _d_ [e](f) <script>x</script> `g` \\ # ~h~ ![i](j) &amp;"
         let escaped = SummaryMarkdown.cell(hostile)
@@ -205,7 +213,8 @@ struct ReportTests {
             summaryMarkdown: folder.appendingPathComponent("summary.md").path)
         outputs.stepSummary = summary.path
         let report = try outputs.write(
-            runCSV: folder.appendingPathComponent("20261201T000000Z-run.csv"), order: [], errors: [:])
+            runCSV: folder.appendingPathComponent("20261201T000000Z-run.csv"), order: [], errors: [:]
+        ).report
         #expect(report.lastPathComponent == "20261201T000000Z-report.html")
         #expect(FileManager.default.fileExists(atPath: report.path))
         #expect(Self.parses(try String(contentsOf: folder.appendingPathComponent("junit.xml"), encoding: .utf8)))

@@ -25,6 +25,31 @@ struct ScenarioRunnerTests {
         #expect(!interrupted.passed && interrupted.verdictLine == "INTERRUPTED j")
     }
 
+    @Test("a scenario over its wall budget says so beside its verdict and in its rows; one within it does not")
+    func wallBudget() async throws {
+        func run(budget: String) async throws -> ScenarioResult {
+            let scenario = try makeScenario(
+                #"{"name": "b", "load": {"type": "closed", "concurrency": 2, "sends": 20}, "wallBudget": \#(budget), "assertions": ["send.ok == 20"]}"#
+            )
+            return try await ScenarioRunner(outputFolder: nil, runID: "T", progress: false).run(scenario)
+        }
+        let over = try await run(budget: "0.000001")
+        let wall = try #require(over.wallSeconds)
+        #expect(over.passed, "over budget is said, not a failure")
+        #expect(over.verdictLine.hasPrefix("PASS b (1 assertions), over its wall budget ("))
+        #expect(over.verdictLine.hasSuffix(" s > 1e-06 s)"))
+        func row(_ result: ScenarioResult, _ name: String) -> Double? { result.rows.first { $0.key == name }?.value }
+        #expect(row(over, "run.over_budget.value") == 1)
+        #expect(row(over, "run.wall_budget.value") == 0.000001)
+        #expect(row(over, "run.wall_elapsed.value") == wall)
+        let within = try await run(budget: "3600")
+        #expect(within.verdictLine == "PASS b (1 assertions)")
+        #expect(row(within, "run.over_budget.value") == 0)
+        let none = try await ScenarioRunner(outputFolder: nil, runID: "T", progress: false).run(
+            try makeScenario(#"{"name": "n", "load": {"type": "closed", "concurrency": 1, "sends": 2}}"#))
+        #expect(row(none, "run.over_budget.value") == nil && row(none, "run.wall_elapsed.value") != nil)
+    }
+
     @Test("a load runs through the in-process fake and files every result")
     func load() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("runner-\(UUID().uuidString)")
@@ -48,7 +73,7 @@ struct ScenarioRunnerTests {
         // On virtual time: policy time exactly (time scale 1), and the wall-clock rows last.
         #expect(
             result.rows.suffix(4).map(\.key) == [
-                "run.elapsed.value", "run.time_scale.value", "run.wall_elapsed.value", "run.wall_speed.value",
+                "run.elapsed.value", "run.time_scale.value", "run.wall_speed.value", "run.wall_elapsed.value",
             ])
         #expect(result.metrics["run.time_scale.value"] == nil)
         #expect(result.rows.first { $0.key == "run.time_scale.value" }?.value == 1)
@@ -66,7 +91,7 @@ struct ScenarioRunnerTests {
             """)
         let result = try await ScenarioRunner(outputFolder: nil, runID: "T", progress: false).run(scenario)
         #expect(result.passed, "\(result.verdictLine)")
-        #expect(result.rows.last?.key == "run.elapsed.value")
+        #expect(result.rows.suffix(2).map(\.key) == ["run.elapsed.value", "run.wall_elapsed.value"])
         #expect(result.rows.contains { $0.key == "cancellation.inFlight.load.p99" })
     }
 }

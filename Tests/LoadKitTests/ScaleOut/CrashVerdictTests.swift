@@ -45,6 +45,25 @@ struct CrashVerdictTests {
         #expect(crash.text.hasPrefix(ChildCrash.marker) && crash.text.contains("No backtrace"))
     }
 
+    @Test("a crash in libdispatch's socket source teardown is named as the documented issue; others are not")
+    func knownIssue() throws {
+        let dispatch = ChildCrash(
+            signal: SIGSEGV,
+            backtrace: """
+                *** Program crashed: Bad pointer dereference at 0x0000000000000010 ***
+                Thread 3 crashed:
+                0 0x00007f3a1c2b3c41 _dispatch_unote_unregister_muxed + 33 in libdispatch.so
+                1 0x00007f3a1c2b11e0 _dispatch_source_invoke + 1104 in libdispatch.so
+                """)
+        let named = try #require(dispatch.knownIssue)
+        #expect(named.contains("docs/urlsession-linux.md"))
+        #expect(dispatch.summary == "signal 11, SIGSEGV; " + named)
+        #expect(ChildCrash.summaryLine(of: dispatch.text) == "crashed (signal 11, SIGSEGV; \(named))")
+        // The SDK's own crash (the fixture's index out of range) is not that issue.
+        let own = ChildCrash(signal: SIGILL, backtrace: ChildCrash.backtrace(in: Self.backtracerOutput))
+        #expect(own.knownIssue == nil && own.summary == "signal 4, SIGILL")
+    }
+
     /// A program standing in for a child: prints the backtracer's report, then dies by `signal`
     /// (or exits with `status` when `signal` is nil).
     static func script(signal: String?, status: Int = 0) throws -> String {
