@@ -10,7 +10,8 @@
 # (docs/urlsession-linux.md keeps the figures).
 #
 #   bash scripts/crash-stress.sh [--runs N (20)] [--mode scenario|teardown] [--hog none|loop|build]
-#       [--out DIR] [--file SCENARIO.json] [--seconds S (60, teardown)]
+#       [--out DIR] [--file SCENARIO.json] [--seconds S (60, teardown)] [--invalidate finish|cancel
+#       (teardown: how each session ends, finishTasksAndInvalidate() or invalidateAndCancel())]
 #
 # Exits 0 when no run crashed, 1 when one did (a crash is a finding), 2 when a run ended otherwise
 # without a verdict. Stops every process it started.
@@ -23,6 +24,7 @@ out="$(mktemp -d)"
 file=Benchmarks/Stress/resets-stress.json
 mode=scenario
 seconds=60
+invalidate=finish
 hogs="none loop build"
 args=()
 while [ $# -gt 0 ]; do
@@ -30,11 +32,13 @@ while [ $# -gt 0 ]; do
         --file) file="$2"; shift 2 ;;
         --mode) mode="$2"; shift 2 ;;
         --seconds) seconds="$2"; shift 2 ;;
+        --invalidate) invalidate="$2"; shift 2 ;;
         *) args+=("$1"); shift ;;
     esac
 done
 case "$mode" in scenario | teardown) ;; *) echo "--mode is scenario or teardown" >&2; exit 64 ;; esac
 case "$seconds" in '' | *[!0-9]*) echo "--seconds takes a whole number" >&2; exit 64 ;; esac
+case "$invalidate" in finish | cancel) ;; *) echo "--invalidate is finish or cancel" >&2; exit 64 ;; esac
 [ -f "$file" ] || { echo "--file: $file is not a file" >&2; exit 64; }
 . scripts/lib/options.sh
 parse_options "${args[@]+"${args[@]}"}"
@@ -52,12 +56,14 @@ other=0
 for run in $(seq "$runs"); do
     if [ "$mode" = teardown ]; then
         code=0
-        .build/release/URLSessionStress --rounds 1000000 --seconds "$seconds" \
+        .build/release/URLSessionStress --rounds 1000000 --sends 64 --seconds "$seconds" --invalidate "$invalidate" \
             >"$out/run$run.out" 2>"$out/run$run.log" || code=$?
         if [ "$code" -gt 128 ] || grep -q '\*\*\* Program crashed' "$out/run$run.log"; then
             crashes=$((crashes + 1))
             echo "run $run: CRASH (exit $code)"
-            grep -m1 -A10 'Program crashed' "$out/run$run.log" | sed 's/^/    /' || true
+            # The crash line and the crashing thread's first frames.
+            grep -m1 'Program crashed' "$out/run$run.log" | sed 's/^/    /' || true
+            grep -m1 -A5 ' crashed:$' "$out/run$run.log" | sed 's/^/    /' || true
         elif [ "$code" = 0 ]; then
             echo "run $run: $(tail -1 "$out/run$run.out")"
         else
@@ -76,7 +82,7 @@ for run in $(seq "$runs"); do
             report=$(ls "$out/run$run"/*/crash.txt 2>/dev/null | head -1 || true)
             if [ -n "$report" ]; then
                 # The crashing thread's first frames, as the Swift backtracer printed them.
-                grep -m1 -A8 -E 'crashed|Crashed' "$report" | sed 's/^/    /' || head -12 "$report" | sed 's/^/    /'
+                grep -m1 -A5 ' crashed:$' "$report" | sed 's/^/    /' || head -12 "$report" | sed 's/^/    /'
             fi
             ;;
         PASS* | FAIL*) ;;
@@ -84,7 +90,7 @@ for run in $(seq "$runs"); do
     esac
 done
 stop_hogs
-[ "$mode" = teardown ] && file=URLSessionStress
+[ "$mode" = teardown ] && file="URLSessionStress --invalidate $invalidate"
 echo "crash-stress ($hog hog, $file): $crashes of $runs runs crashed, $other ended without a verdict (results in $out)"
 [ "$other" = 0 ] || exit 2
 [ "$crashes" = 0 ]

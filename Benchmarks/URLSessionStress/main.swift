@@ -15,19 +15,26 @@ import LoadKit
 // --teardown runs it N times and counts them); a run that survives prints its rounds and exits 0.
 // Traffic goes to 127.0.0.1 only; the rounds and the time are bounded.
 //
+// `--invalidate cancel` ends each session with `invalidateAndCancel()`, which in FoundationNetworking
+// reads the session's task registry off its work queue while cancelled tasks leave it (a data race
+// that traps in `invalidateAndCancel`); `--invalidate finish` (the default, what the harness does)
+// ends it with `finishTasksAndInvalidate()`, which runs on the work queue.
+//
 //   swift run -c release URLSessionStress [--rounds N (2000)] [--sends N (32)] [--seconds S (60)]
+//       [--invalidate finish|cancel]
 
 let arguments: Arguments
 do {
     arguments = try Arguments(
         Array(CommandLine.arguments.dropFirst()),
-        spec: Arguments.Spec(options: ["rounds", "sends", "seconds"], flags: ["help"]))
+        spec: Arguments.Spec(options: ["rounds", "sends", "seconds", "invalidate"], flags: ["help"]))
 } catch {
     FileHandle.standardError.write(Data("URLSessionStress: \(error)\n".utf8))
     exit(64)
 }
 if arguments.flag("help") {
-    print("usage: URLSessionStress [--rounds N (2000)] [--sends N (32)] [--seconds S (60)]")
+    print(
+        "usage: URLSessionStress [--rounds N (2000)] [--sends N (32)] [--seconds S (60)] [--invalidate finish|cancel]")
     exit(0)
 }
 
@@ -48,6 +55,8 @@ do {
 }
 guard (1...1_000_000).contains(rounds) else { fail("--rounds must be 1-1000000") }
 guard (1...1024).contains(sends) else { fail("--sends must be 1-1024") }
+let invalidate = arguments.value("invalidate") ?? "finish"
+guard ["finish", "cancel"].contains(invalidate) else { fail("--invalidate is finish or cancel, not '\(invalidate)'") }
 
 func chance(_ probability: Double) -> FaultMatch {
     var match = FaultMatch(endpoint: .send)
@@ -79,14 +88,19 @@ while done < rounds, ContinuousClock.now - started < .seconds(seconds) {
     try await Task.sleep(nanoseconds: UInt64.random(in: 0...5_000_000, using: &random))
     for task in tasks where Bool.random(using: &random) { task.cancel() }
     try await Task.sleep(nanoseconds: UInt64.random(in: 0...5_000_000, using: &random))
-    // The rest cancelled, their cancels queued; invalidated while URLSession still tears down.
+    // The rest cancelled. The SDK ends each send at once, while URLSession's own cancels are
+    // still queued: the session is invalidated while it tears their sockets down. (Invalidating
+    // it before the sends have ended could make a starting attempt create its task on an
+    // invalidated session, which FoundationNetworking traps: docs/urlsession-linux.md.)
     for task in tasks { task.cancel() }
-    transport.drain()
-    session.invalidateAndCancel()
     for task in tasks { await task.value }
+    transport.drain()
+    if invalidate == "cancel" { session.invalidateAndCancel() } else { session.finishTasksAndInvalidate() }
     done += 1
     if done % 100 == 0 {
         FileHandle.standardError.write(Data("\(done) rounds, \(server.stats.connectionsOpened) connections\n".utf8))
     }
 }
-print("URLSessionStress: \(done) rounds of \(sends) sends, \(server.stats.connectionsOpened) connections, no crash")
+print(
+    "URLSessionStress: \(done) rounds of \(sends) sends, \(server.stats.connectionsOpened) connections, sessions ended by "
+        + (invalidate == "cancel" ? "invalidateAndCancel()" : "finishTasksAndInvalidate()") + ", no crash")

@@ -96,7 +96,10 @@ public func withFakeFrontmail<T>(
 
 /// A URLSession with the harness's configuration and an SDK transport over it, for the length of a
 /// scope (for a fake served elsewhere, such as a run's shared server); its tasks are drained and
-/// the session invalidated when `body` returns or throws.
+/// the session invalidated when `body` returns or throws. By `finishTasksAndInvalidate()`, not
+/// `invalidateAndCancel()`: FoundationNetworking's `invalidateAndCancel()` reads the session's task
+/// registry off its work queue while cancelled tasks leave it, and traps now and then
+/// (docs/urlsession-linux.md); every task left here was cancelled already and ends by itself.
 public func withHarnessSession<T>(
     _ options: FakeFrontmailHarness.SessionOptions, _ body: (URLSession, URLSessionTransport) async throws -> T
 ) async throws -> T {
@@ -104,7 +107,7 @@ public func withHarnessSession<T>(
     let transport = URLSessionTransport(session: session)
     defer {
         transport.drain()
-        session.invalidateAndCancel()
+        session.finishTasksAndInvalidate()
     }
     return try await body(session, transport)
 }

@@ -258,9 +258,7 @@ public enum CancellationLatency {
                     }
                     result.serverRetriesAfterCancel = Double(late)
                 }
-                let phaseWall = ContinuousClock.now - phaseStarted
-                result.wallSeconds =
-                    Double(phaseWall.components.seconds) + Double(phaseWall.components.attoseconds) * 1e-18
+                result.wallSeconds = (ContinuousClock.now - phaseStarted).seconds
                 let cpu = ThreadCPU.now() - cpuBefore
                 result.clientCPUSeconds = cpu.client
                 if let stats = harness.server?.stats, let openedBefore {

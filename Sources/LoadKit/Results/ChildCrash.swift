@@ -35,7 +35,7 @@ package struct ChildCrash: Sendable, Equatable {
         (
             [
                 "_dispatch_unote_unregister", "_dispatch_event_loop_drain", "_dispatch_source_cancel",
-                "_MultiHandle",
+                "_MultiHandle", "URLSession.invalidateAndCancel",
             ],
             "matches a known crash of FoundationNetworking's socket teardown (docs/urlsession-linux.md)"
         )

@@ -33,11 +33,7 @@ public struct ScenarioResult: Sendable {
     /// `wallBudget`; empty otherwise.
     public var budgetText: String {
         guard let budget = scenario.wallBudget?.seconds, let wallSeconds, wallSeconds > budget else { return "" }
-        return Self.overBudget(wall: wallSeconds, budget: budget)
-    }
-
-    static func overBudget(wall: Double, budget: Double) -> String {
-        String(format: ", over its wall budget (%.1f s > %g s)", wall, budget)
+        return String(format: ", over its wall budget (%.1f s > %g s)", wallSeconds, budget)
     }
 
     /// The command that runs this scenario again exactly (virtual time only: a real-clock run is

@@ -59,6 +59,16 @@ struct CrashVerdictTests {
         #expect(named.contains("docs/urlsession-linux.md"))
         #expect(dispatch.summary == "signal 11, SIGSEGV; " + named)
         #expect(ChildCrash.summaryLine(of: dispatch.text) == "crashed (signal 11, SIGSEGV; \(named))")
+        // The trap inside invalidateAndCancel that the same race causes is named the same.
+        let registry = ChildCrash(
+            signal: SIGILL,
+            backtrace: """
+                *** Program crashed: Illegal instruction at 0x00007f4e5f9a1609 ***
+                Thread 8 "-qos.overcommit" crashed:
+                0 0x00007f4e5f9a1609 specialized Collection.map<A, B>(_:) + 473 in libFoundationNetworking.so
+                1 [ra] 0x00007f4e5f9a9136 URLSession.invalidateAndCancel() + 133 in libFoundationNetworking.so
+                """)
+        #expect(registry.knownIssue == named)
         // The SDK's own crash (the fixture's index out of range) is not that issue.
         let own = ChildCrash(signal: SIGILL, backtrace: ChildCrash.backtrace(in: Self.backtracerOutput))
         #expect(own.knownIssue == nil && own.summary == "signal 4, SIGILL")
