@@ -138,32 +138,42 @@ extension CancellationLatency {
         let observer = ProbeObserver()
         let client: Frontmail
 
+        /// The client's clock, counting the waits and deadlines it was asked for.
+        let clock: CountingClock
+
         init(phase: SoakPhase, clock: (any FrontmailClock)? = nil) throws {
             self.phase = phase
             transport = phase == .inFlight ? HoldingTransport() : RetryLaterTransport()
-            var environment = SendEnvironment(observer: observer)
-            if let clock { environment.clock = clock }
+            self.clock = CountingClock(base: clock ?? SystemClock())
+            let environment = SendEnvironment(clock: self.clock, observer: observer)
             client = try Frontmail(
                 publicKey: "pk_soak", apiURL: URL(string: "http://soak.invalid")!,
                 retry: RetryPolicy(maxRetries: 3, baseDelay: 0.3, maxDelay: 10, maxRetryAfter: 600), timeout: 600,
                 transport: transport, environment: environment)
         }
 
+        /// Cancels only once the send waits where the phase says: its request held by the
+        /// transport with the attempt's deadline set, or its backoff's wait asked of the clock (a
+        /// cancel that came before the wait would test nothing). The waits poll between yields:
+        /// each condition holds within microseconds.
         func once() async throws {
             let entered = transport.entered
-            let backoffs = observer.count
+            let deadlines = clock.deadlines
+            let sleeps = clock.sleeps
             let client = self.client
             let task = Task { try? await client.send(templateID: "tpl_bench", params: ["soak": true]) }
             switch phase {
             case .inFlight:
                 try await waitUntil(timeout: 10, yielding: true, "the send to enter the transport") {
-                    transport.entered > entered
+                    transport.entered > entered && clock.deadlines > deadlines
                 }
             case .backoff:
                 try await waitUntil(timeout: 10, yielding: true, "the send to start a backoff") {
-                    observer.count > backoffs
+                    clock.sleeps > sleeps
                 }
             }
+            // The wait was asked for on the send's thread and registers there before it suspends.
+            await Task.yield()
             task.cancel()
             _ = await task.value
         }
@@ -173,6 +183,36 @@ extension CancellationLatency {
     static func heapInUseKiB() -> Double {
         let bytes = cpm_heap_in_use_bytes()
         return bytes < 0 ? .nan : Double(bytes) / 1024
+    }
+}
+
+/// A clock that counts the backoff waits and attempt deadlines asked of it, then does what `base`
+/// does.
+final class CountingClock: FrontmailClock {
+    let base: any FrontmailClock
+    private let counts = Mutex<(sleeps: Int, deadlines: Int)>((0, 0))
+
+    init(base: any FrontmailClock) { self.base = base }
+
+    var sleeps: Int { counts.withLock { $0.sleeps } }
+    var deadlines: Int { counts.withLock { $0.deadlines } }
+
+    func now() -> TimeInterval { base.now() }
+    func wallNow() -> Date { base.wallNow() }
+    func sleep(seconds: TimeInterval) async throws {
+        counts.withLock { $0.sleeps += 1 }
+        try await base.sleep(seconds: seconds)
+    }
+    func startDeadline(_ deadline: TimeInterval, onExpiry expire: @escaping @Sendable () -> Void) -> UInt64 {
+        let token = base.startDeadline(deadline, onExpiry: expire)
+        counts.withLock { $0.deadlines += 1 }
+        return token
+    }
+    func cancelDeadline(_ token: UInt64) -> Bool { base.cancelDeadline(token) }
+    func startExchange(
+        _ transport: any FrontmailTransport, _ request: FrontmailHTTPRequest
+    ) -> Task<Result<FrontmailHTTPResponse, any Error>, Never> {
+        base.startExchange(transport, request)
     }
 }
 

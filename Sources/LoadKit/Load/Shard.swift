@@ -93,6 +93,10 @@ extension Scenario {
             return
                 "\(name): load.rate is calibrated against one process's throughput; give every shard the same --rate (--workers measures it once and does)"
         }
+        if clock == .virtual, let exact = exactMetricNames.first {
+            return
+                "\(name): its assertions read \(exact), which only a run on virtual time measures; shards run on the real clock"
+        }
         if load.kind == .closed, load.concurrency < shard.count {
             return
                 "\(name): load.concurrency \(load.concurrency) is below the \(shard.count) shards (each needs a sender)"
@@ -119,6 +123,23 @@ extension Scenario {
 }
 
 extension Scenario {
+    /// The metrics its assertions (the full run's and the quick run's) read that only a virtual-time
+    /// run measures (`jitter.exact_…`, `attempts.exact_…`: JitterProbe+Exact), in order.
+    var exactMetricNames: [String] {
+        var names: [String] = []
+        for assertion in assertions + (quick?.assertions ?? []) {
+            var read = [assertion.name]
+            switch assertion.value {
+            case .metric(let other), .scaled(_, let other): read.append(other)
+            case .number: break
+            }
+            for name in read where name.split(separator: ".").dropFirst().first?.hasPrefix("exact_") == true {
+                if !names.contains(name) { names.append(name) }
+            }
+        }
+        return names
+    }
+
     /// The scenario with its open loop at a fixed `rate` (a calibrated rate replaced).
     package func withFixedRate(_ rate: Double) -> Scenario {
         var copy = self

@@ -55,6 +55,74 @@ struct MetastabilityTests {
         #expect(short.metastable)
     }
 
+    @Test("the baseline is the second half before the trigger: a ramp, an early spike, a late dip, an odd trigger")
+    func baselineSpan() {
+        func baseline(_ goodput: [Double], trigger: Double) -> Double {
+            MetastabilityVerdict(
+                goodput: goodput + Array(repeating: 0, count: 40), trigger: trigger, restore: trigger + 5, window: 20,
+                smooth: 3, threshold: 0.9
+            ).baseline
+        }
+        // A warm-up ramp 0, 10, …, 90 before a trigger at 10 s: the mean of seconds 5-9, not of all ten
+        // (45), not from second 1 (50), not including the trigger's second.
+        let ramp = (0..<10).map { Double($0) * 10 }
+        #expect(baseline(ramp, trigger: 10) == 70)
+        // A spike in the first half (a connection storm at start) is outside the span.
+        var spiked = Array(repeating: 100.0, count: 10)
+        spiked[1] = 5_000
+        #expect(baseline(spiked, trigger: 10) == 100)
+        // One inside it counts, as the span says.
+        spiked[7] = 600
+        #expect(baseline(spiked, trigger: 10) == 200)
+        // A plateau that sags in its last second before the trigger: the sag is in the span.
+        var sagging = Array(repeating: 100.0, count: 10)
+        sagging[9] = 50
+        #expect(baseline(sagging, trigger: 10) == 90)
+        // A trigger at 7.5 s: whole seconds 3-6 (the trigger's own second 7 is cut).
+        let steps = (0..<8).map { Double($0) }
+        #expect(baseline(steps, trigger: 7.5) == 4.5)
+        // A plateau that differs before the span: a verdict against the wrong span would call this run
+        // recovered (60 ≥ 0.9 × 60) where it is not (60 < 0.9 × 100).
+        let levels = Self.goodput([(5, 20), (5, 100), (10, 10), (30, 60)])
+        let verdict = MetastabilityVerdict(
+            goodput: levels, trigger: 10, restore: 20, window: 30, smooth: 3, threshold: 0.9)
+        #expect(verdict.baseline == 100 && verdict.metastable)
+        // Recovery exactly at the threshold counts (0.5 × 100, exact in binary); just under it does not.
+        let exact = MetastabilityVerdict(
+            goodput: Self.goodput([(10, 100), (10, 10), (30, 50)]), trigger: 10, restore: 20, window: 30, smooth: 3,
+            threshold: 0.5)
+        #expect(exact.recovery == 0)
+        let under = MetastabilityVerdict(
+            goodput: Self.goodput([(10, 100), (10, 10), (30, 49.99)]), trigger: 10, restore: 20, window: 30,
+            smooth: 3, threshold: 0.5)
+        #expect(under.metastable)
+    }
+
+    @Test(
+        "the series' buckets at their boundaries: a second's start is its own, the end is the last, outside is dropped")
+    func bucketBoundaries() {
+        func arrival(_ time: Double) -> LedgerRecord {
+            var record = LedgerRecord(arrival: time, connection: 1, endpoint: .send, keyID: 1, attempt: 1)
+            record.status = 200
+            return record
+        }
+        let times = [0, 0.999_999_999, 1, 1.5, 2 - 1e-12, 2, 3, -0.001, .nan, .infinity]
+        let series = TimeSeries(
+            TimeSeries.Input(
+                width: 1, records: [], ledger: times.map(arrival), attemptBuckets: [], capacity: nil, model: nil, end: 3
+            ))
+        #expect(series.seconds.count == 3)
+        // 0 and 0.999999999 in second 0; 1, 1.5 and 2 − 1e-12 in second 1; 2 and the end (3) in the
+        // last; a negative time, NaN and infinity in none.
+        #expect(series.seconds.map(\.arrivals) == [2, 3, 2])
+        // Half-second buckets: 0.5 starts bucket 1.
+        let half = TimeSeries(
+            TimeSeries.Input(
+                width: 0.5, records: [], ledger: [0.49, 0.5, 0.99, 1.0].map(arrival), attemptBuckets: [],
+                capacity: nil, model: nil, end: 1.5))
+        #expect(half.seconds.map(\.arrivals) == [1, 2, 1])
+    }
+
     @Test("the series counts arrivals, sends and time in flight per policy second")
     func series() {
         var records: [History.Record] = []

@@ -136,6 +136,20 @@ struct ShardDealingTests {
                 false, "--rate"
             ),
             (#"{"name": "g", "timeScale": 0.01, "cancellation": {"samples": 5}}"#, false, "cancellation"),
+            // Exact metrics exist on virtual time only, and shards run on the real clock: a run on
+            // --workers ran them sharded and read n/a; the scenario now runs whole.
+            (
+                #"{"name": "h", "load": {"type": "closed", "concurrency": 4, "sends": 8}, "assertions": ["jitter.exact_retry_after_gap_errors == 0"]}"#,
+                false, "jitter.exact_retry_after_gap_errors, which only a run on virtual time measures"
+            ),
+            (
+                #"{"name": "i", "load": {"type": "closed", "concurrency": 4, "sends": 8}, "quick": {"assertions": ["send.ok >= 0.5 * attempts.exact_timeouts"]}}"#,
+                false, "attempts.exact_timeouts"
+            ),
+            (
+                #"{"name": "j", "clock": "real", "load": {"type": "closed", "concurrency": 4, "sends": 8}, "assertions": ["jitter.ks_d < jitter.ks_critical"]}"#,
+                false, nil
+            ),
         ]
         for (json, shared, field) in cases {
             let scenario = try makeScenario(json)
