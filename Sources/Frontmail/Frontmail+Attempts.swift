@@ -18,8 +18,10 @@ extension Frontmail {
         var attempt = 0
         var lastRetryCost: Int?
         while true {
-            if Task.isCancelled { throw .aborted }
+            // Read before the cancellation check: an attempt that passed the check began before
+            // any cancel it did not see, and its reported start says so.
             let started = clock.now()
+            if Task.isCancelled { throw .aborted }
             observer?.record(.attemptStarted(operation: operation, key: key, attempt: attempt, at: started))
             let error: FrontmailError
             switch await runAttempt(request) {
