@@ -146,16 +146,8 @@ func compareOverURLSession(baseURL: URL, session: URLSession, profile: String?) 
     let body = try JSONSerialization.data(withJSONObject: [
         "template_id": "tpl_bench", "template_params": ["email": "jan@example.com"], "user_id": "pk_bench",
     ])
-    let raw: @Sendable () async -> Bool = {
-        var request = URLRequest(url: baseURL.appendingPathComponent("v1/send"))
-        request.httpMethod = "POST"
-        request.httpBody = body
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue("pk_bench", forHTTPHeaderField: "X-Frontmail-Public-Key")
-        request.setValue(UUID().uuidString.lowercased(), forHTTPHeaderField: "Idempotency-Key")
-        guard let (_, response) = try? await session.data(for: request) else { return false }
-        return (response as? HTTPURLResponse)?.statusCode == 202
-    }
+    let rawRequest = RawRequest(url: baseURL.appendingPathComponent("v1/send"), body: body)
+    let raw: @Sendable () async -> Bool = { await rawRequest.send(in: session) }
     let sdk: @Sendable () async -> Bool = {
         (try? await overSockets.send(templateID: "tpl_bench", params: ["email": "jan@example.com"])) != nil
     }

@@ -21,29 +21,20 @@ public enum Calibration {
         let options = FakeFrontmailHarness.SessionOptions(
             maxConnections: max(concurrency, scenario.client.maxConnections))
         return try await withFakeFrontmail(frontEnd: frontEnd, core: core, session: options) { fake in
-            let body = Data(
-                #"{"template_id":"tpl_bench","template_params":{"calibration":true},"user_id":"pk_bench"}"#.utf8)
             let url = fake.baseURL.appendingPathComponent("v1/send")
+            let raw = RawRequest(url: url)
             let (rate, _) = await closedLoopRate(concurrency: concurrency, seconds: window) {
-                let key = UUID().uuidString.lowercased()
                 switch reference {
                 case .rawURLSession:
                     guard let session = fake.session else { return false }
-                    var request = URLRequest(url: url)
-                    request.httpMethod = "POST"
-                    request.httpBody = body
-                    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-                    request.setValue("pk_bench", forHTTPHeaderField: "X-Frontmail-Public-Key")
-                    request.setValue(key, forHTTPHeaderField: "Idempotency-Key")
-                    guard let (_, response) = try? await session.data(for: request) else { return false }
-                    return (response as? HTTPURLResponse)?.statusCode == 202
+                    return await raw.send(in: session)
                 case .inProcessCore:
                     let request = FrontmailHTTPRequest(
                         method: "POST", url: url,
                         headers: FrontmailHTTPHeaders([
                             ("Content-Type", "application/json"), ("X-Frontmail-Public-Key", "pk_bench"),
-                            ("Idempotency-Key", key),
-                        ]), body: body)
+                            ("Idempotency-Key", UUID().uuidString.lowercased()),
+                        ]), body: raw.body)
                     return (try? await fake.transport.send(request))?.status == 202
                 }
             }

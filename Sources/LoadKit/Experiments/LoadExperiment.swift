@@ -31,8 +31,30 @@ struct LoadExperiment {
 
     func run() async throws -> Measurement {
         let (scenario, calibration) = try await Self.calibrate(scenario, processes: 1, progress: progress)
-        var measurement = try await runLoad(scenario)
+        var measurement = try await Self.withControl(scenario, share: 1, progress: progress) {
+            try await runLoad(scenario)
+        }
         measurement.prepend(calibration)
+        return measurement
+    }
+
+    /// `load`, with the scenario's control arm (if it has one) running beside it; its figures join
+    /// the measurement. `share`: how many processes run the SDK's load (the arm runs one's worth).
+    static func withControl(
+        _ scenario: Scenario, share: Int, progress: Bool, _ load: () async throws -> Measurement
+    ) async throws -> Measurement {
+        guard scenario.load.control != nil else { return try await load() }
+        async let control = ControlArm.run(
+            scenario.load.running(timeScale: scenario.timeScale), scenario: scenario, share: share)
+        var measurement = try await load()
+        let arm = try await control
+        measurement.addControl(arm, scenario: scenario.name)
+        if progress {
+            printError(
+                String(
+                    format: "  control: raw URLSession dropped %d of %d (%.2f%%); the SDK %.2f%% more", arm.dropped,
+                    arm.sends, arm.dropRate * 100, (measurement.metrics["control.excess_drop_rate"] ?? .nan) * 100))
+        }
         return measurement
     }
 

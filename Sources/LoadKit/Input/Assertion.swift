@@ -78,6 +78,11 @@ public struct Assertion: Sendable, Hashable, CustomStringConvertible {
             }
             switch (source, scenario.experiment) {
             case (.cancellation, .cancellation), (.calibration, .load), (.timeseries, .load): break
+            case (.control, .load) where scenario.load.control != nil: break
+            case (.control, _):
+                throw InputError(
+                    path: path,
+                    reason: "'\(name)' is measured by a load's control arm (load.control), which this scenario lacks")
             case (.metastability, .load) where scenario.metastability != nil: break
             case (.metastability, _):
                 throw InputError(

@@ -99,6 +99,12 @@ extension Scenario: Decodable {
             throw InputError(
                 path: "load.rate.of", reason: "rawURLSession is a socket reference; this scenario runs in process")
         }
+        if load.control != nil, transport != .socket || experiment != .load {
+            let instead = experiment == .load ? "runs in process" : "measures cancellation"
+            throw InputError(
+                path: "load.control",
+                reason: "the control arm runs plain URLSession beside a socket load; this scenario \(instead)")
+        }
         try checkClock()
         try checkPlannedWork()
         try server.validate(path: "server")
@@ -166,7 +172,7 @@ extension ClientSettings.ExplicitKeys: Decodable {
 extension LoadSettings: Decodable {
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys([
-            "type", "concurrency", "sends", "duration", "rate", "maxInFlight", "stages", "policyTime",
+            "type", "concurrency", "sends", "duration", "rate", "maxInFlight", "stages", "policyTime", "control",
         ])
         let container = try decoder.container(keyedBy: AnyKey.self)
         self.init()
@@ -183,6 +189,7 @@ extension LoadSettings: Decodable {
         maxInFlight = try container.integer(Int.self, AnyKey("maxInFlight")) ?? maxInFlight
         stages = try container.decodeIfPresent([Stage].self, forKey: AnyKey("stages")) ?? []
         policyTime = try container.decodeIfPresent(Bool.self, forKey: AnyKey("policyTime")) ?? false
+        control = try container.decodeIfPresent(ControlClient.self, forKey: AnyKey("control"))
     }
 
     /// The most sends one run may plan (the history keeps a record of each).
@@ -193,6 +200,10 @@ extension LoadSettings: Decodable {
     func validate(path: String) throws(InputError) {
         switch kind {
         case .closed:
+            guard control == nil else {
+                throw InputError(
+                    path: path + ".control", reason: "a control arm runs the open loop's schedule; this load is closed")
+            }
             try InputError.check(concurrency, in: 1...100_000, path + ".concurrency")
             guard sends != nil || duration != nil else {
                 throw InputError(path: path, reason: "a closed load needs sends or duration (or both)")

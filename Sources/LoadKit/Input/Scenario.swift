@@ -106,6 +106,8 @@ public struct LoadSettings: Sendable, Hashable {
     /// `rate` once measured).
     public var calibratedRate: CalibratedRate?
     public var maxInFlight = 256
+    /// Open loop over sockets: a control arm run beside the SDK's load (`ControlArm`).
+    public var control: ControlClient?
     /// Open loop: consecutive rate stages instead of one `rate` for `duration`.
     public var stages: [Stage] = []
     /// Rates are per policy second and durations in policy seconds (multiplied by `timeScale` to
@@ -129,6 +131,13 @@ public struct LoadSettings: Sendable, Hashable {
         copy.stages = stages.map { Stage(rate: $0.rate / timeScale, duration: $0.duration.scaled(by: timeScale)) }
         return copy
     }
+}
+
+/// `"control": "rawURLSession"`: the client a load's control arm runs, on the same schedule at the
+/// same time as the SDK's.
+public enum ControlClient: String, Sendable, Hashable, Codable, CaseIterable, InputChoice {
+    /// Plain `URLSession.data(for:)` against a fake of its own.
+    case rawURLSession
 }
 
 public struct QuickSettings: Sendable, Hashable {

@@ -20,6 +20,8 @@ public enum MetricCatalog {
         case cancellation
         /// The calibration of a load's rate (`calibration.*`).
         case calibration
+        /// A load's control arm (`control.*`).
+        case control
         /// The per-second series of a load (`timeseries.*`).
         case timeseries
         /// A load's `metastability` section (`metastability.*`).
@@ -30,7 +32,7 @@ public enum MetricCatalog {
 
     /// The catalog.
     public static let all: [Metric] =
-        outcome + idempotency + jitter + calibration + timeseries + metastability
+        outcome + idempotency + jitter + calibration + control + timeseries + metastability
         + cancellation + run
 
     // MARK: The entries
@@ -136,6 +138,20 @@ public enum MetricCatalog {
         value("calibration.load.rate", "sends/s", .info, .calibration, statistic: "rate"),
         row("calibration", "load", "processes", "processes", .info, .calibration),
     ]
+
+    /// Plain URLSession beside the SDK's load, and what the SDK dropped beyond it.
+    static let control: [Metric] =
+        [
+            value("control.sends", "requests", .info, .control), value("control.ok", "requests", .info, .control),
+            value("control.failed", "requests", .info, .control),
+            value("control.dropped", "requests", .info, .control),
+            value("control.drop_rate", "ratio", .info, .control),
+            value("control.throughput", "requests/s", .info, .control),
+            value("control.excess_drop_rate", "ratio", .lower, .control),
+        ]
+        + histogram(
+            "control", "latency", "ms", .control, names: ["p50", "p99", "max"], prefix: "control.latency",
+            policy: .info)
 
     static let timeseries: [Metric] = [
         value("timeseries.seconds", "s", .info, .timeseries),

@@ -47,6 +47,19 @@ package struct WorkersRun {
             server = (core, try FakeFrontmailServer(core: core, options: options))
         }
         defer { server?.server.shutdown() }
+        var measurement = try await LoadExperiment.withControl(scenario, share: workers, progress: progress) {
+            try await runWorkers(
+                scenario, shared: shared, server: server, rate: calibration.rows.isEmpty ? nil : scenario.load.rate)
+        }
+        measurement.prepend(calibration)
+        return measurement
+    }
+
+    /// The workers, each running its shard against the shared server, and their parts merged.
+    private func runWorkers(
+        _ scenario: Scenario, shared: SharedServer, server: (core: FakeFrontmailCore, server: FakeFrontmailServer)?,
+        rate: Double?
+    ) async throws -> Measurement {
         let board = ProgressBoard(workers: workers)
         let started = Date()
         let ended = await withTaskGroup(of: (Int, Int32, Int, ChildCrash?).self) {
@@ -55,7 +68,7 @@ package struct WorkersRun {
                 let request = ChildRequest.shard(
                     file: scenario.file, name: scenario.name, shard: Shard(uncheckedIndex: index, count: workers),
                     out: folder.path, seed: scenario.seed, quick: quick, server: server?.server.url,
-                    rate: calibration.rows.isEmpty ? nil : scenario.load.rate, runID: runID)
+                    rate: rate, runID: runID)
                 group.addTask {
                     let outcome = await ChildProcess.runCapturing(
                         executable, arguments: request.arguments, children: children
@@ -111,9 +124,7 @@ package struct WorkersRun {
                 server.core, interrupted: parts.contains { $0.part.header.interrupted })
             parts.append((file.path, part))
         }
-        var measurement = try ShardMerge.judge(parts, scenario: scenario, peakBytes: peakBytes).measurement
-        measurement.prepend(calibration)
-        return measurement
+        return try ShardMerge.judge(parts, scenario: scenario, peakBytes: peakBytes).measurement
     }
 }
 

@@ -1,0 +1,151 @@
+import FakeFrontmail
+import Foundation
+import Frontmail
+import Synchronization
+import Testing
+
+@testable import LoadKit
+
+/// A transport that holds every request a second before sending it: an SDK that keeps each send
+/// in flight far longer than plain URLSession does (a lock, an extra round trip, a slow encoder).
+struct HoldingTransport: FrontmailTransport {
+    let inner: any FrontmailTransport
+
+    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
+        try await Task.sleep(nanoseconds: 1_000_000_000)
+        return try await inner.send(request)
+    }
+}
+
+/// When the control arm's requests started.
+private final class Starts: Sendable {
+    let times = Mutex<[Double]>([])
+}
+
+/// The control arm: plain URLSession beside a socket load, on the same schedule at the same time,
+/// so a machine that loses capacity during the run fails neither arm alone.
+@Suite("control arm: the SDK against plain URLSession in the same moments", .serialized)
+struct ControlArmTests {
+    @Test(
+        "load.control is checked in the file",
+        arguments: [
+            (
+                #"{"name": "x", "transport": "socket", "load": {"type": "closed", "sends": 8, "control": "rawURLSession"}}"#,
+                "load.control: a control arm runs the open loop's schedule"
+            ),
+            (
+                #"{"name": "x", "load": {"type": "open", "rate": 10, "duration": "1s", "control": "rawURLSession"}}"#,
+                "load.control: the control arm runs plain URLSession beside a socket load; this scenario runs in process"
+            ),
+            (
+                #"{"name": "x", "transport": "socket", "load": {"type": "open", "rate": 10, "duration": "1s", "control": "wrk"}}"#,
+                "load.control: 'wrk' is not one of rawURLSession"
+            ),
+            (
+                #"{"name": "x", "transport": "socket", "load": {"type": "open", "rate": 10, "duration": "1s", "control": 1}}"#,
+                "load.control"
+            ),
+            (
+                #"{"name": "x", "transport": "socket", "load": {"type": "open", "rate": 10, "duration": "1s"}, "assertions": ["control.excess_drop_rate <= 0.01"]}"#,
+                "'control.excess_drop_rate' is measured by a load's control arm (load.control), which this scenario lacks"
+            ),
+            (
+                #"{"name": "x", "transport": "socket", "load": {"type": "open", "rate": 10, "duration": "1s", "control": "rawURLSession"}, "assertions": ["control.latency.p90 <= 1"]}"#,
+                "unknown metric 'control.latency.p90'"
+            ),
+        ])
+    func badControl(json: String, expected: String) {
+        do {
+            _ = try makeScenario(json)
+            Issue.record("accepted")
+        } catch {
+            #expect("\(error)".contains(expected), "got \(error)")
+        }
+    }
+
+    @Test("a control arm's names are accepted where it runs")
+    func names() throws {
+        let scenario = try makeScenario(
+            #"{"name": "x", "transport": "socket", "load": {"type": "open", "rate": 10, "duration": "1s", "control": "rawURLSession"}, "assertions": ["control.excess_drop_rate <= 0.01", "send.throughput >= 0.9 * control.throughput", "control.latency.p99 <= 100"]}"#
+        )
+        #expect(scenario.load.control == .rawURLSession)
+        #expect(scenario.assertions.count == 3)
+    }
+
+    /// On virtual time the loop's counts are exact: 30 arrivals 10 ms apart, a cap of 2 requests
+    /// that each take 2 s: the first two are sent, the other 28 dropped, each sent one answered 2 s
+    /// after its intended start, half an interval after the SDK's schedule.
+    @Test("the loop sends on the schedule, half an interval late, and drops above its cap (virtual time)")
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+    func exactLoop() async throws {
+        var load = LoadSettings()
+        load.kind = .open
+        load.rate = 100
+        load.duration = TimeSpan(seconds: 0.3)
+        load.maxInFlight = 2
+        let starts = Starts()
+        let (result, _) = try await Simulation.run { [load] clock in
+            await ControlArm.openLoop(load, share: 1, clock: clock) {
+                starts.times.withLock { $0.append(clock.now()) }
+                try? await clock.sleep(seconds: 2)
+                return true
+            }
+        }
+        #expect(result.sends == 2)
+        #expect(result.dropped == 28)
+        #expect(result.ok == 2 && result.failed == 0)
+        let started = starts.times.withLock { $0 }
+        #expect(started.count == 2)
+        #expect(zip(started, [0.005, 0.015]).allSatisfy { abs($0 - $1) < 1e-9 }, "\(started)")
+        #expect(result.latency.count == 2)
+        #expect(abs(result.latency.value(at: 1) - 2e9) <= 2e9 * 0.01)
+        #expect(abs(result.elapsed - 2.015) < 1e-9)
+        #expect(result.dropRate == 28.0 / 30)
+    }
+
+    @Test("a share of N takes every N-th arrival and 1/N of the cap (virtual time)")
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+    func share() async throws {
+        var load = LoadSettings()
+        load.kind = .open
+        load.rate = 100
+        load.duration = TimeSpan(seconds: 0.3)
+        load.maxInFlight = 4
+        let (result, _) = try await Simulation.run { [load] clock in
+            await ControlArm.openLoop(load, share: 3, clock: clock) {
+                try? await clock.sleep(seconds: 1)
+                return false
+            }
+        }
+        #expect(result.sends == 1)
+        #expect(result.dropped == 9)
+        #expect(result.failed == 1 && result.ok == 0)
+    }
+
+    /// 100 sends/s for a second over sockets, 32 in flight at most in each arm. The real SDK keeps
+    /// up like plain URLSession; an SDK that holds each send a second can have only 32 of them in
+    /// flight and drops about two thirds.
+    static let scenario = """
+        {"name": "control", "transport": "socket",
+         "load": {"type": "open", "rate": 100, "duration": "1s", "maxInFlight": 32, "control": "rawURLSession"},
+         "assertions": ["control.excess_drop_rate <= 0.05"]}
+        """
+
+    @Test("the real SDK drops no more than plain URLSession beside it; one that holds its sends drops more")
+    func verdict() async throws {
+        let scenario = try makeScenario(Self.scenario)
+        let correct = try await ScenarioRunner(outputFolder: nil, runID: "T", progress: false).run(scenario)
+        #expect(correct.passed, "\(correct.verdictLine)")
+        // Every arrival is accounted for (this process runs other tests beside it, which may stall
+        // either arm for a moment: the verdict is the difference, checked below).
+        #expect((correct.metrics["control.sends"] ?? 0) + (correct.metrics["control.dropped"] ?? 0) == 100)
+        #expect(correct.metrics["control.ok"] == correct.metrics["control.sends"])
+        #expect(correct.rows.contains { $0.probe == "control" && $0.metric == "latency" && $0.statistic == "p99" })
+        var runner = ScenarioRunner(outputFolder: nil, runID: "T", progress: false)
+        runner.transportWrapper = { HoldingTransport(inner: $0) }
+        let holding = try await runner.run(scenario)
+        #expect(!holding.passed, "\(holding.verdictLine)")
+        #expect((holding.metrics["control.excess_drop_rate"] ?? 0) >= 0.5)
+        #expect((holding.metrics["send.dropped"] ?? 0) >= 50)
+    }
+}
