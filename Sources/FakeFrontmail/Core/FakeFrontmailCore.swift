@@ -98,6 +98,16 @@ public final class FakeFrontmailCore: Sendable {
     /// connections inside them.
     public var refuseWindows: [(from: Double, to: Double)] { faults.refuseWindows }
 
+    /// The request header a load's harness puts a send's bench id in when the body carries none.
+    public static let benchIDHeader = "X-Bench-Send-Id"
+
+    /// A bench id header's value: 1-18 ASCII digits, else -1 (nothing is joined by it).
+    static func benchID(_ text: String) -> Int64 {
+        let utf8 = text.utf8
+        guard (1...18).contains(utf8.count), utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return -1 }
+        return Int64(text) ?? -1
+    }
+
     /// A complete request arrived: it goes into the ledger, the fault engine says what happens to
     /// it, and (when it is processed) the emulator begins it.
     public func arrive(_ request: ServerRequest, connection: UInt32) -> Ticket {
@@ -111,6 +121,9 @@ public final class FakeFrontmailCore: Sendable {
             { record in
                 record.fingerprint = fingerprint
                 record.benchSendID = parsed?.benchSendID ?? -1
+                if record.benchSendID < 0, let header = request.headers[Self.benchIDHeader] {
+                    record.benchSendID = Self.benchID(header)
+                }
                 record.defects = Self.defects(request)
             }, key: key, keyFingerprint: keyFingerprint, arrival: arrival, connection: connection, endpoint: endpoint)
         let identity = keyFingerprint ?? UInt64(index) &* 0x9E37_79B9

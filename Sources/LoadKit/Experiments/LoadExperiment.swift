@@ -133,7 +133,7 @@ struct LoadExperiment {
             let client = try harness.client(
                 retry: policyOverride ?? scenario.client.scaledPolicy(scale),
                 timeout: timeoutOverride ?? scenario.client.timeout.seconds * scale,
-                environment: environment, wrap: { transportWrapper?($0) ?? $0 })
+                environment: environment, wrap: { wrapTransport($0, scenario, history) })
             let started = core.now()
             await drive(scenario, history: history, client: client, start: started, clock: core.clock)
             return LoadObservation(
@@ -153,7 +153,7 @@ struct LoadExperiment {
             let client = try Frontmail(
                 publicKey: "pk_bench", apiURL: server, retry: policyOverride ?? scenario.client.scaledPolicy(scale),
                 timeout: timeoutOverride ?? scenario.client.timeout.seconds * scale,
-                transport: transportWrapper?(transport) ?? transport, environment: environment(history))
+                transport: wrapTransport(transport, scenario, history), environment: environment(history))
             let started = now()
             await drive(scenario, history: history, client: client, start: started, clock: SystemClock())
             return LoadObservation(
@@ -168,6 +168,18 @@ struct LoadExperiment {
         FakeFrontmailHarness.SessionOptions(
             maxConnections: scenario.client.maxConnections,
             requestTimeout: max(60, scenario.client.timeout.seconds * scenario.timeScale * 4))
+    }
+
+    /// The SDK's transport as the scenario needs it: with the bench id in a header when bodies carry
+    /// none (`identical`), then a test's wrapper.
+    private func wrapTransport(
+        _ transport: any FrontmailTransport, _ scenario: Scenario, _ history: History
+    ) -> any FrontmailTransport {
+        var wrapped = transport
+        if scenario.payload == .identical {
+            wrapped = BenchIDHeaderTransport(inner: wrapped) { scenario.benchID(history.number($0)) }
+        }
+        return transportWrapper?(wrapped) ?? wrapped
     }
 
     private func environment(_ history: History) -> SendEnvironment {

@@ -15,6 +15,10 @@ public enum PayloadProfile: Sendable, Hashable {
     case encodableWithDates
     /// The contact form plus one inline attachment of `bytes` (base64 on the wire).
     case attachment(bytes: Int)
+    /// The same contact form for every send, byte for byte: the send's number travels outside the
+    /// body, in the `X-Bench-Send-Id` header the harness adds under the SDK (two identical messages
+    /// from a user must still be two emails).
+    case identical
 
     public var name: String {
         switch self {
@@ -23,6 +27,7 @@ public enum PayloadProfile: Sendable, Hashable {
         case .largeNested: return "largeNested"
         case .encodableWithDates: return "encodableWithDates"
         case .attachment: return "attachment"
+        case .identical: return "identical"
         }
     }
 }
@@ -36,11 +41,13 @@ extension PayloadProfile: Decodable {
             case "largeNested": self = .largeNested
             case "encodableWithDates": self = .encodableWithDates
             case "attachment": self = .attachment(bytes: 1_000_000)
+            case "identical": self = .identical
             default:
                 throw InputError(
                     path: InputError.path(decoder.codingPath),
                     reason:
-                        "'\(name)' is not a payload (contactForm, order, largeNested, encodableWithDates, attachment)")
+                        "'\(name)' is not a payload (contactForm, order, largeNested, encodableWithDates, attachment, identical)"
+                )
             }
             return
         }
@@ -100,7 +107,7 @@ public struct PayloadFactory: Sendable {
     public init(_ profile: PayloadProfile) {
         self.profile = profile
         switch profile {
-        case .contactForm, .attachment, .encodableWithDates:
+        case .contactForm, .attachment, .encodableWithDates, .identical:
             base = Self.contactForm
         case .order:
             base = Self.order
@@ -121,7 +128,7 @@ public struct PayloadFactory: Sendable {
             return .encodable(Self.encodableOrder(sendID: sendID, variant: variant))
         }
         var params = base
-        params["bench_send_id"] = .integer(sendID)
+        if profile != .identical { params["bench_send_id"] = .integer(sendID) }
         if variant != 0 { params["variant"] = .integer(variant) }
         return .values(params)
     }

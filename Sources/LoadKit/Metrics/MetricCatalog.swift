@@ -84,6 +84,9 @@ public enum MetricCatalog {
         ] {
             list.append(value("idempotency.\(name)", unit, .mustNotGrow, source))
         }
+        // What SDK-made keys look like (an explicit key pool's are the harness's).
+        list.append(value("idempotency.keys_not_v4", "keys", .mustNotGrow, source))
+        list.append(value("idempotency.key_bit_bias", "z", .info, source))
         list.append(row("idempotency", "outcome", "<verdict>", "sends", .info, source))
         return list
     }()

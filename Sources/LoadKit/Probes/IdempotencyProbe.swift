@@ -72,7 +72,13 @@ struct IdempotencyProbe {
             .count
         let defects = ledger.records.filter { !$0.defects.isEmpty }.count
 
+        // The keys the SDK made (an explicit key pool's are the harness's own).
+        let made = grouped ? [] : keyOwners.keys.map { ledger.keys[Int($0)] }
+        let shape = KeyShape(made)
+
         var recorder = MetricRecorder(scenario: scenario.name)
+        recorder.record("idempotency.keys_not_v4", Double(shape.notV4))
+        recorder.record("idempotency.key_bit_bias", shape.bitBias)
         let figures: [(String, Int)] = [
             ("sends", records.count), ("effects", totalEffects), ("duplicates", duplicates), ("lost", lost),
             ("unexpected", unexpected), ("fail_with_effect", failWithEffect), ("info_with_effect", infoWithEffect),
@@ -86,5 +92,66 @@ struct IdempotencyProbe {
         }
         rows = recorder.rows
         metrics = recorder.metrics
+    }
+}
+
+/// Whether SDK-made idempotency keys look like random version-4 UUIDs (RFC 9562 §5.4): 36
+/// characters, hyphens after the 8th, 12th, 16th and 20th hex digit, version nibble 4, variant bits
+/// 10. Of the keys that are, each of the 122 random bits must be 1 in about half of them:
+/// `bitBias` is the largest |ones − n/2| / √(n/4) over those bits (about the largest of 122
+/// |N(0,1)|, under 4.5 in all but one run in 10,000 for a random source; a counter, a clock or a
+/// hash of something shared leaves bits stuck and scores near √n).
+struct KeyShape {
+    var notV4 = 0
+    var bitBias = Double.nan
+
+    init(_ keys: [String]) {
+        var ones = [Int](repeating: 0, count: 128)
+        var valid = 0
+        for key in keys {
+            guard let (high, low) = Self.v4Bits(key) else {
+                notV4 += 1
+                continue
+            }
+            valid += 1
+            for bit in 0..<64 {
+                if high >> (63 - UInt64(bit)) & 1 == 1 { ones[bit] += 1 }
+                if low >> (63 - UInt64(bit)) & 1 == 1 { ones[64 + bit] += 1 }
+            }
+        }
+        guard valid >= 2 else { return }
+        let n = Double(valid)
+        bitBias = Self.randomBits.map { abs(Double(ones[$0]) - n / 2) / (n / 4).squareRoot() }.max() ?? .nan
+    }
+
+    /// The 122 bit positions (0 = the first hex digit's top bit) that are random in a v4 UUID:
+    /// all but the version nibble (48-51) and the variant's two bits (64-65).
+    static let randomBits = (0..<128).filter { !(48...51).contains($0) && !(64...65).contains($0) }
+
+    /// The key's 128 bits, when it is a version-4, variant-10 UUID in its 36-character form.
+    static func v4Bits(_ key: String) -> (UInt64, UInt64)? {
+        let utf8 = Array(key.utf8)
+        guard utf8.count == 36 else { return nil }
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        var digits = 0
+        for (index, byte) in utf8.enumerated() {
+            if [8, 13, 18, 23].contains(index) {
+                guard byte == UInt8(ascii: "-") else { return nil }
+                continue
+            }
+            let value: UInt64
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt64(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = UInt64(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = UInt64(byte - UInt8(ascii: "A") + 10)
+            default: return nil
+            }
+            if digits < 16 { high = high << 4 | value } else { low = low << 4 | value }
+            digits += 1
+        }
+        // Version: the 13th hex digit (bits 48-51); variant: the 17th digit's top two bits.
+        guard (high >> 12) & 0xF == 4, low >> 62 == 0b10 else { return nil }
+        return (high, low)
     }
 }

@@ -1,0 +1,116 @@
+import FakeFrontmail
+import Foundation
+import Frontmail
+import Synchronization
+import Testing
+
+@testable import LoadKit
+
+/// A transport that keeps a Retry-After only when it is spelled `Retry-After`: an SDK that looks
+/// the header up case-sensitively (as `allHeaderFields["Retry-After"]` does on Linux) and misses
+/// the lower-case header of HTTP/2 stacks and proxies.
+struct CaseSensitiveRetryAfter: FrontmailTransport {
+    let inner: any FrontmailTransport
+
+    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
+        var response = try await inner.send(request)
+        let kept = response.headers.fields.filter {
+            $0.name == "Retry-After" || !FrontmailHTTPHeaders.namesEqual($0.name, "Retry-After")
+        }
+        response.headers = FrontmailHTTPHeaders(kept.map { ($0.name, $0.value) })
+        return response
+    }
+}
+
+/// A clock whose wall time, within one send, stays at that send's first answer: an SDK that takes
+/// "now" for a Retry-After date from the send's start instead of the answer's arrival. In process
+/// on virtual time a first answer arrives when its send starts, so only a date on a later attempt
+/// shows the difference.
+final class SendStartWallClock: FrontmailClock {
+    let base: any FrontmailClock
+    /// Keyed by the task's hash: a task that reuses a finished one's address inherits its date,
+    /// which only makes this client more wrong.
+    private let firstAnswer = Mutex<[Int: Date]>([:])
+
+    init(base: any FrontmailClock) {
+        self.base = base
+    }
+
+    func now() -> TimeInterval { base.now() }
+    func wallNow() -> Date {
+        let now = base.wallNow()
+        return withUnsafeCurrentTask { task in
+            guard let task else { return now }
+            let key = task.hashValue
+            return firstAnswer.withLock { remembered in
+                if let first = remembered[key] { return first }
+                remembered[key] = now
+                return now
+            }
+        }
+    }
+    func sleep(seconds: TimeInterval) async throws { try await base.sleep(seconds: seconds) }
+    func startDeadline(_ deadline: TimeInterval, onExpiry expire: @escaping @Sendable () -> Void) -> UInt64 {
+        base.startDeadline(deadline, onExpiry: expire)
+    }
+    func cancelDeadline(_ token: UInt64) -> Bool { base.cancelDeadline(token) }
+    func startExchange(
+        _ transport: any FrontmailTransport, _ request: FrontmailHTTPRequest
+    ) -> Task<Result<FrontmailHTTPResponse, any Error>, Never> {
+        base.startExchange(transport, request)
+    }
+}
+
+/// `retry-after-spellings`: the header in any case, HTTP dates on later attempts, 0 and a
+/// fraction, judged exactly on virtual time. Each broken client below passed every scenario before
+/// this one.
+@Suite("Retry-After as servers send it: spellings and dates on later attempts")
+struct RetryAfterSpellingTests {
+    static func scenario(_ name: String) throws -> Scenario {
+        try Scenario.load(file: InputFuzzTests.scenarioFolder.appendingPathComponent("\(name).json").path)
+    }
+
+    static func run(
+        _ name: String, transport: (@Sendable (any FrontmailTransport) -> any FrontmailTransport)? = nil,
+        clock: (@Sendable (any FrontmailClock) -> any FrontmailClock)? = nil
+    ) async throws -> ScenarioResult {
+        var runner = ScenarioRunner(outputFolder: nil, runID: "test", progress: false)
+        runner.transportWrapper = transport
+        runner.clockWrapper = clock
+        return try await runner.run(scenario(name).quickened())
+    }
+
+    static func failed(_ result: ScenarioResult) -> Set<String> {
+        Set(result.checks.filter { !$0.passed }.map(\.assertion.text))
+    }
+
+    @Test("the real SDK waits every spelling and every date exactly")
+    func correctPasses() async throws {
+        let result = try await Self.run("retry-after-spellings")
+        #expect(result.passed, "\(result.verdictLine)")
+        #expect((result.metrics["jitter.exact_retry_after_waits"] ?? 0) >= 500)
+    }
+
+    @Test("an SDK that reads only `Retry-After` jitters the lower-case header instead of waiting it")
+    func caseSensitive() async throws {
+        let result = try await Self.run("retry-after-spellings", transport: { CaseSensitiveRetryAfter(inner: $0) })
+        let failures = Self.failed(result)
+        #expect(failures.contains("jitter.exact_retry_after_gap_errors == 0"), "\(result.verdictLine)")
+        #expect(failures.contains("jitter.retry_after_mismatches == 0"), "\(result.verdictLine)")
+        // The scenarios before this one send `Retry-After` only, and pass it.
+        let integer = try await Self.run(
+            "rate-limit-retry-after-integer", transport: { CaseSensitiveRetryAfter(inner: $0) })
+        #expect(integer.passed, "\(integer.verdictLine)")
+    }
+
+    @Test("an SDK that counts a date from the send's start waits too long on a later attempt's date")
+    func sendStartNow() async throws {
+        let result = try await Self.run("retry-after-spellings", clock: { SendStartWallClock(base: $0) })
+        #expect(
+            Self.failed(result).contains("jitter.exact_retry_after_gap_errors == 0"), "\(result.verdictLine)")
+        #expect((result.metrics["jitter.exact_retry_after_gap_errors"] ?? 0) >= 100)
+        // Dates on first attempts only: the first answer arrives as the send starts, so it passes.
+        let firstOnly = try await Self.run("rate-limit-retry-after-http-date", clock: { SendStartWallClock(base: $0) })
+        #expect(firstOnly.passed, "\(firstOnly.verdictLine)")
+    }
+}
