@@ -112,15 +112,20 @@ final class EventLoop: @unchecked Sendable {
         updateListener()
     }
 
+    /// Starts the loop's thread and returns once the thread carries its name, so whoever reads
+    /// the process's threads right after the server is made finds the server's among them.
     func start() {
+        let named = DispatchSemaphore(value: 0)
         let thread = Thread { [self] in
             // Named where the system sees it (Foundation's name is not the thread's on Linux), so
             // the experiments can tell the server's CPU time from the client's.
             _ = cfm_set_thread_name(FakeFrontmailServer.loopThreadName)
+            named.signal()
             run()
         }
         thread.name = FakeFrontmailServer.loopThreadName
         thread.start()
+        named.wait()
     }
 
     /// Asks the loop to close everything and waits until it has.

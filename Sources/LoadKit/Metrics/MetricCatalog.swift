@@ -115,6 +115,8 @@ public enum MetricCatalog {
             value("jitter.cap_mismatches", "retries", .mustNotGrow, source),
             value("jitter.realized_samples", "retries", .info, source),
             value("jitter.realized_dependence", "z", .info, source),
+            value("jitter.pair_samples", "pairs", .info, source),
+            value("jitter.pair_dependence", "z", .info, source),
             // Virtual time only: exact, from the server's ledger alone (JitterProbe+Exact).
             value("jitter.exact_retry_after_waits", "waits", .info, source),
             value("jitter.exact_retry_after_gap_errors", "waits", .mustNotGrow, source),

@@ -56,9 +56,33 @@ struct JitterProbe {
     /// waits what it reports (the excess is then timer and transport overshoot, independent of the
     /// random draw). Ranks keep a few long stalls from hiding the dependence. NaN below 10 samples.
     static func realizedDependence(_ pairs: [(position: Double, excess: Double)]) -> Double {
+        rankDependence(pairs.map { ($0.position, $0.excess) })
+    }
+
+    /// The window within which two retries count as asking for their draws at the same moment
+    /// (seconds on the ledger's clock).
+    static let pairWindow = 0.001
+
+    /// Retries that asked for their draws at about the same moment: the jittered retries in the
+    /// order their failed attempts ended at the server (ties by send), each with the next one when
+    /// it ended within `pairWindow` of it. An SDK that seeds its random source from a clock, or
+    /// shares one draw between callers, gives such neighbours equal or related draws; a correct one
+    /// gives independent ones (the lag-one serial correlation of independent values is about
+    /// N(0, 1/n)).
+    static func simultaneousPairs(_ timed: [(at: Double, sendID: Int, position: Double)]) -> [(Double, Double)] {
+        let sorted = timed.sorted { ($0.at, $0.sendID) < ($1.at, $1.sendID) }
+        guard sorted.count >= 2 else { return [] }
+        return (1..<sorted.count).compactMap { index in
+            sorted[index].at - sorted[index - 1].at <= pairWindow
+                ? (sorted[index - 1].position, sorted[index].position) : nil
+        }
+    }
+
+    /// Spearman's rank correlation of the pairs as a z-score, |ρ| × √(n − 1); NaN below 10 pairs.
+    static func rankDependence(_ pairs: [(Double, Double)]) -> Double {
         guard pairs.count >= 10 else { return .nan }
-        let x = ranks(pairs.map(\.position))
-        let y = ranks(pairs.map(\.excess))
+        let x = ranks(pairs.map(\.0))
+        let y = ranks(pairs.map(\.1))
         let n = Double(pairs.count)
         let mean = (n + 1) / 2
         var sxy = 0.0
@@ -98,6 +122,8 @@ struct JitterProbe {
         var earlyRetries = 0
         var capMismatches = 0
         var realized: [(position: Double, excess: Double)] = []
+        // Each jittered retry's normalised draw and when its failed attempt ended at the server.
+        var timed: [(at: Double, sendID: Int, position: Double)] = []
         var overshoot = Histogram()
         let records = history.records
         // A send's record by its number (a merged or sharded history is not indexed by it).
@@ -140,6 +166,9 @@ struct JitterProbe {
                     // Only when the answer reached the client: after a timeout or a reset the
                     // server's end of the attempt is not when the client's wait began.
                     if gap.isFinite && received { realized.append((sample.normalized, gap - backoff.delay)) }
+                    if let at = served?.finished, at.isFinite {
+                        timed.append((at, backoff.sendID, sample.normalized))
+                    }
                 } else if backoff.delay != 0 {
                     capMismatches += 1
                 }
@@ -188,6 +217,9 @@ struct JitterProbe {
         recorder.record("jitter.cap_mismatches", Double(capMismatches))
         recorder.record("jitter.realized_samples", Double(realized.count))
         recorder.record("jitter.realized_dependence", Self.realizedDependence(realized))
+        let pairs = Self.simultaneousPairs(timed)
+        recorder.record("jitter.pair_samples", Double(pairs.count))
+        recorder.record("jitter.pair_dependence", Self.rankDependence(pairs))
         recorder.record(histogram: overshoot, probe: "jitter", metric: "overshoot", divisor: 1e6)
         if scenario.clock == .virtual {
             ExactTiming(scenario: scenario, history: history, ledger: ledger).record(into: &recorder)

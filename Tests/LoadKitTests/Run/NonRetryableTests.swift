@@ -1,0 +1,56 @@
+import Foundation
+import Frontmail
+import Testing
+
+@testable import LoadKit
+
+/// A transport that sends a request once more when its answer is a 4xx other than 429 or a 2xx
+/// that is not the API's JSON: an SDK that retries what the guide says is never retried (the
+/// second request is its own, so the server's ledger holds both).
+struct RetryingNonRetryable: FrontmailTransport {
+    let inner: any FrontmailTransport
+
+    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
+        let response = try await inner.send(request)
+        let clientError = (400..<500).contains(response.status) && response.status != 429
+        let malformed =
+            (200..<300).contains(response.status)
+            && (try? JSONSerialization.jsonObject(with: response.body) as? [String: Any])?["message_id"] == nil
+        guard clientError || malformed else { return response }
+        return try await inner.send(request)
+    }
+}
+
+/// Other 4xx answers, and 2xx answers the SDK cannot read, are never retried: the scenarios that
+/// send them hold each send to one request on the server.
+@Suite("non-retryable answers get one request each")
+struct NonRetryableTests {
+    static func run(_ name: String, broken: Bool) async throws -> ScenarioResult {
+        var runner = ScenarioRunner(outputFolder: nil, runID: "test", progress: false)
+        if broken { runner.transportWrapper = { RetryingNonRetryable(inner: $0) } }
+        let file = InputFuzzTests.scenarioFolder.appendingPathComponent("\(name).json").path
+        return try await runner.run(Scenario.load(file: file).quickened())
+    }
+
+    @Test(
+        "the real SDK sends each non-retryable answer's request once",
+        arguments: ["non-retryable-4xx", "malformed-2xx", "idempotency-key-reuse-conflict"])
+    func correctPasses(name: String) async throws {
+        let result = try await Self.run(name, broken: false)
+        #expect(result.passed, "\(result.verdictLine)")
+    }
+
+    @Test(
+        "an SDK that retries them fails on the server's count of requests",
+        arguments: [
+            ("non-retryable-4xx", ["attempts_per_send.max == 1", "load.amplification == 1"]),
+            ("malformed-2xx", ["attempts_per_send.max == 1", "load.amplification == 1"]),
+            // 409 idempotency_conflict: explicit keys, so the count is per logical send.
+            ("idempotency-key-reuse-conflict", ["load.amplification == 1"]),
+        ])
+    func retryingFails(name: String, caughtBy: [String]) async throws {
+        let result = try await Self.run(name, broken: true)
+        let failed = Set(result.checks.filter { !$0.passed }.map(\.assertion.text))
+        #expect(failed.isSuperset(of: caughtBy), "\(result.verdictLine)")
+    }
+}
