@@ -79,21 +79,36 @@ struct RunSafetyTests {
         stopped.forwardToAll(SIGSTOP)
         stopped.forward(SIGTERM)
         #expect(await sleeper.value.status == 128 + SIGTERM)
-        // Ignoring SIGTERM: killed when the grace is over.
-        let ignoring = #"trap "" TERM INT; exec sleep 30"#
+        // Ignoring SIGTERM: killed when the grace is over. The child says when its trap is set
+        // (a signal before that would end it, which is not what is tested here).
+        let ready = FileManager.default.temporaryDirectory.appendingPathComponent("deaf-\(getpid())-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: ready) }
+        let ignoring = #"trap "" TERM INT; : > "$1"; exec sleep 30"#
         let graced = RunningChildren(grace: 0.5)
-        let deaf = Task { await ChildProcess.run("/bin/sh", arguments: ["-c", ignoring], children: graced) }
-        try? await Task.sleep(nanoseconds: 200_000_000)
+        let deaf = Task {
+            await ChildProcess.run("/bin/sh", arguments: ["-c", ignoring, "sh", ready.path], children: graced)
+        }
+        await Self.waitFor(ready)
         graced.forward(SIGTERM)
         #expect(await deaf.value.status == 128 + SIGKILL)
         // Or at once, on a second signal.
+        try? FileManager.default.removeItem(at: ready)
         let patient = RunningChildren(grace: 60)
-        let other = Task { await ChildProcess.run("/bin/sh", arguments: ["-c", ignoring], children: patient) }
-        try? await Task.sleep(nanoseconds: 200_000_000)
+        let other = Task {
+            await ChildProcess.run("/bin/sh", arguments: ["-c", ignoring, "sh", ready.path], children: patient)
+        }
+        await Self.waitFor(ready)
         patient.forward(SIGINT)
         try? await Task.sleep(nanoseconds: 100_000_000)
         patient.forward(SIGINT)
         #expect(await other.value.status == 128 + SIGKILL)
+    }
+
+    /// Waits until `file` exists, 20 s at most (a child's sign that it is ready).
+    static func waitFor(_ file: URL) async {
+        for _ in 0..<2000 where !FileManager.default.fileExists(atPath: file.path) {
+            try? await Task.sleep(nanoseconds: 10_000_000)
+        }
     }
 
     @Test("serve checks --ledger and its timeouts before it starts")

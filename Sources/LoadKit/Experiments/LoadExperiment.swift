@@ -171,7 +171,7 @@ struct LoadExperiment {
     }
 
     /// The SDK's transport as the scenario needs it: with the bench id in a header when bodies carry
-    /// none (`identical`), then a test's wrapper.
+    /// none (`identical`), each status read's number in one (`status`), then a test's wrapper.
     private func wrapTransport(
         _ transport: any FrontmailTransport, _ scenario: Scenario, _ history: History
     ) -> any FrontmailTransport {
@@ -179,6 +179,7 @@ struct LoadExperiment {
         if scenario.payload == .identical {
             wrapped = BenchIDHeaderTransport(inner: wrapped) { scenario.benchID(history.number($0)) }
         }
+        if scenario.status != nil { wrapped = StatusReadTagTransport(inner: wrapped) }
         return transportWrapper?(wrapped) ?? wrapped
     }
 
@@ -196,7 +197,7 @@ struct LoadExperiment {
         // What the driver and the progress line see: a policy-time load in real time.
         var running = scenario
         running.load = scenario.load.running(timeScale: scenario.timeScale)
-        let send = LogicalSend(scenario: scenario, client: client, history: history)
+        let send = LogicalSend(scenario: scenario, client: client, history: history, clock: clock)
         let reporter =
             progress || progressSink != nil
             ? ProgressReporter(scenario: running, history: history, start: start, sink: progressSink) : nil

@@ -83,6 +83,9 @@ public struct Assertion: Sendable, Hashable, CustomStringConvertible {
                 throw InputError(
                     path: path,
                     reason: "'\(name)' is measured by a load's control arm (load.control), which this scenario lacks")
+            case (.status, .load) where scenario.status != nil: break
+            case (.status, _):
+                throw InputError(path: path, reason: "'\(name)' needs a status section, which this scenario lacks")
             case (.metastability, .load) where scenario.metastability != nil: break
             case (.metastability, _):
                 throw InputError(

@@ -6,7 +6,7 @@ extension Scenario: Decodable {
     static let fields: Set<String> = [
         "name", "description", "seed", "transport", "timeScale", "clock", "client", "load", "payload", "server", "plan",
         "probes",
-        "assertions", "quick", "cancellation", "metastability", "wallBudget",
+        "assertions", "quick", "cancellation", "metastability", "status", "wallBudget",
     ]
 
     public init(from decoder: any Decoder) throws {
@@ -26,6 +26,7 @@ extension Scenario: Decodable {
         plan = try container.decodeIfPresent(FaultPlan.self, forKey: key("plan")) ?? .none
         cancellation = try container.decodeIfPresent(CancellationSettings.self, forKey: key("cancellation"))
         metastability = try container.decodeIfPresent(MetastabilitySettings.self, forKey: key("metastability"))
+        status = try container.decodeIfPresent(StatusSettings.self, forKey: key("status"))
         let listed = try container.decodeIfPresent([String].self, forKey: key("probes"))
         if cancellation != nil, let listed, !listed.isEmpty {
             throw InputError(
@@ -113,6 +114,7 @@ extension Scenario: Decodable {
             try metastability.validate(path: "metastability", scenario: self)
             try metastability.validate(path: "metastability", scenario: quickened())
         }
+        if let status { try status.validate(path: "status", scenario: self) }
         for (index, assertion) in assertions.enumerated() {
             try assertion.validate(path: "assertions[\(index)]", in: self)
         }
@@ -332,10 +334,13 @@ extension Scenario {
     }
 
     /// The longest one send can take in real time: every attempt to its timeout and every wait at
-    /// its longest (the larger of maxDelay and maxRetryAfter), scaled.
+    /// its longest (the larger of maxDelay and maxRetryAfter), scaled; with its status reads, each
+    /// as long.
     public var worstSendSeconds: Double {
         let waits = max(client.maxDelay.seconds, client.maxRetryAfter.seconds)
+        let calls = 1 + Double(status.map { $0.reads + ($0.unknown > 0 ? 1 : 0) } ?? 0)
         return (Double(client.maxRetries + 1) * client.timeout.seconds + Double(client.maxRetries) * waits) * timeScale
+            * calls
     }
 
     /// The longest one send can take on the run's clock: real seconds (scaled), or on virtual time
@@ -355,7 +360,7 @@ extension Scenario {
         throw InputError(
             path: "client",
             reason:
-                "one send could take \(String(format: "%.0f", worstSendRunSeconds)) s of \(time) ((maxRetries+1) × timeout + maxRetries × max(maxDelay, maxRetryAfter)\(formula)); at most \(Int(plannedWorkLimit))"
+                "one send could take \(String(format: "%.0f", worstSendRunSeconds)) s of \(time) ((maxRetries+1) × timeout + maxRetries × max(maxDelay, maxRetryAfter)\(formula)\(status == nil ? "" : ", × the send and its status reads")); at most \(Int(plannedWorkLimit))"
         )
     }
 

@@ -31,6 +31,8 @@ public struct Scenario: Sendable, Hashable {
     public var cancellation: CancellationSettings?
     /// Judges recovery after a trigger from goodput per second (see docs/scenarios.md).
     public var metastability: MetastabilitySettings?
+    /// Reads each sent message's delivery status (see docs/scenarios.md).
+    public var status: StatusSettings?
     /// The wall time the scenario should take on two idle cores, build not counted (the file's
     /// `wallBudget`; `quick.wallBudget` under `--quick`): a run over it says so beside its verdict,
     /// in its results (`run.over_budget`) and in the report. Nil: no budget.

@@ -64,6 +64,9 @@ public final class History: SendObserver {
     /// The width of the attempt-count buckets in seconds of the run's clock (a policy second).
     let bucketWidth: Double
 
+    /// The status reads of the load (a scenario's `status` section).
+    public let statusReads = StatusReadBook()
+
     /// Which sends of the run this process makes (`run --shard`); a record's `sendID` is the send's
     /// number in the unsharded run, its place in `records` the shard's own count (`local`).
     let shard: Shard
@@ -150,6 +153,10 @@ public final class History: SendObserver {
     }
 
     package func record(_ event: SendEvent) {
+        if event.operation == .status {
+            statusReads.record(event)
+            return
+        }
         guard let sendID = Self.currentSendID else { return }
         switch event {
         case .attemptStarted(_, let key, _, _):
@@ -232,6 +239,17 @@ extension History.Record {
                 return .info
             }
             return .fail
+        }
+    }
+}
+
+extension SendEvent {
+    /// The operation the event belongs to.
+    var operation: OperationKind {
+        switch self {
+        case .attemptStarted(let operation, _, _, _), .attemptFinished(let operation, _, _, _, _, _),
+            .backoffScheduled(let operation, _, _, _, _), .retryRefused(let operation, _, _, _, _):
+            return operation
         }
     }
 }

@@ -9,13 +9,21 @@ struct LogicalSend: Sendable {
     let factory: PayloadFactory
     let explicitKeys: ClientSettings.ExplicitKeys?
     let scenario: Scenario
+    /// The status reads after each successful send (a `status` section).
+    let reader: StatusReader?
 
-    init(scenario: Scenario, client: Frontmail, history: History) {
+    /// `clock` is the client's (the one the SDK reports its attempts on).
+    init(scenario: Scenario, client: Frontmail, history: History, clock: any FrontmailClock = SystemClock()) {
         self.client = client
         self.history = history
         self.factory = PayloadFactory(scenario.payload)
         self.explicitKeys = scenario.client.explicitKeys
         self.scenario = scenario
+        self.reader = scenario.status.map {
+            StatusReader(
+                client: client, book: history.statusReads, settings: $0, clock: clock, timeScale: scenario.timeScale,
+                seed: scenario.seed)
+        }
     }
 
     /// The idempotency key and body variant of send `sendID` (nil key: the SDK makes one).
@@ -32,7 +40,8 @@ struct LogicalSend: Sendable {
         options.idempotencyKey = key
         let params = factory.params(sendID: scenario.benchID(number), variant: variant)
         history.started(sendID)
-        let outcome: History.Outcome = await History.$currentSendID.withValue(sendID) {
+        let (outcome, result) = await History.$currentSendID.withValue(sendID) {
+            () async -> (History.Outcome, SendResult?) in
             do {
                 let result: SendResult
                 switch params {
@@ -41,13 +50,15 @@ struct LogicalSend: Sendable {
                 case .encodable(let order):
                     result = try await client.send(templateID: "tpl_bench", params: order, options: options)
                 }
-                return .ok(messageID: result.messageID)
+                return (.ok(messageID: result.messageID), result)
             } catch let error as FrontmailError {
-                return .failed(code: error.code, status: error.status)
+                return (.failed(code: error.code, status: error.status), nil)
             } catch {
-                return .failed(code: .networkError, status: nil)
+                return (.failed(code: .networkError, status: nil), nil)
             }
         }
         history.finished(sendID, outcome)
+        // Outside the send's task-local: the reads are not the send's attempts.
+        if let reader, let result, !Task.isCancelled { await reader(number: number, result: result) }
     }
 }

@@ -89,6 +89,9 @@ extension Scenario {
         if cancellation != nil {
             return "\(name): a cancellation experiment runs in one process (the cancellation section); shard loads only"
         }
+        if status != nil {
+            return "\(name): its status reads are judged in one process (the status section); shard loads without one"
+        }
         if load.calibratedRate != nil, !measuredOnce {
             return
                 "\(name): load.rate is calibrated against one process's throughput; give every shard the same --rate (--workers measures it once and does)"

@@ -22,6 +22,8 @@ public enum MetricCatalog {
         case calibration
         /// A load's control arm (`control.*`).
         case control
+        /// A load's status reads (`status.*`, a `status` section).
+        case status
         /// The per-second series of a load (`timeseries.*`).
         case timeseries
         /// A load's `metastability` section (`metastability.*`).
@@ -32,7 +34,7 @@ public enum MetricCatalog {
 
     /// The catalog.
     public static let all: [Metric] =
-        outcome + idempotency + jitter + calibration + control + timeseries + metastability
+        outcome + idempotency + jitter + calibration + control + status + timeseries + metastability
         + cancellation + run
 
     // MARK: The entries
@@ -157,6 +159,27 @@ public enum MetricCatalog {
         + histogram(
             "control", "latency", "ms", .control, names: ["p50", "p99", "max"], prefix: "control.latency",
             policy: .info)
+
+    /// The status reads after the sends: success, 404s not retried, cancellation (StatusProbe).
+    static let status: [Metric] = [
+        value("status.reads", "reads", .info, .status), value("status.ok", "reads", .info, .status),
+        value("status.success_rate", "ratio", .higher, .status),
+        value("status.mismatched", "reads", .mustNotGrow, .status),
+        named("status.errors.<code>", row: ("status", "errors", "<code>"), "reads", .info, .status),
+        named(
+            "status.attempt_errors.<code>", row: ("status", "attempt_errors", "<code>"), "attempts", .info, .status),
+        value("status.attempts", "requests", .info, .status),
+        value("status.unreported", "requests", .mustNotGrow, .status),
+        value("status.attempts_per_read.max", "requests", .lower, .status, statistic: "max"),
+        value("status.unknown_reads", "reads", .info, .status),
+        value("status.unknown_not_found", "reads", .info, .status),
+        value("status.unknown_retried", "reads", .mustNotGrow, .status),
+        value("status.unknown_misreported", "reads", .mustNotGrow, .status),
+        value("status.cancelled", "reads", .info, .status),
+        value("status.cancelled_not_aborted", "reads", .mustNotGrow, .status),
+        value("status.attempts_after_cancel", "attempts", .mustNotGrow, .status),
+        value("status.cancel_late.max", "policy_ms", .lower, .status, statistic: "max"),
+    ]
 
     static let timeseries: [Metric] = [
         value("timeseries.seconds", "s", .info, .timeseries),

@@ -30,6 +30,10 @@ enum ProbeSet {
             output.files[.jitterSamples] = probe.samplesCSV()
             output.files[.jitterHistogram] = probe.histogramCSV()
         }
+        if scenario.status != nil {
+            let probe = StatusProbe(scenario: scenario, book: history.statusReads, ledger: ledger)
+            output.add(probe.rows, probe.metrics)
+        }
         return output
     }
 }

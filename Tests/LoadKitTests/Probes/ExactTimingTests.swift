@@ -106,21 +106,13 @@ struct SharedKeyGapTests {
 
 /// A client clock that sleeps `sleepFactor` times what it is asked and fires deadlines late: the
 /// SDK above it reports the waits it asked for.
-struct SkewedClock: FrontmailClock {
+struct SkewedClock: WrappingClock {
     let base: any FrontmailClock
     let sleepFactor: Double
     let deadlineLag: Double
 
-    func now() -> TimeInterval { base.now() }
-    func wallNow() -> Date { base.wallNow() }
     func sleep(seconds: TimeInterval) async throws { try await base.sleep(seconds: seconds * sleepFactor) }
     func startDeadline(_ deadline: TimeInterval, onExpiry expire: @escaping @Sendable () -> Void) -> UInt64 {
         base.startDeadline(deadline + deadlineLag, onExpiry: expire)
-    }
-    func cancelDeadline(_ token: UInt64) -> Bool { base.cancelDeadline(token) }
-    func startExchange(
-        _ transport: any FrontmailTransport, _ request: FrontmailHTTPRequest
-    ) -> Task<Result<FrontmailHTTPResponse, any Error>, Never> {
-        base.startExchange(transport, request)
     }
 }

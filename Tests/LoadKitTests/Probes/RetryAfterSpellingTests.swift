@@ -26,7 +26,7 @@ struct CaseSensitiveRetryAfter: FrontmailTransport {
 /// "now" for a Retry-After date from the send's start instead of the answer's arrival. In process
 /// on virtual time a first answer arrives when its send starts, so only a date on a later attempt
 /// shows the difference.
-final class SendStartWallClock: FrontmailClock {
+final class SendStartWallClock: WrappingClock {
     let base: any FrontmailClock
     /// Keyed by the task's hash: a task that reuses a finished one's address inherits its date,
     /// which only makes this client more wrong.
@@ -36,7 +36,6 @@ final class SendStartWallClock: FrontmailClock {
         self.base = base
     }
 
-    func now() -> TimeInterval { base.now() }
     func wallNow() -> Date {
         let now = base.wallNow()
         return withUnsafeCurrentTask { task in
@@ -48,16 +47,6 @@ final class SendStartWallClock: FrontmailClock {
                 return now
             }
         }
-    }
-    func sleep(seconds: TimeInterval) async throws { try await base.sleep(seconds: seconds) }
-    func startDeadline(_ deadline: TimeInterval, onExpiry expire: @escaping @Sendable () -> Void) -> UInt64 {
-        base.startDeadline(deadline, onExpiry: expire)
-    }
-    func cancelDeadline(_ token: UInt64) -> Bool { base.cancelDeadline(token) }
-    func startExchange(
-        _ transport: any FrontmailTransport, _ request: FrontmailHTTPRequest
-    ) -> Task<Result<FrontmailHTTPResponse, any Error>, Never> {
-        base.startExchange(transport, request)
     }
 }
 
