@@ -8,25 +8,44 @@ struct ThreadCPU: Sendable, Equatable {
     var server = 0.0
     var client = 0.0
 
-    static func - (lhs: ThreadCPU, rhs: ThreadCPU) -> ThreadCPU {
-        ThreadCPU(server: lhs.server - rhs.server, client: lhs.client - rhs.client)
+    /// Each thread's name and CPU ticks at one moment, by thread id.
+    struct Snapshot: Sendable {
+        var threads: [Int: (name: String, ticks: UInt64)] = [:]
+
+        /// What the threads alive at `self` spent since `before`: a thread's whole time when it
+        /// is new (or its id was reused: fewer ticks than before). Threads that ended in between
+        /// are not counted (their time is gone from `/proc` with them), so the figure never goes
+        /// down when other threads come and go.
+        static func - (after: Snapshot, before: Snapshot) -> ThreadCPU {
+            var spent = ThreadCPU()
+            let perTick = ThreadCPU.secondsPerTick
+            for (id, thread) in after.threads {
+                var ticks = thread.ticks
+                if let earlier = before.threads[id], earlier.ticks <= ticks { ticks -= earlier.ticks }
+                let seconds = Double(ticks) * perTick
+                if thread.name == serverThreadName { spent.server += seconds } else { spent.client += seconds }
+            }
+            return spent
+        }
     }
 
-    /// The threads' CPU seconds now (threads that ended since are no longer counted).
-    static func now() -> ThreadCPU {
-        var total = ThreadCPU()
-        let tasks = "/proc/self/task"
-        guard let ids = try? FileManager.default.contentsOfDirectory(atPath: tasks) else { return total }
+    static let secondsPerTick: Double = {
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
-        guard ticks > 0 else { return total }
+        return ticks > 0 ? 1 / ticks : 0
+    }()
+
+    /// The threads' CPU ticks now.
+    static func now() -> Snapshot {
+        var snapshot = Snapshot()
+        let tasks = "/proc/self/task"
+        guard let ids = try? FileManager.default.contentsOfDirectory(atPath: tasks) else { return snapshot }
         for id in ids {
-            guard let text = try? String(contentsOfFile: "\(tasks)/\(id)/stat", encoding: .utf8),
+            guard let number = Int(id), let text = try? String(contentsOfFile: "\(tasks)/\(id)/stat", encoding: .utf8),
                 let thread = parse(stat: text)
             else { continue }
-            let seconds = Double(thread.ticks) / ticks
-            if thread.name == serverThreadName { total.server += seconds } else { total.client += seconds }
+            snapshot.threads[number] = thread
         }
-        return total
+        return snapshot
     }
 
     static let serverThreadName = FakeFrontmailServer.loopThreadName

@@ -58,6 +58,8 @@ public enum MetricCatalog {
         // request the SDK did not report may also be the transport's own retry (libcurl resends a
         // request on a reused connection that died before answering), so it is judged per scenario.
         list += [
+            value("send.errors_checked", "sends", .info, source),
+            value("send.error_mismatches", "sends", .mustNotGrow, source),
             value("attempts.unreported", "requests", .lower, source),
             value("attempts.unseen", "attempts", .mustNotGrow, source),
             value("load.server_requests", "requests", .info, source),
@@ -170,6 +172,7 @@ public enum MetricCatalog {
             "status.attempt_errors.<code>", row: ("status", "attempt_errors", "<code>"), "attempts", .info, .status),
         value("status.attempts", "requests", .info, .status),
         value("status.unreported", "requests", .mustNotGrow, .status),
+        value("status.defects", "requests", .mustNotGrow, .status),
         value("status.attempts_per_read.max", "requests", .lower, .status, statistic: "max"),
         value("status.unknown_reads", "reads", .info, .status),
         value("status.unknown_not_found", "reads", .info, .status),

@@ -12,6 +12,8 @@ import Frontmail
 /// Sends that share an explicit idempotency key share a bench id, so the server cannot tell them
 /// apart: such a group is checked as a whole (its requests against the sum of its sends' attempts),
 /// and its sends' attempts per send are their own counts, which that check holds to the ledger.
+/// A failed send whose last request got a plan's error answer in full must throw that answer's
+/// code and status (`send.error_mismatches`).
 struct OutcomeProbe {
     var rows: [SummaryRow] = []
     var metrics: [String: Double] = [:]
@@ -35,6 +37,8 @@ struct OutcomeProbe {
         }
         var unreported = 0
         var unseen = 0
+        var errorsChecked = 0
+        var errorMismatches = 0
         for (benchID, group) in reported {
             let served = ledger.count(sendID: benchID)
             unreported += max(0, served - group.attempts)
@@ -43,7 +47,15 @@ struct OutcomeProbe {
         for record in records {
             switch record.outcome {
             case .ok: ok += 1
-            case .failed(let code, _): errors[code.rawValue, default: 0] += 1
+            case .failed(let code, let status):
+                errors[code.rawValue, default: 0] += 1
+                let benchID = scenario.benchID(record.sendID)
+                if (reported[benchID]?.sends ?? 1) == 1, let last = ledger.attempts(sendID: benchID).last,
+                    let answer = Self.planError(last, scenario.plan)
+                {
+                    errorsChecked += 1
+                    if answer.code != code.rawValue || answer.status != status { errorMismatches += 1 }
+                }
             case .dropped:
                 dropped += 1
                 continue
@@ -72,6 +84,8 @@ struct OutcomeProbe {
         }
         recorder.record(histogram: latency, probe: "send", metric: "latency", divisor: 1e6)
         recorder.record(histogram: attempts, probe: "send", metric: "attempts_per_send", divisor: 1)
+        recorder.record("send.errors_checked", Double(errorsChecked))
+        recorder.record("send.error_mismatches", Double(errorMismatches))
         recorder.record("attempts.unreported", Double(unreported))
         recorder.record("attempts.unseen", Double(unseen))
         let serverRequests = ledger.sendRequests
@@ -79,6 +93,16 @@ struct OutcomeProbe {
         recorder.record("load.amplification", started == 0 ? .nan : Double(serverRequests) / Double(started))
         rows = recorder.rows
         metrics = recorder.metrics
+    }
+
+    /// The error a request got from the plan, when the client saw it whole: a `respond` rule's
+    /// status and code (or the API's code for that status), with the API's JSON body.
+    static func planError(_ request: LedgerRecord, _ plan: FaultPlan) -> (code: String, status: Int)? {
+        guard request.action == .respond, !request.clientGone, request.rule >= 0, Int(request.rule) < plan.rules.count
+        else { return nil }
+        let action = plan.rules[Int(request.rule)].action
+        guard action.body == nil, let status = action.status, status >= 400 else { return nil }
+        return (action.code ?? ServerResponse.defaultCode(for: status), status)
     }
 
     func latencyCSV() -> String {

@@ -5,7 +5,9 @@ import Foundation
 /// server's ledger (each read's requests carry its number, `StatusReadTagTransport`):
 /// - reads of sent messages that were not cancelled: how many came back with the message asked
 ///   for (`status.success_rate`), their errors, and how many requests one took at the server;
-///   requests the SDK did not report (`status.unreported`: hidden retries);
+///   requests the SDK did not report (`status.unreported`: hidden retries); requests with a
+///   defect the server flags (`status.defects`: the token in the query, an `Authorization` header,
+///   no client header, a private key);
 /// - reads of unknown messages: a 404 is final, so no request may follow one at the server
 ///   (`status.unknown_retried`), and a read whose last answer was the server's 404 must throw
 ///   `message_not_found` with status 404 (`status.unknown_misreported`);
@@ -18,8 +20,10 @@ struct StatusProbe {
     init(scenario: Scenario, book: StatusReadBook, ledger: LedgerIndex) {
         // Each read's requests at the server, in arrival order.
         var served: [Int: [LedgerRecord]] = [:]
+        var defects = 0
         for record in ledger.records where record.endpoint == .status && record.benchSendID >= 0 {
             served[Int(record.benchSendID), default: []].append(record)
+            if !record.defects.isEmpty { defects += 1 }
         }
         var recorder = MetricRecorder(scenario: scenario.name)
         var reads = 0
@@ -78,6 +82,7 @@ struct StatusProbe {
         }
         recorder.record("status.attempts", Double(attempts))
         recorder.record("status.unreported", Double(unreported))
+        recorder.record("status.defects", Double(defects))
         recorder.record("status.attempts_per_read.max", Double(attemptsMax))
         recorder.record("status.unknown_reads", Double(unknownReads))
         recorder.record("status.unknown_not_found", Double(unknownNotFound))

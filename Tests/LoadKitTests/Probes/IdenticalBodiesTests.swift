@@ -106,18 +106,15 @@ struct IdenticalBodiesTests {
     static func run(
         _ name: String, broken: KeyRewritingTransport.Kind? = nil
     ) async throws -> ScenarioResult {
-        var runner = ScenarioRunner(outputFolder: nil, runID: "test", progress: false)
-        if let broken {
-            let counters = KeyRewritingTransport.Counters()
-            runner.transportWrapper = { KeyRewritingTransport(inner: $0, kind: broken, counters: counters) }
+        try await runStandardQuick(name) { runner in
+            if let broken {
+                let counters = KeyRewritingTransport.Counters()
+                runner.transportWrapper = { KeyRewritingTransport(inner: $0, kind: broken, counters: counters) }
+            }
         }
-        let file = InputFuzzTests.scenarioFolder.appendingPathComponent("\(name).json").path
-        return try await runner.run(Scenario.load(file: file).quickened())
     }
 
-    static func failed(_ result: ScenarioResult) -> Set<String> {
-        Set(result.checks.filter { !$0.passed }.map(\.assertion.text))
-    }
+    static func failed(_ result: ScenarioResult) -> Set<String> { failedAssertions(result) }
 
     @Test("the real SDK: every identical send its own key and exactly one effect, the bench id from the header")
     func correctPasses() async throws {

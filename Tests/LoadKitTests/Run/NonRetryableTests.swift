@@ -26,10 +26,9 @@ struct RetryingNonRetryable: FrontmailTransport {
 @Suite("non-retryable answers get one request each")
 struct NonRetryableTests {
     static func run(_ name: String, broken: Bool) async throws -> ScenarioResult {
-        var runner = ScenarioRunner(outputFolder: nil, runID: "test", progress: false)
-        if broken { runner.transportWrapper = { RetryingNonRetryable(inner: $0) } }
-        let file = InputFuzzTests.scenarioFolder.appendingPathComponent("\(name).json").path
-        return try await runner.run(Scenario.load(file: file).quickened())
+        try await runStandardQuick(name) { runner in
+            if broken { runner.transportWrapper = { RetryingNonRetryable(inner: $0) } }
+        }
     }
 
     @Test(
@@ -50,7 +49,47 @@ struct NonRetryableTests {
         ])
     func retryingFails(name: String, caughtBy: [String]) async throws {
         let result = try await Self.run(name, broken: true)
-        let failed = Set(result.checks.filter { !$0.passed }.map(\.assertion.text))
+        let failed = failedAssertions(result)
         #expect(failed.isSuperset(of: caughtBy), "\(result.verdictLine)")
+    }
+}
+
+/// A client that does not read the API's error body: every error answer reaches the SDK without
+/// it, so the SDK falls back to the code of the status alone (`bad_request`, `internal_error`).
+struct ErrorBodyBlind: FrontmailTransport {
+    let inner: any FrontmailTransport
+
+    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
+        var response = try await inner.send(request)
+        if response.status >= 400 { response.body = Data() }
+        return response
+    }
+}
+
+/// A send that fails throws the code and status of the server's last answer: checked against the
+/// plan's answers in the server's ledger.
+@Suite("errors: a failed send throws what the server answered last")
+struct ErrorVerdictTests {
+    static func run(_ name: String, broken: Bool) async throws -> ScenarioResult {
+        try await runStandardQuick(name) { runner in
+            if broken { runner.transportWrapper = { ErrorBodyBlind(inner: $0) } }
+        }
+    }
+
+    @Test("the real SDK throws each answer's code and status", arguments: ["non-retryable-4xx", "brownout-503"])
+    func correctPasses(name: String) async throws {
+        let result = try await Self.run(name, broken: false)
+        #expect(result.passed, "\(result.verdictLine)")
+        #expect((result.metrics["send.errors_checked"] ?? 0) >= 10)
+        #expect(result.metrics["send.error_mismatches"] == 0)
+    }
+
+    @Test(
+        "an SDK that ignores the error body throws other codes and fails",
+        arguments: ["non-retryable-4xx", "brownout-503"])
+    func blindFails(name: String) async throws {
+        let result = try await Self.run(name, broken: true)
+        let failed = failedAssertions(result)
+        #expect(failed.contains("send.error_mismatches == 0"), "\(result.verdictLine)")
     }
 }
