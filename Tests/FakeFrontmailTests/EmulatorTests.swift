@@ -128,6 +128,17 @@ struct EmulatorTests {
         #expect(
             emulator.handle(Requests.send(template: "tpl_locked", key: "c", extra: ["turnstile_token": "good"])).status
                 == 202)
+        // turnstile_key names one of the two secrets, as the API spells them, on any template.
+        for (index, key) in ["org", "frontmail"].enumerated() {
+            let request = Requests.send(
+                template: "tpl_locked", key: "k\(index)",
+                extra: ["turnstile_token": "good", "turnstile_key": .string(key)])
+            #expect(emulator.handle(request).status == 202)
+        }
+        for (index, key) in ["Org", "", "other"].enumerated() {
+            let request = Requests.send(template: "tpl_bench", key: "w\(index)", extra: ["turnstile_key": .string(key)])
+            #expect(emulator.handle(request).errorCode == "invalid_body")
+        }
         var config = EmulatorConfig()
         config.turnstileConfigured = false
         let unconfigured = Emulator(config: config, now: { 0 })

@@ -288,6 +288,9 @@ public final class Emulator: Sendable {
     }
 
     private func checkTurnstile(template: TemplateConfig, body: SendBody) -> ServerResponse? {
+        if let key = body.turnstileKey, key != "org", key != "frontmail" {
+            return .error(400, "invalid_body", "turnstile_key must be \"org\" or \"frontmail\".")
+        }
         guard template.turnstile else { return nil }
         guard config.turnstileConfigured else {
             return .error(403, "captcha_not_configured", "The template needs Turnstile but no keys are configured.")

@@ -11,6 +11,7 @@ public struct SendBody: Sendable {
     var templateID: FrontmailValue?
     var serviceID: FrontmailValue?
     var turnstileToken: FrontmailValue?
+    var turnstileKey: FrontmailValue?
     var locale: FrontmailValue?
     var attachments: FrontmailValue?
     /// `template_params`; nil when the body has none.
@@ -26,6 +27,7 @@ public struct SendBody: Sendable {
 
     private static let topLevel = [
         "user_id", "template_id", "template_params", "service_id", "turnstile_token", "locale", "attachments",
+        "turnstile_key",
     ]
 
     /// Reads `bytes`; nil when they are not JSON or not an object. `watchedParams` are the params
@@ -42,7 +44,8 @@ public struct SendBody: Sendable {
                 case 3: body.serviceID = try reader.value()
                 case 4: body.turnstileToken = try reader.value()
                 case 5: body.locale = try reader.value()
-                default: body.attachments = try reader.value()
+                case 6: body.attachments = try reader.value()
+                default: body.turnstileKey = try reader.value()
                 }
             }
         }

@@ -137,7 +137,7 @@ extension ClientSettings: Decodable {
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys([
             "maxRetries", "baseDelay", "maxDelay", "maxRetryAfter", "timeout", "maxConnections", "explicitKeys",
-            "budget",
+            "budget", "turnstile",
         ])
         let container = try decoder.container(keyedBy: AnyKey.self)
         self.init()
@@ -149,6 +149,7 @@ extension ClientSettings: Decodable {
         maxConnections = try container.integer(Int.self, AnyKey("maxConnections")) ?? maxConnections
         explicitKeys = try container.decodeIfPresent(ExplicitKeys.self, forKey: AnyKey("explicitKeys"))
         budget = try container.decodeIfPresent(BudgetSetting.self, forKey: AnyKey("budget")) ?? .none
+        turnstile = try container.decodeIfPresent(TurnstileSettings.self, forKey: AnyKey("turnstile"))
     }
 
     func validate(path: String) throws(InputError) {
@@ -159,6 +160,24 @@ extension ClientSettings: Decodable {
         try InputError.check(timeout, path + ".timeout", positive: true)
         try InputError.check(maxConnections, in: 1...100_000, path + ".maxConnections")
         if let explicitKeys { try InputError.check(explicitKeys.pool, in: 1...10_000_000, path + ".explicitKeys.pool") }
+        if let turnstile { try InputError.check(turnstile.badEvery, in: 0...1_000_000, path + ".turnstile.badEvery") }
+    }
+}
+
+extension ClientSettings.TurnstileSettings: Decodable {
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(["key", "badEvery"])
+        let container = try decoder.container(keyedBy: AnyKey.self)
+        if let name = try container.decodeIfPresent(String.self, forKey: AnyKey("key")) {
+            guard let key = TurnstileKey(rawValue: name) else {
+                let accepted = TurnstileKey.allCases.map(\.rawValue).joined(separator: ", ")
+                throw InputError(
+                    path: InputError.path(decoder.codingPath + [AnyKey("key")]),
+                    reason: "'\(name)' is not a Turnstile key (\(accepted))")
+            }
+            self.key = key
+        }
+        badEvery = try container.integer(Int.self, AnyKey("badEvery")) ?? 0
     }
 }
 

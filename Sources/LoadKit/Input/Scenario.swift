@@ -66,6 +66,24 @@ public struct ClientSettings: Sendable, Hashable {
         public var sameBody: Bool
     }
 
+    /// Every send carries a Turnstile token (`SendOptions.turnstileToken`) and, when set, the key
+    /// that verifies it (`turnstileKey`): `bench-turnstile-<n>`, or the fake's rejected token
+    /// `bad-token` for every `badEvery`-th send (0: none).
+    public var turnstile: TurnstileSettings?
+
+    public struct TurnstileSettings: Sendable, Hashable {
+        public var key: TurnstileKey?
+        public var badEvery = 0
+
+        /// The fake server's default rejected token (`server.badTurnstileTokens`).
+        public static let badToken = "bad-token"
+
+        /// The token of send `number`.
+        public func token(_ number: Int) -> String {
+            badEvery > 0 && number % badEvery == badEvery - 1 ? Self.badToken : "bench-turnstile-\(number)"
+        }
+    }
+
     public init() {}
 
     /// The policy in policy units.

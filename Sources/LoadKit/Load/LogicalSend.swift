@@ -36,6 +36,10 @@ struct LogicalSend: Sendable {
     func callAsFunction(_ sendID: Int) async {
         var options = SendOptions(attachments: factory.attachments)
         let number = history.number(sendID)
+        if let turnstile = scenario.client.turnstile {
+            options.turnstileToken = turnstile.token(number)
+            options.turnstileKey = turnstile.key
+        }
         let (key, variant) = Self.key(number, explicitKeys)
         options.idempotencyKey = key
         let params = factory.params(sendID: scenario.benchID(number), variant: variant)
