@@ -34,7 +34,8 @@ extension Frontmail {
                     bucket?.succeeded(lastRetryCost: lastRetryCost)
                     return response
                 }
-                error = Self.responseError(response, now: clock.wallNow())
+                error = Self.responseError(
+                    response, now: clock.wallNow(), retryAfterDefect: environment.retryAfterDefect)
             case .failure(let failure):
                 error = Task.isCancelled ? .aborted : failure
             }
@@ -62,7 +63,7 @@ extension Frontmail {
                 delay = retryAfter
                 cause = .retryAfter(retryAfter)
             } else {
-                delay = retry.backoffDelay(afterAttempt: attempt, random: environment.random)
+                delay = retry.backoffDelay(afterAttempt: attempt, random: environment.unitDraw)
                 cause = .jitter(cap: retry.backoffCap(afterAttempt: attempt))
             }
             observer?.record(

@@ -98,7 +98,7 @@ extension Frontmail {
         if Task.isCancelled { throw FrontmailError.aborted }
         let key =
             options.idempotencyKey.flatMap { $0.isEmpty ? nil : $0 }
-            ?? Self.makeIdempotencyKey(environment.keyBytes?() ?? Self.randomWords())
+            ?? Self.makeIdempotencyKey(environment.keyWords())
         let headers = FrontmailHTTPHeaders(fields: [
             .init(name: "X-Frontmail-Public-Key", value: publicKey),
             .init(name: "Content-Type", value: "application/json"),

@@ -5,12 +5,21 @@ import Foundation
 /// A number is seconds (fractions kept); otherwise an HTTP date gives the seconds from `now`.
 /// Negative or past values become 0. Anything else is nil (use the backoff).
 package enum RetryAfter {
-    package static func parse(_ value: String?, now: Date) -> TimeInterval? {
+    ///
+    /// `defect` breaks the reading on purpose (the suite's tests of its own oracles); nil in every client.
+    package static func parse(_ value: String?, now: Date, defect: RetryAfterDefect? = nil) -> TimeInterval? {
         guard let value else { return nil }
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { return nil }
-        if let seconds = seconds(trimmed) { return max(0, seconds) }
-        if let date = httpDate(trimmed) { return max(0, date.timeIntervalSince(now)) }
+        if let seconds = seconds(trimmed) {
+            return max(0, defect == .truncatesFractions ? seconds.rounded(.towardZero) : seconds)
+        }
+        if var date = httpDate(trimmed) {
+            if defect == .datesInLocalTime {
+                date -= TimeInterval(TimeZone.current.secondsFromGMT(for: date))
+            }
+            return max(0, date.timeIntervalSince(now))
+        }
         return nil
     }
 

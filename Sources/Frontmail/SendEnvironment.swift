@@ -114,31 +114,66 @@ package protocol SendObserver: Sendable {
     func record(_ event: SendEvent)
 }
 
-/// What the client depends on besides its transport: time, randomness and an observer.
+/// What the client depends on besides its transport: time, random bits and an observer.
+///
+/// Only entropy and time are injected: the client's own code turns the bits into a jitter draw
+/// and an idempotency key, and does its own date arithmetic on the clock's `wallNow`, whatever
+/// the source (a simulation supplies seeded bits and virtual time; the decisions stay the SDK's).
 package struct SendEnvironment: Sendable {
     package var clock: any FrontmailClock
-    /// Uniform in [0, 1).
-    package var random: @Sendable () -> Double
+    /// Random bits, 64 at a time (nil: the system's random generator). A simulation draws them from
+    /// its seed, so its jitter and keys are the same in every run.
+    package var entropy: (@Sendable () -> UInt64)?
     package var observer: (any SendObserver)?
-    /// The sixteen random bytes of an idempotency key the client makes (nil: the system's random
-    /// generator). A simulation draws them from its seed, so its keys are the same in every run.
-    package var keyBytes: (@Sendable () -> (UInt64, UInt64))?
     /// A retry budget broken on purpose (the suite's tests of its own verdicts); nil in every client.
     package var budgetDefect: RetryBudgetDefect?
+    /// A jitter draw broken on purpose: maps the client's uniform draw to another value (the suite's
+    /// tests of its own verdicts); nil in every client.
+    package var drawDefect: (@Sendable (Double) -> Double)?
+    /// A Retry-After reading broken on purpose (the suite's tests of its own oracles); nil in every client.
+    package var retryAfterDefect: RetryAfterDefect?
 
     package init(
         clock: any FrontmailClock = SystemClock(),
-        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-        observer: (any SendObserver)? = nil,
-        keyBytes: (@Sendable () -> (UInt64, UInt64))? = nil
+        entropy: (@Sendable () -> UInt64)? = nil,
+        observer: (any SendObserver)? = nil
     ) {
         self.clock = clock
-        self.random = random
+        self.entropy = entropy
         self.observer = observer
-        self.keyBytes = keyBytes
     }
 
     package static let live = SendEnvironment()
+
+    /// A uniform draw in [0, 1) from 53 random bits: the one conversion of the client's jitter,
+    /// the same with the system's generator and with injected bits.
+    func unitDraw() -> Double {
+        let bits: UInt64
+        if let entropy {
+            bits = entropy()
+        } else {
+            var generator = SystemRandomNumberGenerator()
+            bits = generator.next()
+        }
+        let unit = Double(bits >> 11) * 0x1.0p-53
+        return drawDefect?(unit) ?? unit
+    }
+
+    /// The sixteen random bytes of an idempotency key: two words of the injected bits, or the
+    /// system's generator.
+    func keyWords() -> (UInt64, UInt64) {
+        guard let entropy else { return Frontmail.randomWords() }
+        let high = entropy()
+        return (high, entropy())
+    }
+}
+
+/// How a deliberately wrong Retry-After reading misbehaves.
+package enum RetryAfterDefect: Sendable {
+    /// A fractional number of seconds loses its fraction (`1.5` waits 1 s).
+    case truncatesFractions
+    /// An HTTP date's fields are read as local time instead of GMT.
+    case datesInLocalTime
 }
 
 /// How a deliberately wrong retry budget misbehaves.

@@ -10,7 +10,7 @@ struct RetryBudgetTests {
         _ transport: ScriptedTransport, budget: RetryBudget, maxRetries: Int = 3, clock: ManualClock = ManualClock(),
         timeout: TimeInterval = 15, recorder: EventRecorder? = nil, defect: RetryBudgetDefect? = nil
     ) throws -> Frontmail {
-        var environment = SendEnvironment(clock: clock, random: { 0 }, observer: recorder)
+        var environment = SendEnvironment(clock: clock, entropy: { 0 }, observer: recorder)
         environment.budgetDefect = defect
         return try Frontmail(
             publicKey: TestClient.key, apiURL: TestClient.base,

@@ -79,7 +79,7 @@ struct RetryTests {
         let recorder = EventRecorder()
         let transport = ScriptedTransport(
             [.respond(status: 429, headers: ["Retry-After": "2"]), TestClient.accepted], clock: clock)
-        let client = try TestClient.make(transport, clock: clock, random: { 0.999 }, observer: recorder)
+        let client = try TestClient.make(transport, clock: clock, draw: 0.999, observer: recorder)
         _ = try await client.send(templateID: "t")
         #expect(transport.requests.map(\.at) == [0, 2])
         #expect(recorder.backoffs.map(\.cause) == [.retryAfter(2)])
@@ -118,7 +118,7 @@ struct RetryTests {
         let clock = ManualClock()
         let transport = ScriptedTransport(
             [.respond(status: 503, headers: ["Retry-After": "soon"]), TestClient.accepted], clock: clock)
-        _ = try await TestClient.make(transport, clock: clock, random: { 0.5 }).send(templateID: "t")
+        _ = try await TestClient.make(transport, clock: clock, draw: 0.5).send(templateID: "t")
         #expect(clock.backoffSleeps == [0.15])
     }
 
@@ -167,7 +167,7 @@ struct RetryTests {
         let clock = ManualClock()
         let recorder = EventRecorder()
         let transport = ScriptedTransport([.hang(advancing: 0.4), TestClient.accepted], clock: clock)
-        let client = try TestClient.make(transport, clock: clock, timeout: 0.4, random: { 0 }, observer: recorder)
+        let client = try TestClient.make(transport, clock: clock, timeout: 0.4, draw: 0, observer: recorder)
         let result = try await client.send(templateID: "t")
         #expect(result.messageID == "msg_1")
         #expect(transport.count == 2)

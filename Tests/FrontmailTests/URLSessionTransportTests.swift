@@ -26,7 +26,7 @@ struct URLSessionTransportTests {
         let transport = URLSessionTransport(session: Self.session())
         let client = try Frontmail(
             publicKey: "pk_e2e", apiURL: server.url, retry: retry, timeout: timeout, transport: transport,
-            environment: SendEnvironment(random: { 0 }))
+            environment: SendEnvironment(entropy: { 0 }))
         return (client, transport)
     }
 

@@ -14,15 +14,8 @@ struct LoadExperiment {
     let progress: Bool
     /// Where progress goes instead of stderr (a shard of a `--workers` run: to its parent).
     var progressSink: ProgressReporter.Sink?
-    var randomOverride: (@Sendable () -> Double)?
-    var transportWrapper: (@Sendable (any FrontmailTransport) -> any FrontmailTransport)?
-    var policyOverride: RetryPolicy?
-    var timeoutOverride: TimeInterval?
-    var observerWrapper: (@Sendable (any SendObserver) -> any SendObserver)?
-    var simulationAdvanceEvery: Int?
-    var clockWrapper: (@Sendable (any FrontmailClock) -> any FrontmailClock)?
-    /// Test seam: the client's retry budget broken on purpose.
-    var budgetDefect: RetryBudgetDefect?
+    /// The suite's own tests' seeded or broken behaviour (nil fields in every run of the tool).
+    var seams = TestSeams()
 
     init(scenario: Scenario, progress: Bool) {
         self.scenario = scenario
@@ -101,7 +94,7 @@ struct LoadExperiment {
         guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) else {
             throw InputError(path: "clock", reason: "virtual time needs task executors (macOS 15 or later)")
         }
-        let (observed, figures) = try await Simulation.run(advanceEvery: simulationAdvanceEvery) { clock in
+        let (observed, figures) = try await Simulation.run(advanceEvery: seams.simulationAdvanceEvery) { clock in
             try await observeLocal(scenario, shard: shard, clock: clock)
         }
         var observation = observed
@@ -125,14 +118,15 @@ struct LoadExperiment {
                 shard: shard)
             var environment = environment(history)
             if let clock {
-                environment.clock = clockWrapper?(clock) ?? clock
-                let random = SharedRandom(seed: Fingerprint.of("client:\(scenario.seed):\(shard)".utf8))
-                if randomOverride == nil { environment.random = { random.unit() } }
-                environment.keyBytes = { random.words() }
+                environment.clock = seams.clockWrapper?(clock) ?? clock
+                if seams.entropy == nil {
+                    let random = SharedRandom(seed: Fingerprint.of("client:\(scenario.seed):\(shard)".utf8))
+                    environment.entropy = { random.next() }
+                }
             }
             let client = try harness.client(
-                retry: policyOverride ?? scenario.client.scaledPolicy(scale),
-                timeout: timeoutOverride ?? scenario.client.timeout.seconds * scale,
+                retry: seams.policyOverride ?? scenario.client.scaledPolicy(scale),
+                timeout: seams.timeoutOverride ?? scenario.client.timeout.seconds * scale,
                 environment: environment, wrap: { wrapTransport($0, scenario, history) })
             let started = core.now()
             await drive(scenario, history: history, client: client, start: started, clock: core.clock)
@@ -151,8 +145,8 @@ struct LoadExperiment {
             let history = History(
                 now: now, expected: min(scenario.load.sends ?? 1024, 1_000_000), bucketWidth: scale, shard: shard)
             let client = try Frontmail(
-                publicKey: "pk_bench", apiURL: server, retry: policyOverride ?? scenario.client.scaledPolicy(scale),
-                timeout: timeoutOverride ?? scenario.client.timeout.seconds * scale,
+                publicKey: "pk_bench", apiURL: server, retry: seams.policyOverride ?? scenario.client.scaledPolicy(scale),
+                timeout: seams.timeoutOverride ?? scenario.client.timeout.seconds * scale,
                 transport: wrapTransport(transport, scenario, history), environment: environment(history))
             let started = now()
             await drive(scenario, history: history, client: client, start: started, clock: SystemClock())
@@ -180,14 +174,11 @@ struct LoadExperiment {
             wrapped = BenchIDHeaderTransport(inner: wrapped) { scenario.benchID(history.number($0)) }
         }
         if scenario.status != nil { wrapped = StatusReadTagTransport(inner: wrapped) }
-        return transportWrapper?(wrapped) ?? wrapped
+        return seams.transportWrapper?(wrapped) ?? wrapped
     }
 
     private func environment(_ history: History) -> SendEnvironment {
-        var environment = SendEnvironment(observer: observerWrapper?(history) ?? history)
-        if let randomOverride { environment.random = randomOverride }
-        environment.budgetDefect = budgetDefect
-        return environment
+        seams.apply(to: SendEnvironment(observer: seams.observerWrapper?(history) ?? history))
     }
 
     /// The load driver with the progress line beside it.
@@ -223,7 +214,7 @@ struct LoadObservation {
     var simulation: Simulation.Figures?
 }
 
-/// One seeded generator shared by a simulated client's jitter and keys (a simulation runs on one
+/// One seeded source of the random bits a simulated client's jitter and keys are made from (a simulation runs on one
 /// thread, so the order of draws is the run's own).
 final class SharedRandom: Sendable {
     private let state: Mutex<SeededRandom>
@@ -232,12 +223,9 @@ final class SharedRandom: Sendable {
         state = Mutex(SeededRandom(seed: seed))
     }
 
-    func unit() -> Double {
-        state.withLock { $0.unit() }
-    }
-
-    func words() -> (UInt64, UInt64) {
-        state.withLock { ($0.next(), $0.next()) }
+    /// The next 64 random bits: the client turns them into its draws and keys itself.
+    func next() -> UInt64 {
+        state.withLock { $0.next() }
     }
 }
 

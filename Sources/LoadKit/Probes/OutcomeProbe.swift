@@ -73,12 +73,8 @@ struct OutcomeProbe {
         recorder.record("send.success_rate", started == 0 ? .nan : Double(ok) / Double(started))
         recorder.record("send.dropped", Double(dropped))
         recorder.record("send.throughput", elapsed > 0 ? Double(started) / elapsed : .nan)
-        for (code, count) in errors.sorted(by: { $0.key < $1.key }) {
-            recorder.record("send.errors.\(code)", Double(count))
-        }
-        for (code, count) in history.attemptErrors.sorted(by: { $0.key < $1.key }) {
-            recorder.record("attempts.errors.\(code)", Double(count))
-        }
+        recorder.record(counts: errors, prefix: "send.errors")
+        recorder.record(counts: history.attemptErrors, prefix: "attempts.errors")
         if scenario.client.budget != .none {
             recorder.record("retry.budget_refused", Double(history.retriesRefused))
         }

@@ -74,12 +74,8 @@ struct StatusProbe {
         recorder.record("status.ok", Double(ok))
         recorder.record("status.success_rate", reads == 0 ? .nan : Double(ok) / Double(reads))
         recorder.record("status.mismatched", Double(mismatched))
-        for (code, count) in errors.sorted(by: { $0.key < $1.key }) {
-            recorder.record("status.errors.\(code)", Double(count))
-        }
-        for (code, count) in book.attemptErrors.sorted(by: { $0.key < $1.key }) {
-            recorder.record("status.attempt_errors.\(code)", Double(count))
-        }
+        recorder.record(counts: errors, prefix: "status.errors")
+        recorder.record(counts: book.attemptErrors, prefix: "status.attempt_errors")
         recorder.record("status.attempts", Double(attempts))
         recorder.record("status.unreported", Double(unreported))
         recorder.record("status.defects", Double(defects))

@@ -23,6 +23,13 @@ struct MetricRecorder {
         if metric.name != nil { metrics[key] = value }
     }
 
+    /// Records a count per code as the metrics `prefix.<code>`, in the codes' order.
+    mutating func record(counts: [String: Int], prefix: String) {
+        for (code, count) in counts.sorted(by: { $0.key < $1.key }) {
+            record("\(prefix).\(code)", Double(count))
+        }
+    }
+
     /// Records a histogram of values in units of `divisor` as the rows `probe.metric.count` and
     /// (when it holds samples) its mean and percentiles; the statistics the catalog names get
     /// their value (NaN when empty) under their names.

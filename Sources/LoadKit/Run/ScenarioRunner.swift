@@ -8,21 +8,8 @@ public struct ScenarioRunner: Sendable {
     public var outputFolder: URL?
     public var runID: String
     public var progress: Bool
-    /// Test seams: a random source for the SDK's jitter, a wrapper around the transport, a policy
-    /// and a per-attempt timeout (in the run's seconds: scaled on the real clock, policy seconds on
-    /// virtual time) handed to the SDK instead of the scenario's (the
-    /// probes still expect the scenario's) and a wrapper around the SDK's observer, so the suite's own tests can feed it broken behaviour
-    /// without touching the SDK.
-    var randomOverride: (@Sendable () -> Double)?
-    var transportWrapper: (@Sendable (any FrontmailTransport) -> any FrontmailTransport)?
-    var policyOverride: RetryPolicy?
-    var timeoutOverride: TimeInterval?
-    var observerWrapper: (@Sendable (any SendObserver) -> any SendObserver)?
-    /// A broken scheduler, for the tests that show verdicts depend on quiescence: timers fire every
-    /// that many jobs (see `Simulation.run`).
-    var simulationAdvanceEvery: Int?
-    /// A wrapper around the SDK's clock on virtual time (a client that sleeps or times out wrongly).
-    var clockWrapper: (@Sendable (any FrontmailClock) -> any FrontmailClock)?
+    /// The suite's own tests' seeded or broken behaviour (nil fields in every run of the tool).
+    var seams = TestSeams()
     /// Keep the trace of this send (its number in the run) in the result (`--trace-send`).
     public var traceSend: Int?
 
@@ -39,17 +26,11 @@ public struct ScenarioRunner: Sendable {
         switch scenario.experiment {
         case .load:
             var experiment = LoadExperiment(scenario: scenario, progress: progress)
-            experiment.randomOverride = randomOverride
-            experiment.transportWrapper = transportWrapper
-            experiment.policyOverride = policyOverride
-            experiment.timeoutOverride = timeoutOverride
-            experiment.observerWrapper = observerWrapper
-            experiment.simulationAdvanceEvery = simulationAdvanceEvery
-            experiment.clockWrapper = clockWrapper
+            experiment.seams = seams
             measurement = try await experiment.run()
         case .cancellation(let settings):
             let showProgress = progress
-            measurement = try await CancellationExperiment.run(scenario, settings: settings, wrap: transportWrapper) {
+            measurement = try await CancellationExperiment.run(scenario, settings: settings, wrap: seams.transportWrapper) {
                 line in
                 if showProgress { printError("  \(line)") }
             }

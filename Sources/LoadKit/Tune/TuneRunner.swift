@@ -12,10 +12,8 @@ package struct TuneRunner {
     let jobs: Int
     /// Called after every finished run with (runs done, runs planned, the run's cell label).
     package var progress: @Sendable (Int, Int, String) -> Void = { _, _, _ in }
-    /// Test seam: a wrapper around every run's transport (a deliberately broken client).
-    var transportWrapper: (@Sendable (any FrontmailTransport) -> any FrontmailTransport)?
-    /// Test seam: every client's retry budget broken on purpose.
-    var budgetDefect: RetryBudgetDefect?
+    /// The suite's own tests' broken behaviour for every run (a transport wrapper, a broken budget).
+    var seams = TestSeams()
 
     package init(tune: TuneFile, jobs: Int) {
         self.tune = tune
@@ -47,8 +45,7 @@ package struct TuneRunner {
         let total = jobs.count
         let width = max(1, self.jobs)
         let progress = self.progress
-        let wrapper = transportWrapper
-        let defect = budgetDefect
+        let seams = self.seams
         await withTaskGroup(of: (Int, Int, RunFigures?).self) { group in
             var next = 0
             var done = 0
@@ -61,8 +58,7 @@ package struct TuneRunner {
                     do {
                         let scenario = job.scenario.onVirtualTime()
                         var experiment = LoadExperiment(scenario: scenario, progress: false)
-                        experiment.transportWrapper = wrapper
-                        experiment.budgetDefect = defect
+                        experiment.seams = seams
                         let measurement = try await experiment.run()
                         let figures = RunFigures(measurement, timeScale: scenario.timeScale)
                         return (job.cell, job.seed, figures.interrupted ? nil : figures)

@@ -81,12 +81,25 @@ enum TestClient {
 
     static func make(
         _ transport: ScriptedTransport, clock: ManualClock = ManualClock(), retry: RetryPolicy = .default,
-        timeout: TimeInterval = 15, random: @escaping @Sendable () -> Double = { 0.5 }, observer: EventRecorder? = nil,
+        timeout: TimeInterval = 15, draw: Double = 0.5, observer: EventRecorder? = nil,
         base: URL = TestClient.base
     ) throws -> Frontmail {
         try Frontmail(
             publicKey: key, apiURL: base, retry: retry, timeout: timeout, transport: transport,
-            environment: SendEnvironment(clock: clock, random: random, observer: observer))
+            environment: SendEnvironment(clock: clock, entropy: bits(giving: draw), observer: observer))
+    }
+
+    /// Random bits the client's own conversion turns into `draw` (to within 2⁻⁵³, rounded down):
+    /// the top 53 bits of each word give the draw; the low 11 count, so two keys still differ.
+    static func bits(giving draw: Double) -> @Sendable () -> UInt64 {
+        let word = UInt64((min(max(draw, 0), 1 - 0x1p-53) * 0x1p53).rounded(.down)) << 11
+        let counter = Mutex<UInt64>(0)
+        return {
+            counter.withLock {
+                $0 &+= 1
+                return word | ($0 & 0x7FF)
+            }
+        }
     }
 
     static let accepted = ScriptedTransport.Step.respond(

@@ -142,7 +142,7 @@ struct ControlArmTests {
         #expect(correct.metrics["control.ok"] == correct.metrics["control.sends"])
         #expect(correct.rows.contains { $0.probe == "control" && $0.metric == "latency" && $0.statistic == "p99" })
         var runner = ScenarioRunner(outputFolder: nil, runID: "T", progress: false)
-        runner.transportWrapper = { HoldingTransport(inner: $0) }
+        runner.seams.transportWrapper = { HoldingTransport(inner: $0) }
         let holding = try await runner.run(scenario)
         #expect(!holding.passed, "\(holding.verdictLine)")
         #expect((holding.metrics["control.excess_drop_rate"] ?? 0) >= 0.5)

@@ -33,7 +33,7 @@ struct RunMemoryTests {
         let weak = Weak()
         for _ in 0..<3 {
             var experiment = LoadExperiment(scenario: scenario, progress: false)
-            experiment.observerWrapper = { history in
+            experiment.seams.observerWrapper = { history in
                 if let history = history as? History { weak.add(history) }
                 return history
             }

@@ -37,7 +37,7 @@ struct AttemptTruthTests {
 
     @Test("a transport that resends a failed request itself, unseen by the observer, is flagged")
     func hiddenRetry() async throws {
-        let result = try await Self.run { $0.transportWrapper = { HiddenRetryTransport(inner: $0) } }
+        let result = try await Self.run { $0.seams.transportWrapper = { HiddenRetryTransport(inner: $0) } }
         let failures = JitterTruthTests.failed(result)
         #expect(failures.contains("attempts.unreported == 0"), "\(result.verdictLine)")
         #expect(!failures.contains("attempts.unseen == 0"), "\(result.verdictLine)")
@@ -47,7 +47,7 @@ struct AttemptTruthTests {
 
     @Test("an SDK that reports answered attempts it never made is flagged")
     func inventedAttempts() async throws {
-        let result = try await Self.run { $0.observerWrapper = { DoubleCountingObserver(base: $0) } }
+        let result = try await Self.run { $0.seams.observerWrapper = { DoubleCountingObserver(base: $0) } }
         let failures = JitterTruthTests.failed(result)
         #expect(failures.contains("attempts.unseen == 0"), "\(result.verdictLine)")
         #expect(!failures.contains("attempts_per_send.max <= 4"), "\(result.verdictLine)")

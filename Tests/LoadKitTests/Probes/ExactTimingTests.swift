@@ -37,7 +37,7 @@ struct ExactTimingTests {
         try scenario.validate()
         scenario.file = "test"
         var runner = ScenarioRunner(outputFolder: nil, runID: "test", progress: false)
-        runner.clockWrapper = wrap
+        runner.seams.clockWrapper = wrap
         return try await runner.run(scenario)
     }
 

@@ -109,7 +109,7 @@ struct IdenticalBodiesTests {
         try await runStandardQuick(name) { runner in
             if let broken {
                 let counters = KeyRewritingTransport.Counters()
-                runner.transportWrapper = { KeyRewritingTransport(inner: $0, kind: broken, counters: counters) }
+                runner.seams.transportWrapper = { KeyRewritingTransport(inner: $0, kind: broken, counters: counters) }
             }
         }
     }

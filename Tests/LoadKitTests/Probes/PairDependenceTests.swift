@@ -31,12 +31,12 @@ struct PairDependenceTests {
         var runner = ScenarioRunner(outputFolder: nil, runID: "test", progress: false)
         if clockSeeded {
             let box = ClockBox()
-            runner.clockWrapper = { clock in
+            runner.seams.clockWrapper = { clock in
                 box.clock.withLock { $0 = clock }
                 return clock
             }
             // Seeded from the millisecond the draw is made in: draws in one tick are equal.
-            runner.randomOverride = {
+            runner.seams.drawDefect = { _ in
                 let now = box.clock.withLock { $0?.now() } ?? 0
                 var generator = SeededRandom(seed: UInt64(max(0, (now * 1000).rounded(.down))))
                 return generator.unit()

@@ -64,8 +64,8 @@ struct RetryAfterSpellingTests {
         clock: (@Sendable (any FrontmailClock) -> any FrontmailClock)? = nil
     ) async throws -> ScenarioResult {
         var runner = ScenarioRunner(outputFolder: nil, runID: "test", progress: false)
-        runner.transportWrapper = transport
-        runner.clockWrapper = clock
+        runner.seams.transportWrapper = transport
+        runner.seams.clockWrapper = clock
         return try await runner.run(scenario(name).quickened())
     }
 

@@ -59,10 +59,10 @@ struct StatusReadTests {
         try await runStandardQuick("status-under-faults") { runner in
             switch broken {
             case .none: break
-            case .tokenInQuery: runner.transportWrapper = { TokenInQuery(inner: $0) }
-            case .retriesNotFound: runner.transportWrapper = { RetryingNonRetryable(inner: $0) }
-            case .deafBackoff: runner.clockWrapper = { DeafSleepClock(base: $0) }
-            case .noRetries: runner.policyOverride = .disabled
+            case .tokenInQuery: runner.seams.transportWrapper = { TokenInQuery(inner: $0) }
+            case .retriesNotFound: runner.seams.transportWrapper = { RetryingNonRetryable(inner: $0) }
+            case .deafBackoff: runner.seams.clockWrapper = { DeafSleepClock(base: $0) }
+            case .noRetries: runner.seams.policyOverride = .disabled
             }
         }
     }

@@ -124,7 +124,7 @@ struct CalibrationTests {
         let correct = try await ScenarioRunner(outputFolder: nil, runID: "T", progress: false).run(scenario)
         #expect(correct.passed, "\(correct.verdictLine)")
         var runner = ScenarioRunner(outputFolder: nil, runID: "T", progress: false)
-        runner.transportWrapper = { SlowCancelTransport(inner: $0) }
+        runner.seams.transportWrapper = { SlowCancelTransport(inner: $0) }
         let slow = try await runner.run(scenario)
         #expect(!slow.checks[0].passed && !slow.checks[1].passed, "\(slow.verdictLine)")
         #expect((slow.metrics["cancellation.inFlight.idle.p50"] ?? 0) >= 500)

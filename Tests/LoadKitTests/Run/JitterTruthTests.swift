@@ -46,7 +46,7 @@ struct JitterTruthTests {
     {
         var runner = ScenarioRunner(outputFolder: nil, runID: "test", progress: false)
         let random = SeededRandomSource(seed: 29)
-        runner.randomOverride = { random.next() }
+        runner.seams.entropy = { random.word() }
         configure(&runner)
         return try await runner.run(scenario(json))
     }
@@ -99,7 +99,7 @@ struct JitterTruthTests {
         let scenario = try Self.scenario(Self.brownout).onVirtualTime()
         var wrong = scenario.client.scaledPolicy(scenario.timeScale)
         wrong.baseDelay *= 2  // base × 2^(n+1)
-        let result = try await Self.run(Self.brownout) { $0.policyOverride = wrong }
+        let result = try await Self.run(Self.brownout) { $0.seams.policyOverride = wrong }
         let failures = Self.failed(result)
         #expect(failures.contains("jitter.cap_mismatches == 0"), "\(result.verdictLine)")
         #expect(failures.contains("jitter.ks_d < jitter.ks_critical_001"), "\(result.verdictLine)")
@@ -109,8 +109,8 @@ struct JitterTruthTests {
     func sleepsSomethingElse() async throws {
         let reported = SeededRandomSource(seed: 41)
         let result = try await Self.run(Self.brownout) {
-            $0.randomOverride = { 0.999_999 }
-            $0.observerWrapper = { JitterLyingObserver(base: $0, random: reported) }
+            $0.seams.drawDefect = { _ in 0.999_999 }
+            $0.seams.observerWrapper = { JitterLyingObserver(base: $0, random: reported) }
         }
         let failures = Self.failed(result)
         // What it reports is perfectly uniform; what the server saw is not.
@@ -123,16 +123,15 @@ struct JitterTruthTests {
 
     @Test("a client that reports another cap than the one it uses is flagged")
     func lyingCap() async throws {
-        let result = try await Self.run(Self.brownout) { $0.observerWrapper = { CapLyingObserver(base: $0) } }
+        let result = try await Self.run(Self.brownout) { $0.seams.observerWrapper = { CapLyingObserver(base: $0) } }
         #expect(Self.failed(result).contains("jitter.cap_mismatches == 0"), "\(result.verdictLine)")
     }
 
     @Test("jitter applied before the maxDelay clip fails in the clipped region")
     func jitterBeforeClip() async throws {
-        let random = SeededRandomSource(seed: 43)
         // min(maxDelay, u × baseDelay × 2^n) with baseDelay = 2.5 × maxDelay: the draw lands on the
         // cap whenever u × 2.5 × 2^n ≥ 1, far more often than a uniform wait would.
-        let result = try await Self.run(Self.clipped) { $0.randomOverride = { min(1, random.next() * 2.5) } }
+        let result = try await Self.run(Self.clipped) { $0.seams.drawDefect = { min(1, $0 * 2.5) } }
         #expect(Self.failed(result).contains("jitter.ks_d < jitter.ks_critical_001"), "\(result.verdictLine)")
     }
 }

@@ -27,7 +27,7 @@ struct RetryingNonRetryable: FrontmailTransport {
 struct NonRetryableTests {
     static func run(_ name: String, broken: Bool) async throws -> ScenarioResult {
         try await runStandardQuick(name) { runner in
-            if broken { runner.transportWrapper = { RetryingNonRetryable(inner: $0) } }
+            if broken { runner.seams.transportWrapper = { RetryingNonRetryable(inner: $0) } }
         }
     }
 
@@ -72,7 +72,7 @@ struct ErrorBodyBlind: FrontmailTransport {
 struct ErrorVerdictTests {
     static func run(_ name: String, broken: Bool) async throws -> ScenarioResult {
         try await runStandardQuick(name) { runner in
-            if broken { runner.transportWrapper = { ErrorBodyBlind(inner: $0) } }
+            if broken { runner.seams.transportWrapper = { ErrorBodyBlind(inner: $0) } }
         }
     }
 

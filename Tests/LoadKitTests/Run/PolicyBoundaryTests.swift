@@ -23,7 +23,7 @@ struct PolicyBoundaryTests {
         let scenario = try Self.scenario(name)
         var runner = ScenarioRunner(outputFolder: nil, runID: "test", progress: false)
         let random = SeededRandomSource(seed: 53)
-        runner.randomOverride = { random.next() }
+        runner.seams.entropy = { random.word() }
         configure(&runner, scenario)
         return try await runner.run(scenario)
     }
@@ -48,7 +48,7 @@ struct PolicyBoundaryTests {
         let result = try await run(name) { runner, scenario in
             var wrong = scenario.client.scaledPolicy(scenario.timeScale)
             wrong.maxRetries = maxRetries
-            runner.policyOverride = wrong
+            runner.seams.policyOverride = wrong
         }
         return (failed(result), result.verdictLine)
     }
@@ -73,10 +73,10 @@ struct PolicyBoundaryTests {
         let timeout = scenario.client.timeout.seconds * scenario.timeScale
         // 4 s against answers at 1.8 and 2.2 s: a 502 gets through unless every one of them meets
         // a stall of 1.8 s.
-        let long = try await Self.run("timeout-boundary") { runner, _ in runner.timeoutOverride = timeout * 2 }
+        let long = try await Self.run("timeout-boundary") { runner, _ in runner.seams.timeoutOverride = timeout * 2 }
         #expect(Self.failed(long).contains("attempts.errors.provider_error == 0"), "\(long.verdictLine)")
         // 1 s: the server has not answered yet when the deadline fires, however busy the machine.
-        let short = try await Self.run("timeout-boundary") { runner, _ in runner.timeoutOverride = timeout * 0.5 }
+        let short = try await Self.run("timeout-boundary") { runner, _ in runner.seams.timeoutOverride = timeout * 0.5 }
         #expect(
             Self.failed(short).contains("attempts.errors.service_unavailable >= 0.3 * send.sends"),
             "\(short.verdictLine)")

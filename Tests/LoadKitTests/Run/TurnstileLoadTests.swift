@@ -53,7 +53,7 @@ struct TurnstileRewriting: FrontmailTransport {
 struct TurnstileLoadTests {
     static func run(_ broken: TurnstileRewriting.Kind?) async throws -> ScenarioResult {
         try await runStandardQuick("turnstile-protected") { runner in
-            if let broken { runner.transportWrapper = { TurnstileRewriting(inner: $0, kind: broken) } }
+            if let broken { runner.seams.transportWrapper = { TurnstileRewriting(inner: $0, kind: broken) } }
         }
     }
 

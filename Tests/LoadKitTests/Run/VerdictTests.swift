@@ -25,12 +25,13 @@ struct VerdictTests {
         """
 
     private func run(
-        _ json: String, random: (@Sendable () -> Double)? = nil,
+        _ json: String, entropy: (@Sendable () -> UInt64)? = nil, draw: (@Sendable (Double) -> Double)? = nil,
         wrap: (@Sendable (any FrontmailTransport) -> any FrontmailTransport)? = nil
     ) async throws -> ScenarioResult {
         var runner = ScenarioRunner(outputFolder: nil, runID: "test", progress: false)
-        runner.randomOverride = random
-        runner.transportWrapper = wrap
+        runner.seams.entropy = entropy
+        runner.seams.drawDefect = draw
+        runner.seams.transportWrapper = wrap
         return try await runner.run(Self.scenario(json))
     }
 
@@ -40,9 +41,9 @@ struct VerdictTests {
 
     @Test("the real SDK passes every verdict")
     func correctClientPasses() async throws {
-        // A seeded uniform source keeps this deterministic; the SDK's backoff formula is what is judged.
+        // Seeded bits keep this deterministic; the SDK's draw and backoff formula are what is judged.
         let random = SeededRandomSource(seed: 11)
-        let result = try await run(Self.brownout, random: { random.next() })
+        let result = try await run(Self.brownout, entropy: { random.word() })
         let passed = result.passed
         #expect(passed, "\(result.verdictLine)")
         #expect((result.metrics["jitter.samples"] ?? 0) > 500)
@@ -53,15 +54,15 @@ struct VerdictTests {
         arguments: ["none", "equal", "capAfter"])
     func brokenJitter(kind: String) async throws {
         let random = SeededRandomSource(seed: 3)
-        let source: @Sendable () -> Double
+        let draw: @Sendable (Double) -> Double
         switch kind {
-        case "none": source = { 0.999_999 }
-        case "equal": source = { 0.5 + random.next() / 2 }
+        case "none": draw = { _ in 0.999_999 }
+        case "equal": draw = { 0.5 + $0 / 2 }
         default:
             // r × base × 2^n, capped afterwards: for the later attempts most draws land on the cap.
-            source = { min(1, random.next() * 8) }
+            draw = { min(1, $0 * 8) }
         }
-        let result = try await run(Self.brownout, random: source)
+        let result = try await run(Self.brownout, entropy: { random.word() }, draw: draw)
         let failures = failed(result)
         #expect(failures == ["jitter.ks_d < jitter.ks_critical_001"], "\(result.verdictLine)")
     }
@@ -120,6 +121,8 @@ final class SeededRandomSource: Sendable {
     private let state: Mutex<SeededRandom>
     init(seed: UInt64) { state = Mutex(SeededRandom(seed: seed)) }
     func next() -> Double { state.withLock { $0.unit() } }
+    /// 64 random bits, for a client's injected entropy.
+    func word() -> UInt64 { state.withLock { $0.next() } }
 }
 
 /// On each first attempt, also sends a copy under a new key: two effects for one send.

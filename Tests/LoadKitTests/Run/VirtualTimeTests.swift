@@ -85,7 +85,7 @@ struct VirtualTimeTests {
         let exact = try await runner.run(Self.scenario(Self.outage))
         #expect(exact.passed, "\(exact.verdictLine)")
         var broken = runner
-        broken.simulationAdvanceEvery = 1
+        broken.seams.simulationAdvanceEvery = 1
         let early = try await broken.run(Self.scenario(Self.outage))
         #expect(!early.passed, "a scheduler that fires timers before quiescence passed: \(early.verdictLine)")
         #expect((early.metrics["send.success_rate"] ?? 0) > 0.5)

@@ -65,7 +65,7 @@ struct ShardMergeTests {
         for index in 0..<count {
             let shard = try Shard(index: index, count: count)
             var experiment = LoadExperiment(scenario: scenario, progress: false)
-            experiment.transportWrapper = wrap(index)
+            experiment.seams.transportWrapper = wrap(index)
             let observed = try await experiment.observe(scenario, shard: shard)
             let part = try ShardPart(observed, scenario: scenario, quick: false, shard: shard, sharedServer: false)
             parts.append(try ShardPart.decode(try part.encoded()))

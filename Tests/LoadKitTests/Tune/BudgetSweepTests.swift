@@ -39,7 +39,7 @@ struct BudgetSweepTests {
             (refused?.amplification ?? 9) < (correct.measured.first { $0.policy.budget == .none }?.amplification ?? 0))
         #expect(correct.text.contains("metastability map"))
         var broken = TuneRunner(tune: tune, jobs: 2)
-        broken.budgetDefect = .neverCharged
+        broken.seams.budgetDefect = .neverCharged
         let report = TuneReport(tune: tune, cells: await broken.run())
         #expect(Self.verdicts(report) == [BudgetSetting.none: true, .percent(tenths: 200): true], "\(report.text)")
     }
@@ -63,7 +63,7 @@ struct BudgetSweepTests {
         let check = try #require(correct.checks.first)
         #expect(check.agrees, "\(correct.sanityCSV)")
         var broken = TuneRunner(tune: tune, jobs: 1)
-        broken.budgetDefect = .neverRefilled
+        broken.seams.budgetDefect = .neverRefilled
         let report = TuneReport(tune: tune, cells: await broken.run())
         let starved = try #require(report.checks.first)
         // Once the reserve of 100 retries is spent, a failed first attempt is final: success

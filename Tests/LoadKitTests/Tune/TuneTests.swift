@@ -44,7 +44,7 @@ struct TuneTests {
         #expect(correct.checks.count == 1 && check.agrees, "\(correct.sanityCSV)")
         #expect(correct.correct)
         var broken = TuneRunner(tune: tune, jobs: 1)
-        broken.transportWrapper = { HiddenRetryTransport(inner: $0) }
+        broken.seams.transportWrapper = { HiddenRetryTransport(inner: $0) }
         let report = TuneReport(tune: tune, cells: await broken.run())
         let hidden = try #require(report.checks.first)
         // Success 1 − 0.5³ = 0.875 and 1.75 requests per send instead of 0.75 and 1.5.
@@ -65,7 +65,7 @@ struct TuneTests {
         let correct = TuneReport(tune: tune, cells: await TuneRunner(tune: tune, jobs: 2).run())
         #expect(correct.correct && correct.measured.allSatisfy { $0.duplicates == 0 && $0.lost == 0 })
         var broken = TuneRunner(tune: tune, jobs: 2)
-        broken.transportWrapper = { DuplicatingTransport(base: $0) }
+        broken.seams.transportWrapper = { DuplicatingTransport(base: $0) }
         let report = TuneReport(tune: tune, cells: await broken.run())
         #expect(!report.correct && report.measured.contains { $0.duplicates > 0 })
         #expect(report.text.contains("CORRECTNESS FAILED"))

@@ -1,0 +1,44 @@
+import Foundation
+import Frontmail
+
+/// What the suite's own tests may change about a run, to feed it seeded or broken behaviour
+/// without touching the SDK's code: one value, passed from the runner to the experiment.
+///
+/// Entropy and time may be injected; a decision of the SDK (a delay, a key, a retry) is never
+/// replaced. The defects break the SDK's own code paths on purpose, so a test can show that a
+/// verdict fails a wrong client; every run of the tool leaves them nil.
+struct TestSeams: Sendable {
+    /// Seeded random bits for the client (nil: the system's generator on the real clock, the
+    /// scenario's seed on virtual time); the SDK still turns them into its draws and keys.
+    var entropy: (@Sendable () -> UInt64)?
+    /// A jitter draw broken on purpose: the client's uniform draw mapped to another value.
+    var drawDefect: (@Sendable (Double) -> Double)?
+    /// A Retry-After reading broken on purpose.
+    var retryAfterDefect: RetryAfterDefect?
+    /// The client's retry budget broken on purpose.
+    var budgetDefect: RetryBudgetDefect?
+    /// A wrapper around the transport (a client that resends, lies or drops behind the SDK).
+    var transportWrapper: (@Sendable (any FrontmailTransport) -> any FrontmailTransport)?
+    /// A policy handed to the SDK instead of the scenario's (the probes still expect the scenario's).
+    var policyOverride: RetryPolicy?
+    /// A per-attempt timeout handed to the SDK instead of the scenario's, in the run's seconds
+    /// (scaled on the real clock, policy seconds on virtual time).
+    var timeoutOverride: TimeInterval?
+    /// A wrapper around the SDK's observer (a client that reports something else than it does).
+    var observerWrapper: (@Sendable (any SendObserver) -> any SendObserver)?
+    /// A broken scheduler, for the tests that show verdicts depend on quiescence: timers fire every
+    /// that many jobs (see `Simulation.run`).
+    var simulationAdvanceEvery: Int?
+    /// A wrapper around the SDK's clock on virtual time (a client that sleeps or times out wrongly).
+    var clockWrapper: (@Sendable (any FrontmailClock) -> any FrontmailClock)?
+
+    /// The client's environment: the seeded bits and the defects on top of `base`.
+    func apply(to base: SendEnvironment) -> SendEnvironment {
+        var environment = base
+        if let entropy { environment.entropy = entropy }
+        environment.drawDefect = drawDefect
+        environment.retryAfterDefect = retryAfterDefect
+        environment.budgetDefect = budgetDefect
+        return environment
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+
+@testable import LoadKit
+
+/// On virtual time the simulation injects random bits, not draws: the SDK's own code turns them
+/// into the jitter factor, so a skewed draw in that code fails the in-process jitter verdicts.
+@Suite("entropy, not decisions: the SDK's own draw runs on virtual time")
+struct EntropyInjectionTests {
+    static let jitterVerdicts: Set<String> = [
+        "jitter.ks_d < jitter.ks_critical_001", "jitter.ks_d.attempt1 < jitter.ks_critical_001.attempt1",
+    ]
+
+    static let squared: @Sendable (Double) -> Double = { unit in unit * unit }
+
+    /// The inverse CDF of the triangular distribution on [0, 1) with its mode at 1/2.
+    static let triangular: @Sendable (Double) -> Double = { unit in
+        unit < 0.5 ? (unit / 2).squareRoot() : 1 - ((1 - unit) / 2).squareRoot()
+    }
+
+    @Test("the real SDK's draw from the scenario's seed passes brownout-503's jitter verdicts")
+    func correctPasses() async throws {
+        let scenario = try PolicyBoundaryTests.scenario("brownout-503")
+        let result = try await ScenarioRunner(outputFolder: nil, runID: "test", progress: false).run(scenario)
+        #expect(result.passed, "\(result.verdictLine)")
+        #expect((result.metrics["jitter.samples"] ?? 0) > 500)
+    }
+
+    @Test(
+        "a squared or triangular uniform in the SDK's draw fails the jitter KS verdicts on virtual time",
+        arguments: ["squared", "triangular"])
+    func skewedDrawFails(kind: String) async throws {
+        let scenario = try PolicyBoundaryTests.scenario("brownout-503")
+        var runner = ScenarioRunner(outputFolder: nil, runID: "test", progress: false)
+        // The scenario's seeded bits stay; only the SDK's conversion of them is broken.
+        runner.seams.drawDefect = kind == "squared" ? Self.squared : Self.triangular
+        let result = try await runner.run(scenario)
+        let failed = Set(result.checks.filter { !$0.passed }.map(\.assertion.text))
+        #expect(failed.isSuperset(of: Self.jitterVerdicts), "\(result.verdictLine)")
+    }
+}
