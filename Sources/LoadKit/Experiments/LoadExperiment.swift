@@ -145,7 +145,8 @@ struct LoadExperiment {
             let history = History(
                 now: now, expected: min(scenario.load.sends ?? 1024, 1_000_000), bucketWidth: scale, shard: shard)
             let client = try Frontmail(
-                publicKey: "pk_bench", apiURL: server, retry: seams.policyOverride ?? scenario.client.scaledPolicy(scale),
+                publicKey: "pk_bench", apiURL: server,
+                retry: seams.policyOverride ?? scenario.client.scaledPolicy(scale),
                 timeout: seams.timeoutOverride ?? scenario.client.timeout.seconds * scale,
                 transport: wrapTransport(transport, scenario, history), environment: environment(history))
             let started = now()

@@ -30,7 +30,9 @@ public struct ScenarioRunner: Sendable {
             measurement = try await experiment.run()
         case .cancellation(let settings):
             let showProgress = progress
-            measurement = try await CancellationExperiment.run(scenario, settings: settings, wrap: seams.transportWrapper) {
+            measurement = try await CancellationExperiment.run(
+                scenario, settings: settings, wrap: seams.transportWrapper
+            ) {
                 line in
                 if showProgress { printError("  \(line)") }
             }
