@@ -11,6 +11,12 @@ exists that the order does not place.
     python3 scripts/check-layers.py            # check
     python3 scripts/check-layers.py --graph    # print who uses whom
     python3 scripts/check-layers.py --self-test  # the check catches a planted upward use
+
+It also checks that no oracle leans on the SDK it judges (docs/architecture.md, "Oracles"):
+FakeFrontmail and LoadKit may use the SDK's types to drive it, but never name the SDK's logic that
+decides a delay, a key, a retry or a reading (its Retry-After parser, its backoff, its key maker,
+its budget, its response reading, its date arithmetic): the expected value of a verdict is
+computed by the suite's own code.
 """
 import os
 import re
@@ -34,6 +40,25 @@ LAYERS = {
         "Metrics",
         "Stats",
     ],
+}
+
+# The SDK's deciding logic, by the names FakeFrontmail and LoadKit must not use.
+ORACLE_TARGETS = ["Sources/FakeFrontmail", "Sources/LoadKit"]
+SDK_DECISIONS = {
+    "RetryAfter": "the SDK's Retry-After parser",
+    "backoffDelay": "the SDK's jittered backoff",
+    "backoffCap": "the SDK's backoff cap",
+    "unitDraw": "the SDK's jitter draw",
+    "makeIdempotencyKey": "the SDK's key maker",
+    "keyWords": "the SDK's key bits",
+    "randomWords": "the SDK's random source",
+    "EntropyPool": "the SDK's random source",
+    "RetryBucket": "the SDK's retry budget",
+    "isRetryable": "the SDK's retry decision",
+    "responseError": "the SDK's reading of an error answer",
+    "parseSendResult": "the SDK's reading of a send's answer",
+    "ISO8601": "the SDK's date arithmetic",
+    "docsURL": "the SDK's documentation links",
 }
 
 DECLARATION = re.compile(
@@ -123,6 +148,20 @@ def analyse(root, order):
     return rank, unplaced, uses
 
 
+def sdk_decisions_used(root):
+    """(path, line, name) of every use of the SDK's deciding logic below root."""
+    found = []
+    for dirpath, _, names in os.walk(root):
+        for name in sorted(n for n in names if n.endswith(".swift")):
+            path = os.path.join(dirpath, name)
+            with open(path, encoding="utf-8") as handle:
+                text = strip_comments_and_strings(handle.read())
+            for number, line in enumerate(text.split("\n"), 1):
+                for word in sorted(set(IDENTIFIER.findall(line)) & set(SDK_DECISIONS)):
+                    found.append((os.path.relpath(path), number, word))
+    return found
+
+
 def self_test():
     """A planted upward use is caught; names in comments, strings and own-folder uses are not."""
     files = {
@@ -146,7 +185,22 @@ def self_test():
         if unplaced != ["Bottom"]:
             print(f"self-test failed: an unplaced folder went unnoticed ({unplaced})", file=sys.stderr)
             sys.exit(1)
-    print("layers self-test: a planted upward use is caught, comments and strings are not read")
+    with tempfile.TemporaryDirectory() as root:
+        planted = {
+            "Probe.swift": "let wait = RetryAfter.parse(header, now: now)\n",
+            "Quiet.swift": '// RetryAfter.parse is not called here\nlet text = "backoffDelay"\n',
+        }
+        for name, text in planted.items():
+            with open(os.path.join(root, name), "w", encoding="utf-8") as handle:
+                handle.write(text)
+        found = [(os.path.basename(path), number, name) for path, number, name in sdk_decisions_used(root)]
+        if found != [("Probe.swift", 1, "RetryAfter")]:
+            print(f"self-test failed: a planted use of the SDK's parser gave {found}", file=sys.stderr)
+            sys.exit(1)
+    print(
+        "layers self-test: a planted upward use and a planted oracle calling the SDK's parser are caught, "
+        "comments and strings are not read"
+    )
 
 
 def main():
@@ -173,8 +227,16 @@ def main():
             if user in rank and home in rank and rank[user] >= rank[home]:
                 print(f"{path}:{number}: {user}/ uses {name} from {home}/, which is not below it", file=sys.stderr)
                 failed = max(failed, 1)
+    for target in ORACLE_TARGETS:
+        for path, number, name in sdk_decisions_used(os.path.join(top, target)):
+            print(
+                f"{path}:{number}: uses {name} ({SDK_DECISIONS[name]}): an oracle computes what it expects "
+                "with its own code, never the SDK's",
+                file=sys.stderr,
+            )
+            failed = max(failed, 1)
     if failed == 0 and not graph:
-        print("layers: every folder uses only folders below it")
+        print("layers: every folder uses only folders below it; no oracle uses the SDK's deciding logic")
     sys.exit(failed)
 
 

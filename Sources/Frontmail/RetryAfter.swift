@@ -15,9 +15,7 @@ package enum RetryAfter {
             return max(0, defect == .truncatesFractions ? seconds.rounded(.towardZero) : seconds)
         }
         if var date = httpDate(trimmed) {
-            if defect == .datesInLocalTime {
-                date -= TimeInterval(TimeZone.current.secondsFromGMT(for: date))
-            }
+            if case .datesInZone(let zone) = defect { date -= TimeInterval(zone.secondsFromGMT(for: date)) }
             return max(0, date.timeIntervalSince(now))
         }
         return nil

@@ -169,11 +169,12 @@ package struct SendEnvironment: Sendable {
 }
 
 /// How a deliberately wrong Retry-After reading misbehaves.
-package enum RetryAfterDefect: Sendable {
+package enum RetryAfterDefect: Sendable, Equatable {
     /// A fractional number of seconds loses its fraction (`1.5` waits 1 s).
     case truncatesFractions
-    /// An HTTP date's fields are read as local time instead of GMT.
-    case datesInLocalTime
+    /// An HTTP date's fields are read in this zone instead of GMT: a client that reads them in
+    /// local time, in a process whose local zone is this one.
+    case datesInZone(TimeZone)
 }
 
 /// How a deliberately wrong retry budget misbehaves.

@@ -34,10 +34,29 @@ struct AttemptLedgerTests {
         #expect(records[1].finished >= records[1].arrival)
     }
 
+    @Test(
+        "a status token anywhere in the URL is a defect, whatever it is called; ids and other text are not",
+        arguments: [
+            ("/v1/messages/msg_1", "token=stk_0123456789abcdef", true),
+            ("/v1/messages/msg_1", "status_token=stk_0123456789ABCDEF", true),
+            ("/v1/messages/msg_1", "a=1&t=stk%5F0123456789abcdef", true),
+            ("/v1/messages/msg_1/stk_0123456789abcdef", nil, true),
+            ("/v1/messages/msg_1", "x=tok_1", true),  // the header's own token, of another shape
+            ("/v1/messages/msg_1", nil, false),
+            ("/v1/messages/msg_1", "token=stk_0123", false),
+            ("/v1/messages/stk_notahexvalue00", "locale=de", false),
+        ] as [(String, String?, Bool)])
+    func tokenInURL(path: String, query: String?, flagged: Bool) {
+        var headers = FrontmailHTTPHeaders([("X-Frontmail-Public-Key", "pk_test"), ("X-Frontmail-Client", "t")])
+        headers.add(name: "X-Frontmail-Status-Token", value: "tok_1")
+        let request = ServerRequest(method: "GET", path: path, query: query, headers: headers)
+        #expect(FakeFrontmailCore.tokenInURL(request) == flagged)
+    }
+
     @Test("defects: a token in the query, an Authorization header, no client header, an sk_ key")
     func defects() {
         let core = FakeFrontmailCore()
-        _ = serve(core, Requests.status("msg_1", token: nil, query: "token=abc"))
+        _ = serve(core, Requests.status("msg_1", token: nil, query: "token=stk_0123456789abcdef"))
         _ = serve(core, Requests.send(headers: ["Authorization": "Bearer sk_x"]))
         var bare = Requests.send(key: "z")
         bare.headers = ["X-Frontmail-Public-Key": "sk_live"]

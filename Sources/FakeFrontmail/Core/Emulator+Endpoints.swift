@@ -53,7 +53,9 @@ extension Emulator {
         }
         let age = now() - message.created
         let lifecycle = config.lifecycle
-        var events: [FrontmailValue] = [["type": "accepted", "at": .string(ISO8601.string(from: message.createdWall))]]
+        var events: [FrontmailValue] = [
+            ["type": "accepted", "at": .string(HTTPDate.iso8601(from: message.createdWall))]
+        ]
         var status = message.held ? "held" : "queued"
         var sentAt: FrontmailValue?
         if !message.held {
@@ -63,14 +65,14 @@ extension Emulator {
             for (name, offset) in stages where age >= offset.seconds {
                 status = name
                 let at = FrontmailValue.string(
-                    ISO8601.string(from: message.createdWall.addingTimeInterval(offset.seconds)))
+                    HTTPDate.iso8601(from: message.createdWall.addingTimeInterval(offset.seconds)))
                 if name == "sent" { sentAt = at }
                 if name != "sending" { events.append(["type": .string(name), "at": at]) }
             }
         }
         var body: [String: FrontmailValue] = [
             "message_id": .string(id), "status": .string(status),
-            "created_at": .string(ISO8601.string(from: message.createdWall)),
+            "created_at": .string(HTTPDate.iso8601(from: message.createdWall)),
             "template_id": .string(message.templateID),
             "events": .array(events),
         ]

@@ -193,17 +193,17 @@ public final class FakeFrontmailCore: Sendable {
         case .other(let request, let rewrite):
             disposition = rewrite.apply(to: emulator.handle(request))
         }
-        note.retryAfter = retryAfterSeconds(disposition).map(Float.init)
+        note.retryAfter = retryAfterSeconds(disposition)
         note.clientGone = clientGone
         record(note, at: ticket.index)
         return clientGone ? nil : disposition
     }
 
+    /// The wait the answer's Retry-After asks for as the plan meant it, from the fake's clock now.
     private func retryAfterSeconds(_ disposition: Disposition) -> Double? {
         switch disposition {
         case .respond(let response, _), .truncate(let response, _):
-            guard let header = response.headers["Retry-After"] else { return nil }
-            return RetryAfter.parse(header, now: clock.wallNow())
+            return response.retryAfterMeant?.seconds(at: clock.wallNow())
         case .hang, .reset, .close:
             return nil
         }
@@ -225,7 +225,7 @@ public final class FakeFrontmailCore: Sendable {
         var action: LedgerAction?
         var message: UInt32?
         var effect = false
-        var retryAfter: Float?
+        var retryAfter: Double?
         var clientGone = false
 
         /// A new message was committed (nil: nothing was).
@@ -254,12 +254,30 @@ public final class FakeFrontmailCore: Sendable {
 
     static func defects(_ request: ServerRequest) -> LedgerDefects {
         var defects: LedgerDefects = []
-        if let query = request.query, query.split(separator: "&").contains(where: { $0.hasPrefix("token=") }) {
-            defects.insert(.queryToken)
-        }
+        if Self.tokenInURL(request) { defects.insert(.queryToken) }
         if request.headers["Authorization"] != nil { defects.insert(.authorizationHeader) }
         if request.headers["X-Frontmail-Client"] == nil { defects.insert(.missingClientHeader) }
         if request.headers["X-Frontmail-Public-Key"]?.hasPrefix("sk_") == true { defects.insert(.privateKey) }
         return defects
+    }
+
+    /// Whether a status token stands anywhere in the request target, percent-decoded: the token
+    /// the request's own header carries, or any string of the shape the fake issues (`stk_` and
+    /// 16 hex digits), whatever the parameter or segment is called.
+    static func tokenInURL(_ request: ServerRequest) -> Bool {
+        let target = request.path + (request.query.map { "?" + $0 } ?? "")
+        let decoded = (target.removingPercentEncoding ?? target).lowercased()
+        if let token = request.headers["X-Frontmail-Status-Token"], token.utf8.count >= 4,
+            decoded.contains(token.lowercased())
+        {
+            return true
+        }
+        var rest = decoded[...]
+        while let found = rest.range(of: "stk_") {
+            let digits = rest[found.upperBound...].prefix(16)
+            if digits.count == 16, digits.allSatisfy(\.isHexDigit) { return true }
+            rest = rest[found.upperBound...]
+        }
+        return false
     }
 }

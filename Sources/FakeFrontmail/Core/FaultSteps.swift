@@ -71,9 +71,10 @@ extension FaultEngine {
         }
         switch admit(at: facts.elapsed, identity: facts.identity, attempt: facts.attempt) {
         case .shed:
-            let retryAfter = plan.capacity?.shedRetryAfter?.headerValue(now: facts.clock.wallNow()) ?? "1"
+            let now = facts.clock.wallNow()
+            let spec = plan.capacity?.shedRetryAfter ?? .seconds(1)
             var response = ServerResponse.error(503, "service_unavailable", "The server is over capacity.")
-            response.headers.set(name: "Retry-After", value: retryAfter)
+            response.setRetryAfter(spec.headerValue(now: now), meaning: spec.meaning(now: now))
             steps.wait = 0
             steps.next = .shed(.respond(response, bytesPerSecond: nil))
         case .proceed(let capacityWait, let booking):
@@ -101,9 +102,14 @@ extension FaultEngine {
             response = .error(status, code, action.message ?? "Injected fault: \(status) \(code).")
         }
         if let retryAfter = action.retryAfter {
-            response.headers.set(name: "Retry-After", value: retryAfter.headerValue(now: clock.wallNow()))
+            let now = clock.wallNow()
+            response.setRetryAfter(retryAfter.headerValue(now: now), meaning: retryAfter.meaning(now: now))
         }
-        for (name, value) in action.headers ?? [:] { response.headers.set(name: name, value: value) }
+        for (name, value) in action.headers ?? [:] {
+            response.headers.set(name: name, value: value)
+            // A Retry-After the plan spells itself (any case) means what the fake's own reading says.
+            if name.lowercased() == "retry-after" { response.retryAfterMeant = RetryAfterMeant.reading(value) }
+        }
         return .respond(response, bytesPerSecond: nil)
     }
 }

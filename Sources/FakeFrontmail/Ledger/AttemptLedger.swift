@@ -57,7 +57,8 @@ public struct LedgerDefects: OptionSet, Sendable, Hashable {
     public let rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
-    /// A `token=` in the query string (the status token belongs in a header).
+    /// A status token in the request's URL, in any query parameter or path segment (it belongs in
+    /// the `X-Frontmail-Status-Token` header: URLs end up in logs and caches).
     public static let queryToken = LedgerDefects(rawValue: 1)
     /// An `Authorization` header (a public-key client never sends one).
     public static let authorizationHeader = LedgerDefects(rawValue: 2)
@@ -83,6 +84,10 @@ public struct LedgerRecord: Sendable, Hashable {
     public var arrival: Double
     /// When the response was complete or the connection ended; NaN while open.
     public var finished: Double = .nan
+    /// The wait the answer's Retry-After asked for, in seconds from when the answer left (an HTTP
+    /// date as the seconds to its instant; never negative), as the plan meant it: the fake's own
+    /// account, never the SDK's reading of the header. NaN = none, or text that asks for nothing.
+    public var retryAfter: Double = .nan
     /// FNV-1a of the body bytes.
     public var fingerprint: UInt64 = 0
     /// `template_params.bench_send_id`, or -1.
@@ -94,20 +99,27 @@ public struct LedgerRecord: Sendable, Hashable {
     public var attempt: UInt32
     /// The message id in the answer (committed now or replayed); 0 = none.
     public var message: UInt32 = 0
-    /// The Retry-After of the answer in seconds (an HTTP date as seconds from then); NaN = none
-    /// or unparsable.
-    public var retryAfter: Float = .nan
     /// The fault rule that matched, or -1.
     public var rule: Int16 = -1
     /// The status sent; 0 when no response was sent.
     public var status: UInt16 = 0
     public var endpoint: Endpoint
     public var action: LedgerAction = .served
-    /// Whether this request committed a new message (an effect).
-    public var effect: Bool = false
-    /// The client went away before the answer was sent.
-    public var clientGone: Bool = false
+    /// `effect` and `clientGone`, one bit each (the record stays 64 bytes).
+    private var flags: UInt8 = 0
     public var defects: LedgerDefects = []
+
+    /// Whether this request committed a new message (an effect).
+    public var effect: Bool {
+        get { flags & 1 != 0 }
+        set { flags = newValue ? flags | 1 : flags & ~1 }
+    }
+
+    /// The client went away before the answer was sent.
+    public var clientGone: Bool {
+        get { flags & 2 != 0 }
+        set { flags = newValue ? flags | 2 : flags & ~2 }
+    }
 
     public init(arrival: Double, connection: UInt32, endpoint: Endpoint, keyID: UInt32, attempt: UInt32) {
         self.arrival = arrival

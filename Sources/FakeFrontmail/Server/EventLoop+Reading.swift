@@ -137,7 +137,7 @@ extension EventLoop {
         else { return false }
         counters.overBudget.add(1, ordering: .relaxed)
         var response = ServerResponse.error(503, "service_unavailable", "The server's input budget is spent.")
-        response.headers.set(name: "Retry-After", value: "1")
+        response.setRetryAfter("1", meaning: .seconds(1))
         reject(connection, response)
         return true
     }

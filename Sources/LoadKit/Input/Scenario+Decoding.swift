@@ -6,7 +6,7 @@ extension Scenario: Decodable {
     static let fields: Set<String> = [
         "name", "description", "seed", "transport", "timeScale", "clock", "client", "load", "payload", "server", "plan",
         "probes",
-        "assertions", "quick", "cancellation", "metastability", "status", "wallBudget",
+        "assertions", "quick", "cancellation", "metastability", "status", "wallBudget", "timeZone",
     ]
 
     public init(from decoder: any Decoder) throws {
@@ -47,6 +47,7 @@ extension Scenario: Decodable {
         assertions = try container.decodeIfPresent([Assertion].self, forKey: key("assertions")) ?? []
         quick = try container.decodeIfPresent(QuickSettings.self, forKey: key("quick"))
         wallBudget = try container.decodeIfPresent(TimeSpan.self, forKey: key("wallBudget"))
+        timeZone = try container.decodeIfPresent(String.self, forKey: key("timeZone"))
         let measuresRealTime = transport == .socket || cancellation != nil || load.calibratedRate != nil
         clock =
             try container.decodeIfPresent(ClockChoice.self, forKey: key("clock"))
@@ -81,6 +82,7 @@ extension Scenario: Decodable {
             throw InputError(path: "timeScale", reason: "must be 0.0001-100 (0.01 runs 100× faster)")
         }
         try client.validate(path: "client")
+        if let timeZone { try Self.checkTimeZone(timeZone, "timeZone") }
         for (path, budget) in [("wallBudget", wallBudget), ("quick.wallBudget", quick?.wallBudget)] {
             if let budget { try InputError.check(budget, path, positive: true) }
         }

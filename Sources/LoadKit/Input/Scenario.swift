@@ -37,6 +37,10 @@ public struct Scenario: Sendable, Hashable {
     /// `wallBudget`; `quick.wallBudget` under `--quick`): a run over it says so beside its verdict,
     /// in its results (`run.over_budget`) and in the report. Nil: no budget.
     public var wallBudget: TimeSpan?
+    /// The `TZ` of the scenario's own process (an IANA zone such as `Pacific/Kiritimati`): a client
+    /// that reads HTTP dates in local time shows only where local time is not UTC. Applies where
+    /// the scenario runs in a child of its own (`run`'s default); nil: the host's zone.
+    public var timeZone: String?
     /// The file it came from.
     public var file: String = ""
 }
@@ -197,4 +201,27 @@ public struct CalibratedRate: Sendable, Hashable {
 
     public var fraction: Double
     public var of: Reference
+}
+
+extension Scenario {
+    /// An IANA zone name this machine knows: 1-64 of `A-Za-z0-9/_+-`, not starting with `/` or `.`.
+    static func checkTimeZone(_ zone: String, _ path: String) throws(InputError) {
+        let allowed = zone.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
+                return true
+            default: return "/_+-".utf8.contains(byte)
+            }
+        }
+        guard (1...64).contains(zone.utf8.count), allowed, zone.first != "/", !zone.contains("//") else {
+            throw InputError(
+                path: path,
+                reason: "must be an IANA time zone name such as 'Pacific/Kiritimati' (1-64 of A-Z a-z 0-9 / _ + -)")
+        }
+        guard TimeZone(identifier: zone) != nil else {
+            throw InputError(
+                path: path, reason: "'\(zone)' is not a time zone this machine knows (see /usr/share/zoneinfo)")
+        }
+    }
 }

@@ -12,8 +12,11 @@ import Synchronization
 /// it): such a child would never see the signal a run forwards to it.
 enum ChildProcess {
     /// The child's pid, the read end of its stdout and (with `captureStderr`) of its stderr;
-    /// otherwise its stderr is ours. Nil when it cannot start.
-    static func spawn(_ executable: String, _ arguments: [String], captureStderr: Bool = false) -> (
+    /// otherwise its stderr is ours. Nil when it cannot start. `environment` sets variables on top
+    /// of this process's (a scenario's `TZ`).
+    static func spawn(
+        _ executable: String, _ arguments: [String], captureStderr: Bool = false, environment: [String: String] = [:]
+    ) -> (
         pid: pid_t, stdout: Int32, stderr: Int32?
     )? {
         var pipeFDs: [Int32] = [0, 0]
@@ -51,15 +54,17 @@ enum ChildProcess {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
+        let envp = Self.environment(overriding: environment)
+        defer { for pointer in envp { free(pointer) } }
         var pid: pid_t = 0
-        var spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        var spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         // "Text file busy": another thread's child, forked while the executable was being written,
         // still holds it open for writing. That passes; a few tries, then the error stands.
         var tries = 0
         while spawned == ETXTBSY, tries < 20 {
             tries += 1
             usleep(20_000)
-            spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+            spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         }
         close(pipeFDs[1])
         if captureStderr { close(errorFDs[1]) }
@@ -130,15 +135,31 @@ enum ChildProcess {
     /// The last bytes of a child's stderr kept for its crash report (it is passed on whole).
     static let stderrKept = 1 << 20
 
+    /// This process's environment with `overrides` set (C strings for `posix_spawn`, nil-ended).
+    static func environment(overriding overrides: [String: String]) -> [UnsafeMutablePointer<CChar>?] {
+        var entries: [String] = []
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let text = String(cString: entry)
+            let name = text.split(separator: "=", maxSplits: 1).first.map(String.init) ?? text
+            if overrides[name] == nil { entries.append(text) }
+            pointer += 1
+        }
+        entries += overrides.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        return entries.map { strdup($0) } + [nil]
+    }
+
     /// `run`, with the child's stderr passed on and its end kept: a child that a signal ended on
     /// its own (not one this run forwarded to it) is a crash, reported with the backtrace the
     /// Swift runtime printed there.
     static func runCapturing(
-        _ executable: String, arguments: [String], children: RunningChildren,
+        _ executable: String, arguments: [String], children: RunningChildren, environment: [String: String] = [:],
         reply: @escaping @Sendable (ChildReply) -> Void = { _ in }
     ) async -> Outcome {
         await withCheckedContinuation { continuation in
-            guard let (pid, output, errors) = spawn(executable, arguments, captureStderr: true) else {
+            guard
+                let (pid, output, errors) = spawn(executable, arguments, captureStderr: true, environment: environment)
+            else {
                 continuation.resume(returning: Outcome(status: -1, peakBytes: 0))
                 return
             }

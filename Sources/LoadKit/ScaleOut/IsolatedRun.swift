@@ -41,7 +41,8 @@ package struct IsolatedRun {
                 progress: progress)
             let verdict = Mutex<String?>(nil)
             let outcome = await ChildProcess.runCapturing(
-                executable, arguments: request.arguments, children: children
+                executable, arguments: request.arguments, children: children,
+                environment: scenario.timeZone.map { ["TZ": $0] } ?? [:]
             ) { reply in
                 if case .verdict(let line) = reply { verdict.withLock { $0 = line } }
             }

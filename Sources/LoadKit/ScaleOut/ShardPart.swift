@@ -43,7 +43,7 @@ package struct ShardPart {
     static let format = "frontmail-shard"
     /// 2: a checksum before the end mark, and every value range-checked when read. 3: the run's
     /// and the shared server's identity in the header.
-    static let version = 3
+    static let version = 4
     static let magic = Array("FMSHARD\n".utf8)
     static let fileExtension = "fmshard"
 
@@ -161,7 +161,7 @@ extension ShardPart {
         out.u32(record.keyID)
         out.u32(record.attempt)
         out.u32(record.message)
-        out.f32(record.retryAfter)
+        out.f64(record.retryAfter)
         out.u16(UInt16(bitPattern: record.rule))
         out.u16(record.status)
         out.u8(UInt8(Endpoint.allCases.firstIndex(of: record.endpoint) ?? 0))
@@ -366,7 +366,7 @@ extension ShardPart {
         record.fingerprint = fingerprint
         record.benchSendID = Int64(bench)
         record.message = try input.u32()
-        record.retryAfter = try input.f32()
+        record.retryAfter = try input.f64()
         record.rule = Int16(bitPattern: try input.u16())
         record.status = try input.u16()
         let endpoint = Int(try input.u8())

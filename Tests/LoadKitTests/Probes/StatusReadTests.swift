@@ -5,21 +5,35 @@ import Testing
 
 @testable import LoadKit
 
-/// A transport that moves the status token from its header into the URL's query (`?token=`),
-/// where the guide says it must never go: the server, which reads only the header, knows no
-/// message for such a read.
-struct TokenInQuery: FrontmailTransport {
+/// A transport that puts the status token into the URL, where the guide says it must never go:
+/// as a query parameter of any name, or as a path segment; with `keepHeader` false it moves the
+/// token out of its header (the server, which reads only the header, then knows no message).
+struct TokenInURL: FrontmailTransport {
+    enum Place: Sendable {
+        case query(String)
+        case path
+    }
+
     let inner: any FrontmailTransport
+    var place = Place.query("token")
+    var keepHeader = false
 
     func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
         guard let token = request.headers["X-Frontmail-Status-Token"] else { return try await inner.send(request) }
         var moved = request
-        moved.headers = FrontmailHTTPHeaders(
-            request.headers.filter { !FrontmailHTTPHeaders.namesEqual($0.name, "X-Frontmail-Status-Token") }
-                .map { ($0.name, $0.value) })
-        var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
-        components?.queryItems = [URLQueryItem(name: "token", value: token)]
-        moved.url = components?.url ?? request.url
+        if !keepHeader {
+            moved.headers = FrontmailHTTPHeaders(
+                request.headers.filter { !FrontmailHTTPHeaders.namesEqual($0.name, "X-Frontmail-Status-Token") }
+                    .map { ($0.name, $0.value) })
+        }
+        switch place {
+        case .query(let name):
+            var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
+            components?.queryItems = [URLQueryItem(name: name, value: token)]
+            moved.url = components?.url ?? request.url
+        case .path:
+            moved.url = request.url.appendingPathComponent(token)
+        }
         return try await inner.send(moved)
     }
 }
@@ -42,12 +56,14 @@ struct DeafSleepClock: WrappingClock {
 @Suite("status reads: retried like sends, 404 final, cancellation at once")
 struct StatusReadTests {
     enum Broken: Sendable, CustomStringConvertible {
-        case none, tokenInQuery, retriesNotFound, deafBackoff, noRetries
+        case none, tokenInQuery, statusTokenParameter, tokenInPath, retriesNotFound, deafBackoff, noRetries
 
         var description: String {
             switch self {
             case .none: return "the real SDK"
             case .tokenInQuery: return "token in the query"
+            case .statusTokenParameter: return "token also in ?status_token="
+            case .tokenInPath: return "token also as a path segment"
             case .retriesNotFound: return "a 404 retried"
             case .deafBackoff: return "a backoff that outlives a cancel"
             case .noRetries: return "status not retried"
@@ -59,7 +75,13 @@ struct StatusReadTests {
         try await runStandardQuick("status-under-faults") { runner in
             switch broken {
             case .none: break
-            case .tokenInQuery: runner.seams.transportWrapper = { TokenInQuery(inner: $0) }
+            case .tokenInQuery: runner.seams.transportWrapper = { TokenInURL(inner: $0) }
+            case .statusTokenParameter:
+                runner.seams.transportWrapper = {
+                    TokenInURL(inner: $0, place: .query("status_token"), keepHeader: true)
+                }
+            case .tokenInPath:
+                runner.seams.transportWrapper = { TokenInURL(inner: $0, place: .path, keepHeader: true) }
             case .retriesNotFound: runner.seams.transportWrapper = { RetryingNonRetryable(inner: $0) }
             case .deafBackoff: runner.seams.clockWrapper = { DeafSleepClock(base: $0) }
             case .noRetries: runner.seams.policyOverride = .disabled
@@ -80,6 +102,8 @@ struct StatusReadTests {
         "an SDK that reads status wrongly fails the verdict made for it",
         arguments: [
             (Broken.tokenInQuery, ["status.success_rate >= 0.97", "status.defects == 0"]),
+            (Broken.statusTokenParameter, ["status.defects == 0"]),
+            (Broken.tokenInPath, ["status.defects == 0"]),
             (Broken.retriesNotFound, ["status.unknown_retried == 0", "status.unreported == 0"]),
             (Broken.deafBackoff, ["status.cancel_late.max == 0"]),
             (Broken.noRetries, ["status.success_rate >= 0.97"]),

@@ -67,7 +67,7 @@ struct LedgerBuilder {
     @discardableResult
     func request(
         sendID: Int64, key: String? = "k", arrival: Double = 0, finished: Double = 0.001, status: UInt16 = 202,
-        effect: Bool = false, message: UInt32 = 0, retryAfter: Float = .nan, fingerprint: UInt64 = 1,
+        effect: Bool = false, message: UInt32 = 0, retryAfter: Double = .nan, fingerprint: UInt64 = 1,
         endpoint: Endpoint = .send, defects: LedgerDefects = []
     ) -> Int {
         let (index, _) = ledger.append(
