@@ -38,4 +38,29 @@ struct EntropyInjectionTests {
         let failed = Set(result.checks.filter { !$0.passed }.map(\.assertion.text))
         #expect(failed.isSuperset(of: Self.jitterVerdicts), "\(result.verdictLine)")
     }
+
+    /// Judged at α = 10⁻⁵ over sockets, where the draws are the system generator's (a correct SDK
+    /// fails one run in 100,000; a squared draw of 100 or more delays has p below 10⁻⁸).
+    static let socketKS = "jitter.ks_p >= 0.00001"
+
+    @Test("over sockets the SDK's draw through URLSession passes resets-and-truncation's KS")
+    func socketsPass() async throws {
+        let scenario = try PolicyBoundaryTests.scenario("resets-and-truncation")
+        // Seeded bits, so this test cannot fail by chance; the SDK's own conversion still draws.
+        var runner = ScenarioRunner(outputFolder: nil, runID: "test", progress: false)
+        let random = SeededRandomSource(seed: 61)
+        runner.seams.entropy = { random.word() }
+        let result = try await runner.run(scenario)
+        #expect(!PolicyBoundaryTests.failed(result).contains(Self.socketKS), "\(result.verdictLine)")
+        #expect((result.metrics["jitter.samples"] ?? 0) >= 100)
+    }
+
+    @Test("over sockets a squared draw fails resets-and-truncation's KS")
+    func socketsSkewedFails() async throws {
+        let scenario = try PolicyBoundaryTests.scenario("resets-and-truncation")
+        var runner = ScenarioRunner(outputFolder: nil, runID: "test", progress: false)
+        runner.seams.drawDefect = Self.squared
+        let result = try await runner.run(scenario)
+        #expect(PolicyBoundaryTests.failed(result).contains(Self.socketKS), "\(result.verdictLine)")
+    }
 }
