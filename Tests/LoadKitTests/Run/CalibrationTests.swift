@@ -6,10 +6,12 @@ import Testing
 @testable import FakeFrontmail
 @testable import LoadKit
 
-/// A transport that answers a cancel only after 500 ms: an SDK that waits for its transport's own
+/// A transport that answers a cancel only after `linger` (500 ms unless set): an SDK that waits for its transport's own
 /// cancel callback (or sleeps before it throws).
 struct SlowCancelTransport: FrontmailTransport {
     let inner: any FrontmailTransport
+    /// How long it lingers after a cancel before it throws.
+    var linger = 0.5
 
     func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
         do {
@@ -17,7 +19,7 @@ struct SlowCancelTransport: FrontmailTransport {
         } catch {
             if Task.isCancelled {
                 await withCheckedContinuation { continuation in
-                    DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { continuation.resume() }
+                    DispatchQueue.global().asyncAfter(deadline: .now() + linger) { continuation.resume() }
                 }
             }
             throw error
