@@ -57,12 +57,18 @@ public final class FakeFrontmailCore: Sendable {
     public static let identityPath = "/__frontmail/run"
     private let connections = Atomic<UInt32>(0)
 
+    /// Sees every send request as it arrives, before anything is decided (a load's payload oracle).
+    private let inspectSend: (@Sendable (ServerRequest) -> Void)?
+
     /// `seriesWidth`: the bucket width in seconds of the capacity model's busy-worker and queue-depth
-    /// series (`capacitySeries`); nil records none.
+    /// series (`capacitySeries`); nil records none. `inspectSend` sees every send request as it
+    /// arrives.
     package init(
         config: EmulatorConfig = EmulatorConfig(), plan: FaultPlan = .none, seed: UInt64 = 1,
-        seriesWidth: Double? = nil, numbering: MessageNumbering = .single, clock: any FrontmailClock = SystemClock()
+        seriesWidth: Double? = nil, numbering: MessageNumbering = .single, clock: any FrontmailClock = SystemClock(),
+        inspectSend: (@Sendable (ServerRequest) -> Void)? = nil
     ) {
+        self.inspectSend = inspectSend
         let origin = clock.now()
         self.clock = clock
         self.origin = origin
@@ -114,6 +120,7 @@ public final class FakeFrontmailCore: Sendable {
         let arrival = now()
         let endpoint = request.endpoint
         let key = endpoint == .send ? request.headers["Idempotency-Key"] : nil
+        if endpoint == .send { inspectSend?(request) }
         let parsed = endpoint == .send ? emulator.readBody(request.body) : nil
         let fingerprint = Fingerprint.of(request.body)
         let keyFingerprint = key.map { Fingerprint.of($0) }

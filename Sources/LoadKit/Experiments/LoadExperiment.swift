@@ -108,9 +108,10 @@ struct LoadExperiment {
         _ scenario: Scenario, shard: Shard, clock: (any FrontmailClock)?
     ) async throws -> LoadObservation {
         let scale = scenario.timeScale
+        let payload = scenario.payload == .fidelity ? PayloadFidelity(scenario) : nil
         let core = FakeFrontmailCore(
             config: scenario.server, plan: scenario.scaledPlan, seed: scenario.seed, seriesWidth: scale,
-            numbering: shard.numbering, clock: clock ?? SystemClock())
+            numbering: shard.numbering, clock: clock ?? SystemClock(), inspectSend: payload.map { $0.inspect })
         let session = Self.sessionOptions(scenario)
         return try await withFakeFrontmail(frontEnd: scenario.transport, core: core, session: session) { harness in
             let history = History(
@@ -132,7 +133,8 @@ struct LoadExperiment {
             await drive(scenario, history: history, client: client, start: started, clock: core.clock)
             return LoadObservation(
                 history: history, ledger: core.ledger, capacity: core.capacitySeries, wallStart: core.wallStart,
-                end: core.now(), elapsed: core.now() - started, interrupted: Task.isCancelled)
+                end: core.now(), elapsed: core.now() - started, interrupted: Task.isCancelled,
+                payload: payload?.figures)
         }
     }
 
@@ -212,7 +214,10 @@ struct LoadObservation {
     var elapsed: Double
     var interrupted: Bool
     /// What the simulation cost (nil on the real clock).
-    var simulation: Simulation.Figures?
+    var simulation: Simulation.Figures? = nil
+    /// The `fidelity` payload's comparison of every body the server received (nil: another payload,
+    /// or a server in another process).
+    var payload: PayloadFidelity.Figures? = nil
 }
 
 /// One seeded source of the random bits a simulated client's jitter and keys are made from (a simulation runs on one
@@ -248,6 +253,16 @@ extension Measurement {
         measurement.files = probes.files
         measurement.effects = probes.effects
         measurement.addTimeSeries(scenario, observed, ledger: ledger)
+        if let payload = observed.payload {
+            var recorder = MetricRecorder(scenario: scenario.name)
+            recorder.record("payload.checked", Double(payload.checked))
+            recorder.record("payload.mismatches", Double(payload.mismatches))
+            measurement.rows += recorder.rows
+            measurement.metrics.merge(recorder.metrics) { $1 }
+            if let first = payload.first {
+                printError("  payload: \(payload.mismatches) bodies differ; first: \(first)")
+            }
+        }
         measurement.addRunRows(scenario: scenario.name, timeScale: scenario.timeScale)
         return measurement
     }

@@ -19,6 +19,9 @@ public enum PayloadProfile: Sendable, Hashable {
     /// body, in the `X-Bench-Send-Id` header the harness adds under the SDK (two identical messages
     /// from a user must still be two emails).
     case identical
+    /// Every kind of value and option the guide names, different for every send, each body
+    /// compared with what the driver intended (`FidelityPayload`; `payload.mismatches`).
+    case fidelity
 
     public var name: String {
         switch self {
@@ -28,6 +31,7 @@ public enum PayloadProfile: Sendable, Hashable {
         case .encodableWithDates: return "encodableWithDates"
         case .attachment: return "attachment"
         case .identical: return "identical"
+        case .fidelity: return "fidelity"
         }
     }
 }
@@ -42,11 +46,12 @@ extension PayloadProfile: Decodable {
             case "encodableWithDates": self = .encodableWithDates
             case "attachment": self = .attachment(bytes: 1_000_000)
             case "identical": self = .identical
+            case "fidelity": self = .fidelity
             default:
                 throw InputError(
                     path: InputError.path(decoder.codingPath),
                     reason:
-                        "'\(name)' is not a payload (contactForm, order, largeNested, encodableWithDates, attachment, identical)"
+                        "'\(name)' is not a payload (contactForm, order, largeNested, encodableWithDates, attachment, identical, fidelity)"
                 )
             }
             return
@@ -102,12 +107,13 @@ public struct PayloadFactory: Sendable {
     public enum Params: Sendable {
         case values([String: FrontmailValue])
         case encodable(BenchOrder)
+        case fidelity(FidelityRecord)
     }
 
     public init(_ profile: PayloadProfile) {
         self.profile = profile
         switch profile {
-        case .contactForm, .attachment, .encodableWithDates, .identical:
+        case .contactForm, .attachment, .encodableWithDates, .identical, .fidelity:
             base = Self.contactForm
         case .order:
             base = Self.order
@@ -127,6 +133,7 @@ public struct PayloadFactory: Sendable {
         if case .encodableWithDates = profile {
             return .encodable(Self.encodableOrder(sendID: sendID, variant: variant))
         }
+        if case .fidelity = profile { return FidelityPayload.send(sendID: sendID).params }
         var params = base
         if profile != .identical { params["bench_send_id"] = .integer(sendID) }
         if variant != 0 { params["variant"] = .integer(variant) }

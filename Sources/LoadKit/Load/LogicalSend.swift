@@ -34,15 +34,17 @@ struct LogicalSend: Sendable {
 
     /// Makes the shard's `sendID`-th send (its number in the unsharded run decides its key and body).
     func callAsFunction(_ sendID: Int) async {
-        var options = SendOptions(attachments: factory.attachments)
         let number = history.number(sendID)
+        let fidelity = factory.profile == .fidelity ? FidelityPayload.send(sendID: scenario.benchID(number)) : nil
+        var options = fidelity?.options ?? SendOptions(attachments: factory.attachments)
         if let turnstile = scenario.client.turnstile {
             options.turnstileToken = turnstile.token(number)
             options.turnstileKey = turnstile.key
         }
         let (key, variant) = Self.key(number, explicitKeys)
         options.idempotencyKey = key
-        let params = factory.params(sendID: scenario.benchID(number), variant: variant)
+        let params = fidelity?.params ?? factory.params(sendID: scenario.benchID(number), variant: variant)
+        let serviceID = fidelity?.serviceID
         history.started(sendID)
         let (outcome, result) = await History.$currentSendID.withValue(sendID) {
             () async -> (History.Outcome, SendResult?) in
@@ -50,9 +52,13 @@ struct LogicalSend: Sendable {
                 let result: SendResult
                 switch params {
                 case .values(let values):
-                    result = try await client.send(templateID: "tpl_bench", params: values, options: options)
+                    result = try await client.send(
+                        templateID: "tpl_bench", params: values, serviceID: serviceID, options: options)
                 case .encodable(let order):
                     result = try await client.send(templateID: "tpl_bench", params: order, options: options)
+                case .fidelity(let record):
+                    result = try await client.send(
+                        templateID: "tpl_bench", params: record, serviceID: serviceID, options: options)
                 }
                 return (.ok(messageID: result.messageID), result)
             } catch let error as FrontmailError {

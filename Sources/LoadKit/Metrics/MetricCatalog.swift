@@ -92,6 +92,9 @@ public enum MetricCatalog {
         list.append(value("idempotency.keys_not_v4", "keys", .mustNotGrow, source))
         list.append(value("idempotency.key_bit_bias", "z", .info, source))
         list.append(row("idempotency", "outcome", "<verdict>", "sends", .info, source))
+        // The `fidelity` payload: every received body against the one the driver intended.
+        list.append(value("payload.checked", "requests", .info, source))
+        list.append(value("payload.mismatches", "requests", .mustNotGrow, source))
         return list
     }()
 

@@ -122,12 +122,13 @@ struct ControlArmTests {
         #expect(result.failed == 1 && result.ok == 0)
     }
 
-    /// 100 sends/s for a second over sockets, 32 in flight at most in each arm. The real SDK keeps
-    /// up like plain URLSession; an SDK that holds each send a second can have only 32 of them in
-    /// flight and drops about two thirds.
+    /// 100 sends/s for a second over sockets, 64 in flight at most in each arm. The real SDK keeps
+    /// up like plain URLSession (its sends took up to 0.5 s while other tests loaded both cores: 50
+    /// in flight, where a cap of 32 dropped some); an SDK that holds each send a second can have
+    /// only 64 of them in flight and drops about a third.
     static let scenario = """
         {"name": "control", "transport": "socket",
-         "load": {"type": "open", "rate": 100, "duration": "1s", "maxInFlight": 32, "control": "rawURLSession"},
+         "load": {"type": "open", "rate": 100, "duration": "1s", "maxInFlight": 64, "control": "rawURLSession"},
          "assertions": ["control.excess_drop_rate <= 0.05"]}
         """
 
@@ -145,7 +146,7 @@ struct ControlArmTests {
         runner.seams.transportWrapper = { HoldingTransport(inner: $0) }
         let holding = try await runner.run(scenario)
         #expect(!holding.passed, "\(holding.verdictLine)")
-        #expect((holding.metrics["control.excess_drop_rate"] ?? 0) >= 0.5)
-        #expect((holding.metrics["send.dropped"] ?? 0) >= 50)
+        #expect((holding.metrics["control.excess_drop_rate"] ?? 0) >= 0.25)
+        #expect((holding.metrics["send.dropped"] ?? 0) >= 25)
     }
 }
