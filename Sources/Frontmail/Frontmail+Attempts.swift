@@ -22,6 +22,7 @@ extension Frontmail {
             // any cancel it did not see, and its reported start says so.
             let started = clock.now()
             if Task.isCancelled { throw .aborted }
+            if attempt == 0 { bucket?.firstAttempt() }
             observer?.record(.attemptStarted(operation: operation, key: key, attempt: attempt, at: started))
             let error: FrontmailError
             switch await runAttempt(request) {

@@ -74,7 +74,7 @@ public final class Frontmail: Sendable {
         self.timeout = timeout.isNaN || timeout <= 0 ? 15 : timeout
         self.transport = transport
         self.environment = environment
-        self.retryBucket = retry.budget.map { RetryBucket($0, defect: environment.budgetDefect) }
+        self.retryBucket = retry.budget.map { RetryBucket.make($0, defect: environment.budgetDefect) }
     }
 
     static let clientHeaderValue = "frontmail-swift/\(Frontmail.version)"

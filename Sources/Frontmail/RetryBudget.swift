@@ -73,6 +73,26 @@ final class RetryBucket: Sendable {
         tokens = Lock(budget.capacity)
     }
 
+    /// The bucket a client with `budget` keeps: its own, or (broken on purpose) the process's one.
+    static func make(_ budget: RetryBudget, defect: RetryBudgetDefect?) -> RetryBucket {
+        guard defect == .sharedStatic else { return RetryBucket(budget, defect: defect) }
+        return shared.withLock { buckets in
+            if let bucket = buckets[budget] { return bucket }
+            let bucket = RetryBucket(budget, defect: defect)
+            buckets[budget] = bucket
+            return bucket
+        }
+    }
+
+    private static let shared = Lock<[RetryBudget: RetryBucket]>([:])
+
+    /// A first attempt is about to start: nothing happens, unless the bucket is broken on purpose
+    /// to charge it (what is there, up to a retry's cost).
+    func firstAttempt() {
+        guard defect == .chargesFirstAttempt else { return }
+        tokens.withLock { $0 -= min($0, budget.retryCost) }
+    }
+
     /// The tokens in the bucket now.
     var level: Int { tokens.withLock { $0 } }
 
@@ -90,15 +110,16 @@ final class RetryBucket: Sendable {
 
     /// What a retry after `error` costs.
     func cost(after error: FrontmailError) -> Int {
-        error.code == .timeout ? budget.timeoutRetryCost : budget.retryCost
+        error.code == .timeout && defect != .timeoutAtRetryCost ? budget.timeoutRetryCost : budget.retryCost
     }
 
     /// A send succeeded: `lastRetryCost` is what its last retry took (nil on the first try).
     func succeeded(lastRetryCost: Int?) {
-        let amount: Int
+        var amount: Int
         if let lastRetryCost {
-            guard budget.refundsRetriedSuccess else { return }
-            amount = lastRetryCost
+            guard budget.refundsRetriedSuccess || defect == .rewardsEverySuccess else { return }
+            amount = budget.refundsRetriedSuccess && defect != .neverRefunds ? lastRetryCost : 0
+            if defect == .rewardsEverySuccess { amount += budget.successReward }
         } else {
             amount = budget.successReward
         }

@@ -183,4 +183,14 @@ package enum RetryBudgetDefect: Sendable {
     case neverCharged
     /// Successes add nothing to the bucket: once its first tokens are spent it stays empty.
     case neverRefilled
+    /// A success after retries gives nothing back (its refund is forgotten).
+    case neverRefunds
+    /// Every first attempt takes a retry's cost too.
+    case chargesFirstAttempt
+    /// Every success adds the first-try reward, a success after retries on top of its refund.
+    case rewardsEverySuccess
+    /// A retry after a timeout costs what any retry does.
+    case timeoutAtRetryCost
+    /// One bucket in the process, shared by every client with the same budget.
+    case sharedStatic
 }

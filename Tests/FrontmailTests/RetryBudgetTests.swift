@@ -174,6 +174,39 @@ struct RetryBudgetTests {
         case .neverRefilled:
             #expect(last?.status == 503)
             #expect(client.retryBucket?.level == 0)
+        default:
+            Issue.record("not a case of this test: \(defect)")
         }
+    }
+
+    @Test(
+        "the other broken buckets: no refund, a charged first attempt, every success rewarded, a cheap timeout, one shared bucket"
+    )
+    func moreDefects() {
+        let budget = RetryBudget(
+            capacity: 100, retryCost: 5, timeoutRetryCost: 10, successReward: 1, refundsRetriedSuccess: true)
+        let timeout = FrontmailError.client(.timeout, "t")
+        let correct = RetryBucket(budget)
+        #expect(correct.acquire(after: timeout) == 10)
+        correct.succeeded(lastRetryCost: 10)
+        correct.firstAttempt()
+        #expect(correct.level == 100)
+        let noRefund = RetryBucket(budget, defect: .neverRefunds)
+        _ = noRefund.acquire(after: .client(.networkError, "n"))
+        noRefund.succeeded(lastRetryCost: 5)
+        #expect(noRefund.level == 95)
+        let chargesFirst = RetryBucket(budget, defect: .chargesFirstAttempt)
+        chargesFirst.firstAttempt()
+        #expect(chargesFirst.level == 95)
+        let rewardsAll = RetryBucket(budget, defect: .rewardsEverySuccess)
+        _ = rewardsAll.acquire(after: .client(.networkError, "n"))
+        _ = rewardsAll.acquire(after: .client(.networkError, "n"))
+        rewardsAll.succeeded(lastRetryCost: 5)
+        #expect(rewardsAll.level == 96)
+        #expect(RetryBucket(budget, defect: .timeoutAtRetryCost).acquire(after: timeout) == 5)
+        let odd = RetryBudget(
+            capacity: 7, retryCost: 3, timeoutRetryCost: 3, successReward: 0, refundsRetriedSuccess: false)
+        #expect(RetryBucket.make(odd, defect: .sharedStatic) === RetryBucket.make(odd, defect: .sharedStatic))
+        #expect(RetryBucket.make(odd, defect: nil) !== RetryBucket.make(odd, defect: nil))
     }
 }

@@ -125,12 +125,15 @@ struct LoadExperiment {
                     environment.entropy = { random.next() }
                 }
             }
-            let client = try harness.client(
-                retry: seams.policyOverride ?? scenario.client.scaledPolicy(scale),
-                timeout: seams.timeoutOverride ?? scenario.client.timeout.seconds * scale,
-                environment: environment, wrap: { wrapTransport($0, scenario, history) })
+            // One instance per `client.instances`, each with its own retry budget.
+            let clients = try (0..<scenario.client.instances).map { _ in
+                try harness.client(
+                    retry: seams.policyOverride ?? scenario.client.scaledPolicy(scale),
+                    timeout: seams.timeoutOverride ?? scenario.client.timeout.seconds * scale,
+                    environment: environment, wrap: { wrapTransport($0, scenario, history) })
+            }
             let started = core.now()
-            await drive(scenario, history: history, client: client, start: started, clock: core.clock)
+            await drive(scenario, history: history, clients: clients, start: started, clock: core.clock)
             return LoadObservation(
                 history: history, ledger: core.ledger, capacity: core.capacitySeries, wallStart: core.wallStart,
                 end: core.now(), elapsed: core.now() - started, interrupted: Task.isCancelled,
@@ -146,13 +149,15 @@ struct LoadExperiment {
         return try await withHarnessSession(Self.sessionOptions(scenario)) { _, transport in
             let history = History(
                 now: now, expected: min(scenario.load.sends ?? 1024, 1_000_000), bucketWidth: scale, shard: shard)
-            let client = try Frontmail(
-                publicKey: "pk_bench", apiURL: server,
-                retry: seams.policyOverride ?? scenario.client.scaledPolicy(scale),
-                timeout: seams.timeoutOverride ?? scenario.client.timeout.seconds * scale,
-                transport: wrapTransport(transport, scenario, history), environment: environment(history))
+            let clients = try (0..<scenario.client.instances).map { _ in
+                try Frontmail(
+                    publicKey: "pk_bench", apiURL: server,
+                    retry: seams.policyOverride ?? scenario.client.scaledPolicy(scale),
+                    timeout: seams.timeoutOverride ?? scenario.client.timeout.seconds * scale,
+                    transport: wrapTransport(transport, scenario, history), environment: environment(history))
+            }
             let started = now()
-            await drive(scenario, history: history, client: client, start: started, clock: SystemClock())
+            await drive(scenario, history: history, clients: clients, start: started, clock: SystemClock())
             return LoadObservation(
                 history: history, ledger: nil, capacity: nil, wallStart: wallStart, end: now(),
                 elapsed: now() - started, interrupted: Task.isCancelled)
@@ -186,12 +191,12 @@ struct LoadExperiment {
 
     /// The load driver with the progress line beside it.
     private func drive(
-        _ scenario: Scenario, history: History, client: Frontmail, start: Double, clock: any FrontmailClock
+        _ scenario: Scenario, history: History, clients: [Frontmail], start: Double, clock: any FrontmailClock
     ) async {
         // What the driver and the progress line see: a policy-time load in real time.
         var running = scenario
         running.load = scenario.load.running(timeScale: scenario.timeScale)
-        let send = LogicalSend(scenario: scenario, client: client, history: history, clock: clock)
+        let send = LogicalSend(scenario: scenario, clients: clients, history: history, clock: clock)
         let reporter =
             progress || progressSink != nil
             ? ProgressReporter(scenario: running, history: history, start: start, sink: progressSink) : nil

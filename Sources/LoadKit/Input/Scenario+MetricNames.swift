@@ -30,7 +30,7 @@ extension MetricCatalog {
         {
             return "the plan has no capacity model to measure load against"
         }
-        if name == "retry.budget_refused", scenario.client.budget == .none {
+        if name == "retry.budget_refused" || name.hasPrefix("retry.exact_budget_"), scenario.client.budget == .none {
             return "the client has no retry budget (client.budget)"
         }
         if name.hasPrefix("calibration.") {

@@ -59,6 +59,9 @@ public struct ClientSettings: Sendable, Hashable {
     public var timeout = TimeSpan(seconds: 15)
     /// URLSession's connection limit per host (socket transport).
     public var maxConnections = 256
+    /// How many `Frontmail` instances the load sends through: send number `n` goes through
+    /// instance `n % instances`, each with its own retry budget.
+    public var instances = 1
     /// The client-wide retry budget (none by default, as in the SDK).
     public var budget = BudgetSetting.none
     /// Sends use this explicit idempotency key pattern (`{n}` = the send's number modulo `keyPool`).

@@ -9,7 +9,7 @@ extension ClientSettings: Decodable {
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys([
             "maxRetries", "baseDelay", "maxDelay", "maxRetryAfter", "timeout", "maxConnections", "explicitKeys",
-            "budget", "turnstile",
+            "budget", "turnstile", "instances",
         ])
         let container = try decoder.container(keyedBy: AnyKey.self)
         self.init()
@@ -22,6 +22,7 @@ extension ClientSettings: Decodable {
         explicitKeys = try container.decodeIfPresent(ExplicitKeys.self, forKey: AnyKey("explicitKeys"))
         budget = try container.decodeIfPresent(BudgetSetting.self, forKey: AnyKey("budget")) ?? .none
         turnstile = try container.decodeIfPresent(TurnstileSettings.self, forKey: AnyKey("turnstile"))
+        instances = try container.integer(Int.self, AnyKey("instances")) ?? instances
     }
 
     func validate(path: String) throws(InputError) {
@@ -31,6 +32,7 @@ extension ClientSettings: Decodable {
         }
         try InputError.check(timeout, path + ".timeout", positive: true)
         try InputError.check(maxConnections, in: 1...100_000, path + ".maxConnections")
+        try InputError.check(instances, in: 1...16, path + ".instances")
         if let explicitKeys { try InputError.check(explicitKeys.pool, in: 1...10_000_000, path + ".explicitKeys.pool") }
         if let turnstile { try InputError.check(turnstile.badEvery, in: 0...1_000_000, path + ".turnstile.badEvery") }
     }

@@ -4,7 +4,8 @@ import Frontmail
 /// One logical send of a load: its payload and key from the scenario, the SDK call, and its
 /// start and outcome in the history (the SDK's own events are matched to it by a task-local id).
 struct LogicalSend: Sendable {
-    let client: Frontmail
+    /// The load's `Frontmail` instances: send number `n` goes through instance `n % count`.
+    let clients: [Frontmail]
     let history: History
     let factory: PayloadFactory
     let explicitKeys: ClientSettings.ExplicitKeys?
@@ -13,15 +14,16 @@ struct LogicalSend: Sendable {
     let reader: StatusReader?
 
     /// `clock` is the client's (the one the SDK reports its attempts on).
-    init(scenario: Scenario, client: Frontmail, history: History, clock: any FrontmailClock = SystemClock()) {
-        self.client = client
+    init(scenario: Scenario, clients: [Frontmail], history: History, clock: any FrontmailClock = SystemClock()) {
+        self.clients = clients
         self.history = history
         self.factory = PayloadFactory(scenario.payload)
         self.explicitKeys = scenario.client.explicitKeys
         self.scenario = scenario
         self.reader = scenario.status.map {
             StatusReader(
-                client: client, book: history.statusReads, settings: $0, clock: clock, timeScale: scenario.timeScale,
+                client: clients[0], book: history.statusReads, settings: $0, clock: clock,
+                timeScale: scenario.timeScale,
                 seed: scenario.seed)
         }
     }
@@ -35,6 +37,7 @@ struct LogicalSend: Sendable {
     /// Makes the shard's `sendID`-th send (its number in the unsharded run decides its key and body).
     func callAsFunction(_ sendID: Int) async {
         let number = history.number(sendID)
+        let client = clients[number % clients.count]
         let fidelity = factory.profile == .fidelity ? FidelityPayload.send(sendID: scenario.benchID(number)) : nil
         var options = fidelity?.options ?? SendOptions(attachments: factory.attachments)
         if let turnstile = scenario.client.turnstile {

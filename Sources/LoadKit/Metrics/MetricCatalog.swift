@@ -65,6 +65,10 @@ public enum MetricCatalog {
             value("load.server_requests", "requests", .info, source),
             value("load.amplification", "requests/send", .lower, source),
             value("retry.budget_refused", "retries", .info, source),
+            // The bucket replayed over the ledger (virtual time, a client with a budget: BudgetReplay).
+            value("retry.exact_budget_decisions", "retries", .info, source),
+            value("retry.exact_budget_refusals", "retries", .info, source),
+            value("retry.exact_budget_violations", "retries", .mustNotGrow, source),
         ]
         return list
     }()

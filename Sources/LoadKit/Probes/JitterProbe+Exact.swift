@@ -9,8 +9,7 @@ extension JitterProbe {
     /// cap, must be uniform; an attempt the client abandoned must end exactly one policy timeout
     /// after it arrived. Nothing here reads what the SDK reported about itself.
     struct ExactTiming {
-        /// The most a virtual-time gap may differ from its expectation (the ledger keeps a
-        /// Retry-After as a 32-bit float).
+        /// The most a virtual-time gap may differ from its expectation.
         static let tolerance = 1e-6
 
         var retryAfterWaits = 0

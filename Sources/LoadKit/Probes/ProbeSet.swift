@@ -30,6 +30,15 @@ enum ProbeSet {
             output.files[.jitterSamples] = probe.samplesCSV()
             output.files[.jitterHistogram] = probe.histogramCSV()
         }
+        if scenario.client.budget != .none, scenario.clock == .virtual {
+            let replay = BudgetReplay(scenario: scenario, ledger: ledger)
+            var recorder = MetricRecorder(scenario: scenario.name)
+            replay.record(into: &recorder)
+            output.add(recorder.rows, recorder.metrics)
+            if let first = replay.firstViolation {
+                printError("  budget: \(replay.violations) violations; first: \(first)")
+            }
+        }
         if scenario.status != nil {
             let probe = StatusProbe(scenario: scenario, book: history.statusReads, ledger: ledger)
             output.add(probe.rows, probe.metrics)

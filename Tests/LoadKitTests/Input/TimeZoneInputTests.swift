@@ -71,4 +71,11 @@ struct TimeZoneInputTests {
         let offsets = zones.compactMap { $0?.secondsFromGMT() }
         #expect(offsets.count == 2 && offsets.contains { $0 >= 12 * 3600 } && offsets.contains { $0 <= -10 * 3600 })
     }
+
+    @Test("client.instances is 1-16", arguments: [(0, false), (1, true), (16, true), (17, false), (-3, false)])
+    func instances(count: Int, kept: Bool) {
+        let json = #"{"name": "i", "client": {"instances": \#(count)}, "load": {"type": "closed", "concurrency": 1, "sends": 1}}"#
+        let message = InputHardeningTests.reason(json)
+        #expect(kept ? message == "no error" : message.contains("client.instances: must be 1-16"), "\(message)")
+    }
 }
