@@ -74,7 +74,8 @@ struct TimeZoneInputTests {
 
     @Test("client.instances is 1-16", arguments: [(0, false), (1, true), (16, true), (17, false), (-3, false)])
     func instances(count: Int, kept: Bool) {
-        let json = #"{"name": "i", "client": {"instances": \#(count)}, "load": {"type": "closed", "concurrency": 1, "sends": 1}}"#
+        let load = #""load": {"type": "closed", "concurrency": 1, "sends": 1}"#
+        let json = #"{"name": "i", "client": {"instances": \#(count)}, \#(load)}"#
         let message = InputHardeningTests.reason(json)
         #expect(kept ? message == "no error" : message.contains("client.instances: must be 1-16"), "\(message)")
     }
