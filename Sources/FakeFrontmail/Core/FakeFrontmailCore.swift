@@ -261,7 +261,8 @@ public final class FakeFrontmailCore: Sendable {
 
     static func defects(_ request: ServerRequest) -> LedgerDefects {
         var defects: LedgerDefects = []
-        if Self.tokenInURL(request) { defects.insert(.queryToken) }
+        // Only reads carry a status token (and the send path stays free of this work).
+        if request.endpoint != .send, Self.tokenInURL(request) { defects.insert(.queryToken) }
         if request.headers["Authorization"] != nil { defects.insert(.authorizationHeader) }
         if request.headers["X-Frontmail-Client"] == nil { defects.insert(.missingClientHeader) }
         if request.headers["X-Frontmail-Public-Key"]?.hasPrefix("sk_") == true { defects.insert(.privateKey) }
