@@ -5,8 +5,8 @@ import Foundation
 /// A number is seconds (fractions kept); otherwise an HTTP date gives the seconds from `now`.
 /// Negative or past values become 0. Anything else is nil (use the backoff).
 package enum RetryAfter {
-    ///
-    /// `defect` breaks the reading on purpose (the suite's tests of its own oracles); nil in every client.
+    /// The seconds `value` asks for at `now` (nil: none). `defect` breaks the reading on purpose
+    /// (the suite's tests of its own oracles); nil in every client.
     package static func parse(_ value: String?, now: Date, defect: RetryAfterDefect? = nil) -> TimeInterval? {
         guard let value else { return nil }
         let trimmed = value.trimmingCharacters(in: .whitespaces)
