@@ -110,14 +110,15 @@ struct CalibrationTests {
         #expect(rate > 0)
     }
 
-    /// 100x rather than the scenarios' 1000x: this process runs the other tests beside it, whose
+    /// 300x rather than the scenarios' 1000x: this process runs the other tests beside it, whose
     /// stalls can lift the reference's median past half a millisecond (1000x would then allow the
-    /// slow client's 500 ms); the correct SDK stays within about 20x of it, stalled or not.
+    /// slow client's 500 ms; 300x does up to a reference of 1.7 ms), and the correct SDK's median
+    /// reached 125x a loaded reference once (6.4 ms against 0.051 ms), past the 100x used before.
     static let cancellation = """
         {"name": "cancel", "timeScale": 0.01,
          "cancellation": {"phases": ["inFlight"], "samples": 8, "backgroundLoad": 16},
-         "assertions": ["cancellation.inFlight.idle.p50 <= 100 * cancellation.inFlight.idle.reference_p50",
-                        "cancellation.inFlight.load.p50 <= 100 * cancellation.inFlight.load.reference_p50"]}
+         "assertions": ["cancellation.inFlight.idle.p50 <= 300 * cancellation.inFlight.idle.reference_p50",
+                        "cancellation.inFlight.load.p50 <= 300 * cancellation.inFlight.load.reference_p50"]}
         """
 
     @Test("the real SDK passes the relative cancellation verdict; one that waits 500 ms on a cancel fails it")
