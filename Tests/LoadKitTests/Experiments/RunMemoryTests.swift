@@ -11,6 +11,7 @@ import Testing
 /// by about 20 MB per run until the machine ran out of memory.
 @Suite("simulation: a run's memory")
 struct RunMemoryTests {
+    // A weak reference is not Sendable by type; each entry is only read and written under `Weak`'s mutex.
     struct WeakHistory: @unchecked Sendable {
         weak var history: History?
     }
