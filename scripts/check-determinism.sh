@@ -36,26 +36,7 @@ run_once() {
     }
 }
 
-# The results of one run with the run id stripped from folder names and CSV rows, and the
-# wall-clock rows dropped: one canonical copy per file under $2.
-canonical() {
-    local from="$1" to="$2"
-    mkdir -p "$to"
-    while IFS= read -r file; do
-        local relative="${file#"$from"/}"
-        # <run id>-<name>/file -> <name>/file
-        relative="$(printf '%s' "$relative" | sed -E 's#^(run|tune)/[0-9TZ-]+-#\1/#')"
-        case "$relative" in
-            *.html | *junit.xml | *summary.md | *.txt) continue ;;
-        esac
-        mkdir -p "$to/$(dirname "$relative")"
-        if [[ "$relative" == *summary.csv || "$relative" == */run.csv ]]; then
-            cut -d, -f2- "$file" | sed -E 's/^[0-9TZ-]+,//' | grep -v -E ',wall_[a-z_]+,|,[a-z_]+_per_wall_s,' >"$to/$relative"
-        else
-            cp "$file" "$to/$relative"
-        fi
-    done < <(find "$from" -type f | sort)
-}
+. scripts/lib/canonical.sh
 
 echo "determinism: first run (idle)"
 mkdir -p "$work/a" "$work/b"
