@@ -2,7 +2,9 @@
 """Checks that each layered target's folders use only the folders below them.
 
 A folder "uses" another when one of its files names a type, a protocol, a type alias or a
-top-level function declared in the other (comments and string literals are not read). The order of
+top-level function declared in the other, or calls (`.name`) a member an extension in the other
+declares, when no type at or below the user, and nothing in another target, has a member of that
+name (comments and string literals are not read). The order of
 each target's folders, top to bottom, is written below and in docs/architecture.md; folders on one
 line are peers and may not use each other either. Exit 0 when the order holds, 1 with every
 offending reference (file:line, the name, where it is declared) when it does not, 2 when a folder
@@ -17,6 +19,9 @@ FakeFrontmail and LoadKit may use the SDK's types to drive it, but never name th
 decides a delay, a key, a retry or a reading (its Retry-After parser, its backoff, its key maker,
 its budget, its response reading, its date arithmetic): the expected value of a verdict is
 computed by the suite's own code.
+
+And that no metric key is spelled as a string where code records or reads one: keys are declared
+once, in Sources/LoadKit/Metrics/MetricKey.swift, and everything else names them.
 """
 import os
 import re
@@ -67,6 +72,14 @@ DECLARATION = re.compile(
     r"(?:struct|enum|class|actor|protocol|typealias|func)\s+([A-Za-z_][A-Za-z0-9_]*)"
 )
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+EXTENSION = re.compile(r"^(?:(?:public|package|internal|fileprivate|private)\s+)*extension\s")
+# A member one level inside a type or an extension: what `.name` may call.
+MEMBER = re.compile(
+    r"^    (?:@\w+(?:\([^)]*\))?\s+)*"
+    r"(?:(?:public|package|internal|fileprivate|private|final|nonisolated|static|class|mutating|override|lazy|convenience|required)\s+)*"
+    r"(?:func|var|let|case|subscript|init)\s*([A-Za-z_][A-Za-z0-9_]*)?"
+)
+MEMBER_USE = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def strip_comments_and_strings(text):
@@ -115,7 +128,30 @@ def folder_of(root, path):
     return parts[0] if len(parts) > 1 else "."
 
 
-def analyse(root, order):
+def member_names(top):
+    """Every member name declared anywhere in the package's sources, with how often."""
+    counts = {}
+    for dirpath, _, names in os.walk(os.path.join(top, "Sources")):
+        for name in names:
+            if name.endswith(".swift"):
+                with open(os.path.join(dirpath, name), encoding="utf-8") as handle:
+                    for line in strip_comments_and_strings(handle.read()).split("\n"):
+                        member = MEMBER.match(line)
+                        if member and member.group(1):
+                            counts[member.group(1)] = counts.get(member.group(1), 0) + 1
+    return counts
+
+
+# Members of the standard library and Foundation that an extension of ours may share a name with:
+# a call of one of these is not evidence of an upward call.
+LIBRARY_MEMBERS = {
+    "append", "close", "contains", "count", "decode", "description", "encode", "filter", "first", "index",
+    "insert", "last", "map", "merge", "read", "reduce", "remove", "run", "sorted", "start", "stop", "value",
+    "write", "reject",
+}
+
+
+def analyse(root, order, elsewhere=None):
     rank = {}
     for position, row in enumerate(order):
         for name in row if isinstance(row, tuple) else (row,):
@@ -125,16 +161,31 @@ def analyse(root, order):
         files += [os.path.join(dirpath, n) for n in names if n.endswith(".swift")]
     unplaced = sorted({folder_of(root, f) for f in files} - set(rank))
     declared = {}
+    # Members declared in an extension (what `.name` reaches in another folder), and every
+    # member of any type (a name declared at or below the user is no evidence of an upward call).
+    extended = {}
+    members = {}
+    member_lines = {}
     sources = {}
     for path in files:
         with open(path, encoding="utf-8") as handle:
             text = strip_comments_and_strings(handle.read())
         sources[path] = text
+        folder = folder_of(root, path)
+        in_extension = False
         for line in text.split("\n"):
             # Only top-level declarations (column 0) name what a folder offers.
+            if not line[:1].isspace() and line.strip():
+                in_extension = bool(EXTENSION.match(line))
             match = DECLARATION.match(line)
             if match and not line[:1].isspace():
-                declared.setdefault(match.group(1), set()).add(folder_of(root, path))
+                declared.setdefault(match.group(1), set()).add(folder)
+            member = MEMBER.match(line)
+            if member and member.group(1):
+                members.setdefault(member.group(1), set()).add(folder)
+                member_lines[member.group(1)] = member_lines.get(member.group(1), 0) + 1
+                if in_extension:
+                    extended.setdefault(member.group(1), set()).add(folder)
     uses = []
     for path, text in sources.items():
         folder = folder_of(root, path)
@@ -142,6 +193,18 @@ def analyse(root, order):
             for name in set(IDENTIFIER.findall(line)):
                 homes = declared.get(name, set())
                 if not homes or folder in homes:
+                    continue
+                for home in homes:
+                    uses.append((folder, home, name, os.path.relpath(path), number))
+            for name in set(MEMBER_USE.findall(line)) - set(declared) - LIBRARY_MEMBERS:
+                homes = extended.get(name, set())
+                if not homes or folder in homes:
+                    continue
+                # Declared as a member at or below this folder, or in another target: the call may
+                # be that one.
+                if any(rank.get(other, -1) >= rank.get(folder, -1) for other in members.get(name, set())):
+                    continue
+                if elsewhere is not None and elsewhere.get(name, 0) > member_lines.get(name, 0):
                     continue
                 for home in homes:
                     uses.append((folder, home, name, os.path.relpath(path), number))
@@ -162,6 +225,35 @@ def sdk_decisions_used(root):
     return found
 
 
+# Metric keys are declared once (Sources/LoadKit/Metrics/MetricKey.swift) and used by name in code:
+# a key spelled as a string where code records or reads one is a contract the compiler cannot see.
+KEY_HOME = "Sources/LoadKit/Metrics/MetricKey.swift"
+KEY_TARGETS = ["Sources", "Benchmarks"]
+SPELLED_KEYS = [
+    (re.compile(r"\bMetricKey\(\s*\""), "makes a metric key outside " + KEY_HOME),
+    (re.compile(r"\brecord\(\s*\""), "records a metric by a string; use its MetricKey"),
+    (re.compile(r"\bmetrics\[\s*\""), "reads a metric by a string; use its MetricKey"),
+]
+
+
+def spelled_keys(root, top):
+    """(path, line, reason) of every metric key spelled as a string in code below root."""
+    found = []
+    for dirpath, _, names in os.walk(root):
+        for name in sorted(n for n in names if n.endswith(".swift")):
+            path = os.path.join(dirpath, name)
+            if os.path.relpath(path, top) == KEY_HOME:
+                continue
+            with open(path, encoding="utf-8") as handle:
+                lines = handle.read().split("\n")
+            for number, line in enumerate(lines, 1):
+                code = line.split("//", 1)[0]
+                for pattern, reason in SPELLED_KEYS:
+                    if pattern.search(code):
+                        found.append((os.path.relpath(path, top), number, reason))
+    return found
+
+
 def self_test():
     """A planted upward use is caught; names in comments, strings and own-folder uses are not."""
     files = {
@@ -169,6 +261,8 @@ def self_test():
         "Bottom/Item.swift": "public struct Item {}\nfunc helper() -> Int { 1 }\n",
         "Bottom/Quiet.swift": '// Runner is named in a comment\nlet text = "Runner"\nlet n = helper()\n',
         "Bottom/Upward.swift": "extension Item {\n    var runner: Runner { Runner() }\n}\n",
+        "Top/Item+Top.swift": "extension Item {\n    func judged() -> Int { 2 }\n}\n",
+        "Bottom/Caller.swift": "func call(_ item: Item) -> Int {\n    item.judged()\n}\n",
     }
     with tempfile.TemporaryDirectory() as root:
         for name, text in files.items():
@@ -177,7 +271,10 @@ def self_test():
                 handle.write(text)
         rank, unplaced, uses = analyse(root, ["Top", "Bottom"])
         against = sorted((u[0], u[1], u[2], os.path.basename(u[3]), u[4]) for u in uses if rank[u[0]] >= rank[u[1]])
-        expected = [("Bottom", "Top", "Runner", "Upward.swift", 2)]
+        expected = [
+            ("Bottom", "Top", "Runner", "Upward.swift", 2),
+            ("Bottom", "Top", "judged", "Caller.swift", 2),
+        ]
         if unplaced or against != expected:
             print(f"self-test failed: unplaced {unplaced}, upward uses {against}, expected {expected}", file=sys.stderr)
             sys.exit(1)
@@ -197,9 +294,21 @@ def self_test():
         if found != [("Probe.swift", 1, "RetryAfter")]:
             print(f"self-test failed: a planted use of the SDK's parser gave {found}", file=sys.stderr)
             sys.exit(1)
+    with tempfile.TemporaryDirectory() as root:
+        planted = {
+            "Probe.swift": 'recorder.record("send.ok", 1)\nlet n = measurement.metrics["send.sends"]\n',
+            "Quiet.swift": '// recorder.record("send.ok", 1) in a comment\nrecorder.record(.sendOk, 1)\n',
+        }
+        for name, text in planted.items():
+            with open(os.path.join(root, name), "w", encoding="utf-8") as handle:
+                handle.write(text)
+        found = [(path, number) for path, number, _ in spelled_keys(root, root)]
+        if found != [("Probe.swift", 1), ("Probe.swift", 2)]:
+            print(f"self-test failed: planted metric keys spelled as strings gave {found}", file=sys.stderr)
+            sys.exit(1)
     print(
-        "layers self-test: a planted upward use and a planted oracle calling the SDK's parser are caught, "
-        "comments and strings are not read"
+        "layers self-test: a planted upward use (a type, an extension member), a planted oracle calling the "
+        "SDK's parser and planted metric keys spelled as strings are caught; comments and strings are not read"
     )
 
 
@@ -210,9 +319,10 @@ def main():
     graph = "--graph" in sys.argv
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     failed = 0
+    elsewhere = member_names(top)
     for target, order in LAYERS.items():
         root = os.path.join(top, target)
-        rank, unplaced, uses = analyse(root, order)
+        rank, unplaced, uses = analyse(root, order, elsewhere)
         if unplaced:
             print(f"{target}: folders the order does not place: {', '.join(unplaced)}", file=sys.stderr)
             failed = max(failed, 2)
@@ -235,8 +345,15 @@ def main():
                 file=sys.stderr,
             )
             failed = max(failed, 1)
+    for target in KEY_TARGETS:
+        for path, number, reason in spelled_keys(os.path.join(top, target), top):
+            print(f"{path}:{number}: {reason}", file=sys.stderr)
+            failed = max(failed, 1)
     if failed == 0 and not graph:
-        print("layers: every folder uses only folders below it; no oracle uses the SDK's deciding logic")
+        print(
+            "layers: every folder uses only folders below it; no oracle uses the SDK's deciding logic; "
+            "no metric key is spelled as a string in code"
+        )
     sys.exit(failed)
 
 

@@ -226,8 +226,8 @@ func measureClosedLoop(file: String) async throws -> ClosedLoop {
         }.rate
     }
     return ClosedLoop(
-        suite: result.metrics["send.throughput"] ?? .nan, core: core, passed: result.passed,
-        sends: Int(result.metrics["send.sends"] ?? 0))
+        suite: try result.metrics.required(.sendThroughput), core: core, passed: result.passed,
+        sends: Int(try result.metrics.required(.sendSends)))
 }
 let closedLoop = try await measureClosedLoop(
     file: arguments.value("closed-loop") ?? "scenarios/closed-loop-at-scale.json")

@@ -18,6 +18,24 @@ struct AttemptLedgerTests {
         #expect(ledger.keyTable.count == 500_001)
     }
 
+    @Test("ledger actions follow the fault actions, with the codes and names the shard format and ledger.csv hold")
+    func actions() {
+        let names = LedgerAction.allCases.map(\.name)
+        #expect(
+            names == [
+                "served", "respond", "delay", "slowBody", "hang", "reset", "close", "truncate", "commitThenDrop",
+                "commitThenDelay", "shed", "dropped",
+            ])
+        #expect(LedgerAction.allCases.map(\.rawValue) == Array(0...11))
+        for action in LedgerAction.allCases { #expect(LedgerAction(rawValue: action.rawValue) == action) }
+        #expect(LedgerAction(rawValue: 12) == nil)
+        // Every fault action has its ledger action; a refused connection is recorded as a close.
+        for kind in FaultAction.Kind.allCases {
+            #expect(LedgerAction(kind) == .fault(kind == .refuse ? .close : kind))
+            #expect(LedgerAction.allCases.contains(LedgerAction(kind)))
+        }
+    }
+
     @Test("a record carries arrival, key, attempt, bench id, fingerprint, action, status, message and effect")
     func recordFields() throws {
         let core = FakeFrontmailCore(plan: .sequence([FaultAction(.commitThenDrop)]))
@@ -27,7 +45,7 @@ struct AttemptLedgerTests {
         #expect(records.count == 2)
         #expect(records.map(\.attempt) == [1, 2])
         #expect(records.allSatisfy { $0.benchSendID == 42 && core.ledger.key($0.keyID) == "k" })
-        #expect(records[0].action == .commitThenDrop && records[0].effect && records[0].message == 1)
+        #expect(records[0].action == .fault(.commitThenDrop) && records[0].effect && records[0].message == 1)
         #expect(
             records[1].action == .served && !records[1].effect && records[1].message == 1 && records[1].status == 202)
         #expect(records[0].fingerprint == records[1].fingerprint)

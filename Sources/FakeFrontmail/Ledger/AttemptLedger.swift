@@ -1,55 +1,57 @@
 import Foundation
 import Synchronization
 
-/// What the server did with one request.
-public enum LedgerAction: UInt8, Sendable, Hashable, CaseIterable {
+/// What the server did with one request: served it, carried out a plan rule's action (derived from
+/// `FaultAction.Kind`, so a new fault action is a new ledger action without a line here), shed it
+/// by capacity, or dropped it unprocessed.
+public enum LedgerAction: Sendable, Hashable {
     /// Served normally (no rule matched).
     case served
-    case respond
-    case delay
-    case slowBody
-    case hang
-    case reset
-    case close
-    case truncate
-    case commitThenDrop
-    case commitThenDelay
+    /// A rule's action. A refused connection (`refuse`) is recorded as `close`: the client sees a
+    /// connection that ends without an answer either way.
+    case fault(FaultAction.Kind)
     /// Refused by the capacity model (503 + Retry-After).
     case shed
     /// Queued, and dropped unprocessed because its client had gone (`abandoned: drop`).
     case dropped
 
+    public init(_ kind: FaultAction.Kind) {
+        self = .fault(kind == .refuse ? .close : kind)
+    }
+
+    /// Every action a ledger can hold, in the order of their codes.
+    public static let allCases: [LedgerAction] =
+        [.served] + FaultAction.Kind.allCases.filter { $0 != .refuse }.map(LedgerAction.fault) + [.shed, .dropped]
+
+    /// The name in `ledger.csv`: `served`, the fault action's name, `shed`, `dropped`.
     public var name: String {
         switch self {
         case .served: return "served"
-        case .respond: return "respond"
-        case .delay: return "delay"
-        case .slowBody: return "slowBody"
-        case .hang: return "hang"
-        case .reset: return "reset"
-        case .close: return "close"
-        case .truncate: return "truncate"
-        case .commitThenDrop: return "commitThenDrop"
-        case .commitThenDelay: return "commitThenDelay"
+        case .fault(let kind): return kind.rawValue
         case .shed: return "shed"
         case .dropped: return "dropped"
         }
     }
 
-    init(_ kind: FaultAction.Kind) {
-        switch kind {
-        case .respond: self = .respond
-        case .delay: self = .delay
-        case .slowBody: self = .slowBody
-        case .hang: self = .hang
-        case .reset: self = .reset
-        case .close: self = .close
-        case .truncate: self = .truncate
-        case .commitThenDrop: self = .commitThenDrop
-        case .commitThenDelay: self = .commitThenDelay
-        case .refuse: self = .close
+    /// The code of the `.fmshard` format: 0 served, the fault actions from 1 in their declaration
+    /// order, 10 shed, 11 dropped; a fault action declared after the ninth takes a code from 12 on.
+    public var rawValue: UInt8 {
+        switch self {
+        case .served: return 0
+        case .shed: return 10
+        case .dropped: return 11
+        case .fault(let kind):
+            let index = UInt8(Self.faultKinds.firstIndex(of: kind == .refuse ? .close : kind) ?? 0)
+            return index < 9 ? index + 1 : index + 3
         }
     }
+
+    public init?(rawValue: UInt8) {
+        guard let action = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = action
+    }
+
+    private static let faultKinds = FaultAction.Kind.allCases.filter { $0 != .refuse }
 }
 
 /// Client defects the server noticed (a correct SDK shows none).

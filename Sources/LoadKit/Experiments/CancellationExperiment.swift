@@ -34,12 +34,12 @@ enum CancellationExperiment {
                     "cancellation: memory soak, \(settings.soak) cancellations \(phase == .inFlight ? "in flight" : "in a backoff")"
                 )
                 let growth = try await CancellationLatency.soak(count: settings.soak, phase: phase)
-                let prefix = "cancellation.soak." + (phase == .inFlight ? "" : "backoff_")
-                soak.record(prefix + "resident_growth", growth.resident)
-                soak.record(prefix + "heap_growth", growth.heap)
-                soak.record(prefix + "growth_per_1k", growth.perThousand)
+                let inBackoff = phase != .inFlight
+                soak.record(.cancellationSoak(.residentGrowth, inBackoff: inBackoff), growth.resident)
+                soak.record(.cancellationSoak(.heapGrowth, inBackoff: inBackoff), growth.heap)
+                soak.record(.cancellationSoak(.growthPerThousand, inBackoff: inBackoff), growth.perThousand)
             }
-            soak.record("cancellation.soak.cancellations", Double(settings.soak))
+            soak.record(.cancellationSoakCancellations, Double(settings.soak))
             measurement.rows += soak.rows
             measurement.metrics.merge(soak.metrics) { $1 }
         }

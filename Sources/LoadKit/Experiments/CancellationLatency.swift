@@ -289,33 +289,34 @@ public enum CancellationLatency {
             let prefix =
                 result.client == .sdk ? result.phase.rawValue : "\(result.client.rawValue).\(result.phase.rawValue)"
             let name = "\(prefix).\(result.backgroundLoad == 0 ? "idle" : "load")"
-            recorder.record(histogram: result.latency, probe: "cancellation", metric: name, divisor: 1e6)
+            recorder.record(result.latency, as: .cancellation(name), divisor: 1e6)
             // Sends that finished before the cancel landed (possible at random moments) are left out.
             let finished = Double(result.codes["ok"] ?? 0)
             let running = Double(max(1, result.latency.count)) - finished
             let expected = result.client == .sdk ? "aborted" : "cancelled"
-            let values: [(String, Double)] = [
-                ("aborted_ratio", running > 0 ? Double(result.codes[expected] ?? 0) / running : 1),
-                ("finished_before_cancel", finished),
-                ("attempts_after_cancel", Double(result.attemptsAfterCancel)),
-                ("arrivals_after_cancel", Double(result.arrivalsAfterCancel)),
-                ("server_retries_after_cancel", result.serverRetriesAfterCancel),
-                ("server_close_p50", result.serverClose.count > 0 ? result.serverClose.value(at: 0.5) / 1e6 : .nan),
-                ("resident_growth", result.residentGrowthKiB),
-                ("background_load", Double(result.backgroundLoad)),
-                ("wall_s", result.wallSeconds), ("client_cpu_s", result.clientCPUSeconds),
-                ("server_cpu_s", result.serverCPUSeconds), ("connections_opened", result.connectionsOpened),
-                ("connections_active", result.connectionsActive),
+            let values: [(CancellationStatistic, Double)] = [
+                (.abortedRatio, running > 0 ? Double(result.codes[expected] ?? 0) / running : 1),
+                (.finishedBeforeCancel, finished), (.attemptsAfterCancel, Double(result.attemptsAfterCancel)),
+                (.arrivalsAfterCancel, Double(result.arrivalsAfterCancel)),
+                (.serverRetriesAfterCancel, result.serverRetriesAfterCancel),
+                (.serverCloseP50, result.serverClose.count > 0 ? result.serverClose.value(at: 0.5) / 1e6 : .nan),
+                (.residentGrowth, result.residentGrowthKiB), (.backgroundLoad, Double(result.backgroundLoad)),
+                (.wallSeconds, result.wallSeconds), (.clientCPUSeconds, result.clientCPUSeconds),
+                (.serverCPUSeconds, result.serverCPUSeconds), (.connectionsOpened, result.connectionsOpened),
+                (.connectionsActive, result.connectionsActive),
             ]
             if result.reference.count > 0 {
-                for (statistic, quantile) in [("reference_p50", 0.5), ("reference_p99", 0.99), ("reference_max", 1.0)] {
-                    recorder.record("cancellation.\(name).\(statistic)", result.reference.value(at: quantile) / 1e6)
+                let references: [(CancellationStatistic, Double)] = [
+                    (.referenceP50, 0.5), (.referenceP99, 0.99), (.referenceMax, 1.0),
+                ]
+                for (statistic, quantile) in references {
+                    recorder.record(.cancellation(name, statistic), result.reference.value(at: quantile) / 1e6)
                 }
             }
-            for (statistic, value) in values { recorder.record("cancellation.\(name).\(statistic)", value) }
+            for (statistic, value) in values { recorder.record(.cancellation(name, statistic), value) }
             live = max(live, Double(result.liveAfter))
         }
-        recorder.record("cancellation.live_requests_after", live)
+        recorder.record(.cancellationLiveRequestsAfter, live)
         return (recorder.rows, recorder.metrics)
     }
 

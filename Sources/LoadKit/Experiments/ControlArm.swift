@@ -134,16 +134,16 @@ extension Measurement {
     /// The control arm's figures, and what the SDK dropped beyond it (`control.*`).
     mutating func addControl(_ control: ControlArm.Result, scenario: String) {
         var recorder = MetricRecorder(scenario: scenario)
-        recorder.record("control.sends", Double(control.sends))
-        recorder.record("control.ok", Double(control.ok))
-        recorder.record("control.failed", Double(control.failed))
-        recorder.record("control.dropped", Double(control.dropped))
-        recorder.record("control.drop_rate", control.dropRate)
-        recorder.record("control.throughput", control.throughput)
-        recorder.record(histogram: control.latency, probe: "control", metric: "latency", divisor: 1e6)
-        let dropped = metrics["send.dropped"] ?? .nan
-        let arrivals = (metrics["send.sends"] ?? .nan) + dropped
-        recorder.record("control.excess_drop_rate", (arrivals > 0 ? dropped / arrivals : .nan) - control.dropRate)
+        recorder.record(.controlSends, Double(control.sends))
+        recorder.record(.controlOk, Double(control.ok))
+        recorder.record(.controlFailed, Double(control.failed))
+        recorder.record(.controlDropped, Double(control.dropped))
+        recorder.record(.controlDropRate, control.dropRate)
+        recorder.record(.controlThroughput, control.throughput)
+        recorder.record(control.latency, as: .controlLatency, divisor: 1e6)
+        let dropped = metrics[.sendDropped] ?? .nan
+        let arrivals = (metrics[.sendSends] ?? .nan) + dropped
+        recorder.record(.controlExcessDropRate, (arrivals > 0 ? dropped / arrivals : .nan) - control.dropRate)
         prepend(recorder)
     }
 }

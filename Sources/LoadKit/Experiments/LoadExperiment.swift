@@ -46,7 +46,7 @@ struct LoadExperiment {
             printError(
                 String(
                     format: "  control: raw URLSession dropped %d of %d (%.2f%%); the SDK %.2f%% more", arm.dropped,
-                    arm.sends, arm.dropRate * 100, (measurement.metrics["control.excess_drop_rate"] ?? .nan) * 100))
+                    arm.sends, arm.dropRate * 100, (measurement.metrics[.controlExcessDropRate] ?? .nan) * 100))
         }
         return measurement
     }
@@ -67,11 +67,11 @@ struct LoadExperiment {
         scenario.load.rate = rate
         scenario.load.calibratedRate = nil
         let name = calibrated.of.metricName
-        calibration.record("calibration.\(name).throughput", throughput)
-        calibration.record("calibration.\(name).window", Calibration.window)
-        calibration.record("calibration.load.fraction", calibrated.fraction)
-        if processes > 1 { calibration.record("calibration.load.processes", Double(processes)) }
-        calibration.record("calibration.load.rate", rate)
+        calibration.record(.calibrationThroughput(name), throughput)
+        calibration.record(.calibrationWindow(name), Calibration.window)
+        calibration.record(.calibrationLoadFraction, calibrated.fraction)
+        if processes > 1 { calibration.record(.calibrationLoadProcesses, Double(processes)) }
+        calibration.record(.calibrationLoadRate, rate)
         if progress {
             printError(
                 String(
@@ -260,8 +260,8 @@ extension Measurement {
         measurement.addTimeSeries(scenario, observed, ledger: ledger)
         if let payload = observed.payload {
             var recorder = MetricRecorder(scenario: scenario.name)
-            recorder.record("payload.checked", Double(payload.checked))
-            recorder.record("payload.mismatches", Double(payload.mismatches))
+            recorder.record(.payloadChecked, Double(payload.checked))
+            recorder.record(.payloadMismatches, Double(payload.mismatches))
             measurement.rows += recorder.rows
             measurement.metrics.merge(recorder.metrics) { $1 }
             if let first = payload.first {

@@ -102,7 +102,7 @@ public struct Assertion: Sendable, Hashable, CustomStringConvertible {
                 throw InputError(
                     path: path, reason: "'\(name)' needs the \(probe.rawValue) probe, which this scenario does not run")
             case (.probe, _): break
-            case (.run, _): break  // no assertion name is a run row's
+            case (.run, _), (.tune, _): break  // no assertion name is a run row or a sweep row
             }
         }
     }

@@ -67,6 +67,20 @@ enum MetricPattern {
         return values
     }
 
+    /// Whether one field of a summary row (`probe`, `metric` or `statistic`) is an instance of the
+    /// pattern's field: a field that is one placeholder (`<policy>`) takes any non-empty value, dots
+    /// and all; any other is matched part by part.
+    static func matchField(_ pattern: String, _ field: String) -> Bool {
+        if isWholePlaceholder(pattern) { return !field.isEmpty }
+        return match(pattern, field) != nil
+    }
+
+    /// A field that is nothing but one placeholder, such as `<policy>` or `<code>`.
+    static func isWholePlaceholder(_ field: String) -> Bool {
+        field.hasPrefix("<") && field.hasSuffix(">")
+            && field.dropFirst().dropLast().allSatisfy { $0 != "<" && $0 != ">" && $0 != "." }
+    }
+
     /// `pattern` with each placeholder part replaced by its value.
     static func fill(_ pattern: String, _ values: [String: String]) -> String {
         guard pattern.contains("<") else { return pattern }

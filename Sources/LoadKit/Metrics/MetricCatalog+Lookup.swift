@@ -60,11 +60,19 @@ extension MetricCatalog {
     }
 
     /// The entry a summary row falls under; nil for a row the catalog does not declare (a
-    /// benchmark's, a sweep's: `MetricPolicies` judges those by its rules).
+    /// benchmark's: `MetricPolicies` judges those by its rules). A row is matched field by field,
+    /// so a placeholder that is a whole field (`cell.<policy>.…`) takes a value with dots.
     static func metric(probe: String, metric: String, statistic: String) -> Metric? {
-        let row = "\(probe).\(metric).\(statistic)"
-        if let index = byRow[row] { return all[index] }
-        return patterns.lazy.map { all[$0] }.first { MetricPattern.match($0.row, row) != nil }
+        if let index = byRow["\(probe).\(metric).\(statistic)"] { return all[index] }
+        return patterns.lazy.map { all[$0] }.first {
+            MetricPattern.matchField($0.probe, probe) && MetricPattern.matchField($0.metric, metric)
+                && MetricPattern.matchField($0.statistic, statistic)
+        }
+    }
+
+    /// The entry declared by exactly this key (a pattern's too: `cell.<policy>.success_rate`).
+    static func metric(declaredAs key: MetricKey) -> Metric? {
+        byDeclaredKey[key.text].map { all[$0] }
     }
 
     /// Counts that did not occur are 0; anything else missing is NaN (and fails).
@@ -74,6 +82,9 @@ extension MetricCatalog {
 
     private static let byKey: [String: Int] = Dictionary(
         all.indices.filter { !all[$0].isPattern }.map { (all[$0].key, $0) }, uniquingKeysWith: { first, _ in first })
+
+    private static let byDeclaredKey: [String: Int] = Dictionary(
+        all.indices.map { (all[$0].key, $0) }, uniquingKeysWith: { first, _ in first })
 
     private static let byRow: [String: Int] = Dictionary(
         all.indices.filter { !all[$0].row.contains("<") }.map { (all[$0].row, $0) },

@@ -30,45 +30,43 @@ public enum MetricCatalog {
         case metastability
         /// The run itself (`run.*`: elapsed time, time scale, interruption, shards); rows only.
         case run
+        /// A policy sweep (`cell.*`, `sanity.*`, `rule.*`, `regret_vs_*`, `tune.*`); rows only.
+        case tune
     }
 
     /// The catalog.
     public static let all: [Metric] =
         outcome + idempotency + jitter + calibration + control + status + timeseries + metastability
-        + cancellation + run
+        + cancellation + run + tune
 
     // MARK: The entries
 
     static let outcome: [Metric] = {
         let source = Source.probe(.outcome)
         var list = [
-            value("send.sends", "sends", .info, source), value("send.ok", "sends", .info, source),
-            value("send.failed", "sends", .info, source), value("send.success_rate", "ratio", .higher, source),
-            value("send.dropped", "sends", .lower, source), value("send.throughput", "sends/s", .higher, source),
-            named("send.errors.<code>", row: ("send", "errors", "<code>"), "sends", .info, source),
-            named("attempts.errors.<code>", row: ("attempts", "errors", "<code>"), "attempts", .info, source),
+            value(.sendSends, "sends", .info, source), value(.sendOk, "sends", .info, source),
+            value(.sendFailed, "sends", .info, source), value(.sendSuccessRate, "ratio", .higher, source),
+            value(.sendDropped, "sends", .lower, source), value(.sendThroughput, "sends/s", .higher, source),
+            value(.sendErrors(), "sends", .info, source, statistic: "<code>"),
+            value(.attemptErrors(), "attempts", .info, source, statistic: "<code>"),
         ]
-        list += histogram(
-            "send", "latency", "policy_ms", source, names: ["p50", "p90", "p99", "p99.9", "max"],
-            prefix: "send.latency")
-        list += histogram(
-            "send", "attempts_per_send", "attempts", source, names: ["mean", "p99", "max"],
-            prefix: "attempts_per_send")
+        list += histogram(.sendLatency, "policy_ms", source, names: ["p50", "p90", "p99", "p99.9", "max"])
+        list += histogram(.attemptsPerSend, "attempts", source, names: ["mean", "p99", "max"])
         // The SDK's count of its attempts against the server's: an invented attempt is a defect; a
         // request the SDK did not report may also be the transport's own retry (libcurl resends a
         // request on a reused connection that died before answering), so it is judged per scenario.
         list += [
-            value("send.errors_checked", "sends", .info, source),
-            value("send.error_mismatches", "sends", .mustNotGrow, source),
-            value("attempts.unreported", "requests", .lower, source),
-            value("attempts.unseen", "attempts", .mustNotGrow, source),
-            value("load.server_requests", "requests", .info, source),
-            value("load.amplification", "requests/send", .lower, source),
-            value("retry.budget_refused", "retries", .info, source),
+            value(.sendErrorsChecked, "sends", .info, source),
+            value(.sendErrorMismatches, "sends", .mustNotGrow, source),
+            value(.attemptsUnreported, "requests", .lower, source),
+            value(.attemptsUnseen, "attempts", .mustNotGrow, source),
+            value(.loadServerRequests, "requests", .info, source),
+            value(.loadAmplification, "requests/send", .lower, source),
+            value(.retryBudgetRefused, "retries", .info, source),
             // The bucket replayed over the ledger (virtual time, a client with a budget: BudgetReplay).
-            value("retry.exact_budget_decisions", "retries", .info, source),
-            value("retry.exact_budget_refusals", "retries", .info, source),
-            value("retry.exact_budget_violations", "retries", .mustNotGrow, source),
+            value(.retryExactBudgetDecisions, "retries", .info, source),
+            value(.retryExactBudgetRefusals, "retries", .info, source),
+            value(.retryExactBudgetViolations, "retries", .mustNotGrow, source),
         ]
         return list
     }()
@@ -77,28 +75,27 @@ public enum MetricCatalog {
     static let idempotency: [Metric] = {
         let source = Source.probe(.idempotency)
         var list = [
-            value("idempotency.sends", "sends", .info, source), value("idempotency.effects", "messages", .info, source),
+            value(.idempotencySends, "sends", .info, source), value(.idempotencyEffects, "messages", .info, source),
         ]
-        for (name, unit) in [("duplicates", "sends"), ("lost", "sends"), ("unexpected", "messages")] {
-            list.append(value("idempotency.\(name)", unit, .mustNotGrow, source))
-        }
         list += [
-            value("idempotency.fail_with_effect", "sends", .mustNotGrow, source),
-            value("idempotency.info_with_effect", "sends", .info, source),
+            value(.idempotencyDuplicates, "sends", .mustNotGrow, source),
+            value(.idempotencyLost, "sends", .mustNotGrow, source),
+            value(.idempotencyUnexpected, "messages", .mustNotGrow, source),
+            value(.idempotencyFailWithEffect, "sends", .mustNotGrow, source),
+            value(.idempotencyInfoWithEffect, "sends", .info, source),
+            value(.idempotencyMessageIDMismatches, "sends", .mustNotGrow, source),
+            value(.idempotencyKeyChanges, "sends", .mustNotGrow, source),
+            value(.idempotencyBodyChanges, "sends", .mustNotGrow, source),
+            value(.idempotencyKeyCollisions, "keys", .mustNotGrow, source),
+            value(.idempotencyDefects, "requests", .mustNotGrow, source),
         ]
-        for (name, unit) in [
-            ("message_id_mismatches", "sends"), ("key_changes", "sends"), ("body_changes", "sends"),
-            ("key_collisions", "keys"), ("defects", "requests"),
-        ] {
-            list.append(value("idempotency.\(name)", unit, .mustNotGrow, source))
-        }
         // What SDK-made keys look like (an explicit key pool's are the harness's).
-        list.append(value("idempotency.keys_not_v4", "keys", .mustNotGrow, source))
-        list.append(value("idempotency.key_bit_bias", "z", .info, source))
-        list.append(row("idempotency", "outcome", "<verdict>", "sends", .info, source))
+        list.append(value(.idempotencyKeysNotV4, "keys", .mustNotGrow, source))
+        list.append(value(.idempotencyKeyBitBias, "z", .info, source))
+        list.append(row(.idempotencyOutcome(), "sends", .info, source))
         // The `fidelity` payload: every received body against the one the driver intended.
-        list.append(value("payload.checked", "requests", .info, source))
-        list.append(value("payload.mismatches", "requests", .mustNotGrow, source))
+        list.append(value(.payloadChecked, "requests", .info, source))
+        list.append(value(.payloadMismatches, "requests", .mustNotGrow, source))
         return list
     }()
 
@@ -106,214 +103,304 @@ public enum MetricCatalog {
     static let jitter: [Metric] = {
         let source = Source.probe(.jitter)
         var list: [Metric] = [
-            value("jitter.samples", "delays", .info, source), value("jitter.ks_d", "D", .info, source),
-            value("jitter.ks_critical", "D", .info, source), value("jitter.ks_critical_01", "D", .info, source),
-            value("jitter.ks_critical_001", "D", .info, source), value("jitter.ks_p", "p", .info, source),
-            value("jitter.mean", "x cap", .info, source), value("jitter.variance", "x cap^2", .info, source),
-            row("jitter", "mean", "expected", "x cap", .info, source),
-            row("jitter", "variance", "expected", "x cap^2", .info, source),
+            value(.jitterSamples, "delays", .info, source), value(.jitterKSD, "D", .info, source),
+            value(.jitterKSCritical, "D", .info, source), value(.jitterKSCritical01, "D", .info, source),
+            value(.jitterKSCritical001, "D", .info, source), value(.jitterKSP, "p", .info, source),
+            value(.jitterMean, "x cap", .info, source), value(.jitterVariance, "x cap^2", .info, source),
+            row(.jitterMeanExpected, "x cap", .info, source), row(.jitterVarianceExpected, "x cap^2", .info, source),
         ]
-        for (name, unit) in [
-            ("samples", "delays"), ("ks_d", "D"), ("ks_critical", "D"), ("ks_critical_001", "D"), ("ks_p", "p"),
-        ] {
-            list.append(named("jitter.\(name).attempt<N>", row: ("jitter", name, "attempt<N>"), unit, .info, source))
+        for statistic in JitterAttemptStatistic.allCases {
+            let unit = statistic == .samples ? "delays" : statistic == .ksP ? "p" : "D"
+            let key = MetricKey.jitterPerAttempt(statistic, attempt: nil)
+            list.append(named(key, row: ("jitter", statistic.rawValue, "attempt<N>"), unit, .info, source))
         }
         list += [
-            value("jitter.retry_after_waits", "waits", .info, source),
-            value("jitter.retry_after_mismatches", "waits", .mustNotGrow, source),
-            value("jitter.over_limit_retried", "sends", .mustNotGrow, source),
-            value("jitter.early_retries", "retries", .mustNotGrow, source),
-            value("jitter.cap_mismatches", "retries", .mustNotGrow, source),
-            value("jitter.realized_samples", "retries", .info, source),
-            value("jitter.realized_dependence", "z", .info, source),
-            value("jitter.pair_samples", "pairs", .info, source),
-            value("jitter.pair_dependence", "z", .info, source),
+            value(.jitterRetryAfterWaits, "waits", .info, source),
+            value(.jitterRetryAfterMismatches, "waits", .mustNotGrow, source),
+            value(.jitterOverLimitRetried, "sends", .mustNotGrow, source),
+            value(.jitterEarlyRetries, "retries", .mustNotGrow, source),
+            value(.jitterCapMismatches, "retries", .mustNotGrow, source),
+            value(.jitterRealizedSamples, "retries", .info, source),
+            value(.jitterRealizedDependence, "z", .info, source),
+            value(.jitterPairSamples, "pairs", .info, source),
+            value(.jitterPairDependence, "z", .info, source),
             // Virtual time only: exact, from the server's ledger alone (JitterProbe+Exact).
-            value("jitter.exact_retry_after_waits", "waits", .info, source),
-            value("jitter.exact_retry_after_gap_errors", "waits", .mustNotGrow, source),
-            value("jitter.exact_realized_samples", "retries", .info, source),
-            value("jitter.exact_realized_ks_d", "D", .info, source),
-            value("jitter.exact_realized_ks_critical_001", "D", .info, source),
-            value("attempts.exact_timeouts", "attempts", .info, source),
-            value("attempts.exact_timeout_mismatches", "attempts", .mustNotGrow, source),
+            value(.jitterExactRetryAfterWaits, "waits", .info, source),
+            value(.jitterExactRetryAfterGapErrors, "waits", .mustNotGrow, source),
+            value(.jitterExactRealizedSamples, "retries", .info, source),
+            value(.jitterExactRealizedKSD, "D", .info, source),
+            value(.jitterExactRealizedKSCritical001, "D", .info, source),
+            value(.attemptsExactTimeouts, "attempts", .info, source),
+            value(.attemptsExactTimeoutMismatches, "attempts", .mustNotGrow, source),
         ]
-        list += histogram(
-            "jitter", "overshoot", "ms", source, names: ["p50", "p99", "max"], prefix: "jitter.overshoot")
+        list += histogram(.jitterOvershoot, "ms", source, names: ["p50", "p99", "max"])
         return list
     }()
 
     /// What a calibrated load was a fraction of.
     static let calibration: [Metric] = [
-        named(
-            "calibration.<reference>.throughput", row: ("calibration", "<reference>", "throughput"), "sends/s",
-            .info, .calibration),
-        named(
-            "calibration.<reference>.window", row: ("calibration", "<reference>", "window"), "s", .info,
-            .calibration),
-        value("calibration.load.fraction", "ratio", .info, .calibration, statistic: "fraction"),
-        value("calibration.load.rate", "sends/s", .info, .calibration, statistic: "rate"),
-        row("calibration", "load", "processes", "processes", .info, .calibration),
+        value(.calibrationThroughput(), "sends/s", .info, .calibration, statistic: "throughput"),
+        value(.calibrationWindow(), "s", .info, .calibration, statistic: "window"),
+        value(.calibrationLoadFraction, "ratio", .info, .calibration, statistic: "fraction"),
+        value(.calibrationLoadRate, "sends/s", .info, .calibration, statistic: "rate"),
+        row(.calibrationLoadProcesses, "processes", .info, .calibration),
     ]
 
     /// Plain URLSession beside the SDK's load, and what the SDK dropped beyond it.
     static let control: [Metric] =
         [
-            value("control.sends", "requests", .info, .control), value("control.ok", "requests", .info, .control),
-            value("control.failed", "requests", .info, .control),
-            value("control.dropped", "requests", .info, .control),
-            value("control.drop_rate", "ratio", .info, .control),
-            value("control.throughput", "requests/s", .info, .control),
-            value("control.excess_drop_rate", "ratio", .lower, .control),
+            value(.controlSends, "requests", .info, .control), value(.controlOk, "requests", .info, .control),
+            value(.controlFailed, "requests", .info, .control),
+            value(.controlDropped, "requests", .info, .control),
+            value(.controlDropRate, "ratio", .info, .control),
+            value(.controlThroughput, "requests/s", .info, .control),
+            value(.controlExcessDropRate, "ratio", .lower, .control),
         ]
-        + histogram(
-            "control", "latency", "ms", .control, names: ["p50", "p99", "max"], prefix: "control.latency",
-            policy: .info)
+        + histogram(.controlLatency, "ms", .control, names: ["p50", "p99", "max"], policy: .info)
 
     /// The status reads after the sends: success, 404s not retried, cancellation (StatusProbe).
     static let status: [Metric] = [
-        value("status.reads", "reads", .info, .status), value("status.ok", "reads", .info, .status),
-        value("status.success_rate", "ratio", .higher, .status),
-        value("status.mismatched", "reads", .mustNotGrow, .status),
-        named("status.errors.<code>", row: ("status", "errors", "<code>"), "reads", .info, .status),
-        named(
-            "status.attempt_errors.<code>", row: ("status", "attempt_errors", "<code>"), "attempts", .info, .status),
-        value("status.attempts", "requests", .info, .status),
-        value("status.unreported", "requests", .mustNotGrow, .status),
-        value("status.defects", "requests", .mustNotGrow, .status),
-        value("status.attempts_per_read.max", "requests", .lower, .status, statistic: "max"),
-        value("status.unknown_reads", "reads", .info, .status),
-        value("status.unknown_not_found", "reads", .info, .status),
-        value("status.unknown_retried", "reads", .mustNotGrow, .status),
-        value("status.unknown_misreported", "reads", .mustNotGrow, .status),
-        value("status.cancelled", "reads", .info, .status),
-        value("status.cancelled_not_aborted", "reads", .mustNotGrow, .status),
-        value("status.attempts_after_cancel", "attempts", .mustNotGrow, .status),
-        value("status.cancel_late.max", "policy_ms", .lower, .status, statistic: "max"),
+        value(.statusReads, "reads", .info, .status), value(.statusOk, "reads", .info, .status),
+        value(.statusSuccessRate, "ratio", .higher, .status),
+        value(.statusMismatched, "reads", .mustNotGrow, .status),
+        value(.statusErrors(), "reads", .info, .status, statistic: "<code>"),
+        value(.statusAttemptErrors(), "attempts", .info, .status, statistic: "<code>"),
+        value(.statusAttempts, "requests", .info, .status),
+        value(.statusUnreported, "requests", .mustNotGrow, .status),
+        value(.statusDefects, "requests", .mustNotGrow, .status),
+        value(.statusAttemptsPerReadMax, "requests", .lower, .status, statistic: "max"),
+        value(.statusUnknownReads, "reads", .info, .status),
+        value(.statusUnknownNotFound, "reads", .info, .status),
+        value(.statusUnknownRetried, "reads", .mustNotGrow, .status),
+        value(.statusUnknownMisreported, "reads", .mustNotGrow, .status),
+        value(.statusCancelled, "reads", .info, .status),
+        value(.statusCancelledNotAborted, "reads", .mustNotGrow, .status),
+        value(.statusAttemptsAfterCancel, "attempts", .mustNotGrow, .status),
+        value(.statusCancelLateMax, "policy_ms", .lower, .status, statistic: "max"),
     ]
 
     static let timeseries: [Metric] = [
-        value("timeseries.seconds", "s", .info, .timeseries),
-        value("timeseries.peak_arrivals", "requests", .info, .timeseries),
-        value("timeseries.peak_load", "ratio", .lower, .timeseries),
-        value("timeseries.peak_queue_depth", "requests", .lower, .timeseries),
-        value("timeseries.dead_work", "requests", .lower, .timeseries),
-        value("timeseries.dropped_unprocessed", "requests", .info, .timeseries),
+        value(.timeseriesSeconds, "s", .info, .timeseries),
+        value(.timeseriesPeakArrivals, "requests", .info, .timeseries),
+        value(.timeseriesPeakLoad, "ratio", .lower, .timeseries),
+        value(.timeseriesPeakQueueDepth, "requests", .lower, .timeseries),
+        value(.timeseriesDeadWork, "requests", .lower, .timeseries),
+        value(.timeseriesDroppedUnprocessed, "requests", .info, .timeseries),
     ]
 
     /// A verdict either way is what a scenario asserts (a retry storm must stay metastable).
     static let metastability: [Metric] = [
-        value("metastability.verdict", "runs", .info, .metastability),
-        value("metastability.recovery_s", "s", .lower, .metastability),
-        value("metastability.goodput_before", "sends/s", .info, .metastability),
-        value("metastability.goodput_after", "sends/s", .higher, .metastability),
-        value("metastability.peak_load", "ratio", .lower, .metastability),
-        value("metastability.dead_work", "requests", .lower, .metastability),
-        value("metastability.trigger_s", "s", .info, .metastability),
-        value("metastability.restore_s", "s", .info, .metastability),
+        value(.metastabilityVerdict, "runs", .info, .metastability),
+        value(.metastabilityRecovery, "s", .lower, .metastability),
+        value(.metastabilityGoodputBefore, "sends/s", .info, .metastability),
+        value(.metastabilityGoodputAfter, "sends/s", .higher, .metastability),
+        value(.metastabilityPeakLoad, "ratio", .lower, .metastability),
+        value(.metastabilityDeadWork, "requests", .lower, .metastability),
+        value(.metastabilityTrigger, "s", .info, .metastability),
+        value(.metastabilityRestore, "s", .info, .metastability),
     ]
 
     /// A cell is `cancellation.<phase>.<idle|load>.<statistic>`; the raw URLSession baseline is
     /// context, not the SDK's result.
     static let cancellation: [Metric] = {
-        let cell = "<phase>.<idle|load>"
-        let raw = "raw_urlsession.inFlight.<idle|load>"
-        var list = histogram(
-            "cancellation", cell, "ms", .cancellation, names: ["mean", "p50", "p90", "p99", "p99.9", "max"],
-            prefix: "cancellation.\(cell)")
-        let statistics: [(String, String, MetricPolicy)] = [
-            ("aborted_ratio", "ratio", .mustNotShrink), ("finished_before_cancel", "sends", .info),
-            ("attempts_after_cancel", "attempts", .mustNotGrow),
-            ("server_retries_after_cancel", "requests", .mustNotGrow),
-            ("arrivals_after_cancel", "requests", .info), ("server_close_p50", "ms", .lower),
-            ("resident_growth", "KiB", .lower), ("background_load", "sends", .info), ("reference_p50", "ms", .info),
-            ("reference_p99", "ms", .info), ("reference_max", "ms", .info),
-            // what the phase cost: its wall time, the client's and the server's CPU, connections
-            ("wall_s", "s", .info), ("client_cpu_s", "s", .info), ("server_cpu_s", "s", .info),
-            ("connections_opened", "connections", .info), ("connections_active", "connections", .info),
-        ]
-        for (statistic, unit, policy) in statistics {
+        let cell = CancellationCell.sdk
+        let raw = CancellationCell.rawURLSession
+        let statistics = ["mean", "p50", "p90", "p99", "p99.9", "max"]
+        var list = histogram(.cancellation(cell), "ms", .cancellation, names: Set(statistics))
+        for statistic in CancellationStatistic.allCases {
             list.append(
-                named(
-                    "cancellation.\(cell).\(statistic)", row: ("cancellation", cell, statistic), unit, policy,
-                    .cancellation))
+                value(
+                    .cancellation(cell, statistic), statistic.unit, statistic.policy, .cancellation,
+                    statistic: statistic.rawValue))
         }
-        list += histogram(
-            "cancellation", raw, "ms", .cancellation, names: ["mean", "p50", "p90", "p99", "p99.9", "max"],
-            prefix: "cancellation.\(raw)", policy: .info)
+        list += histogram(.cancellation(raw), "ms", .cancellation, names: Set(statistics), policy: .info)
         // The baseline's cells report what the SDK's do but the reference, measured beside the SDK's.
-        for (statistic, unit, _) in statistics where !statistic.hasPrefix("reference_") {
+        for statistic in CancellationStatistic.allCases where !statistic.isReference {
             list.append(
-                named(
-                    "cancellation.\(raw).\(statistic)", row: ("cancellation", raw, statistic), unit, .info,
-                    .cancellation))
+                value(
+                    .cancellation(raw, statistic), statistic.unit, .info, .cancellation, statistic: statistic.rawValue))
         }
-        list.append(value("cancellation.live_requests_after", "requests", .mustNotGrow, .cancellation))
-        for prefix in ["", "backoff_"] {
-            for (statistic, unit) in [("resident_growth", "KiB"), ("heap_growth", "KiB"), ("growth_per_1k", "KiB/1k")] {
+        list.append(value(.cancellationLiveRequestsAfter, "requests", .mustNotGrow, .cancellation))
+        for inBackoff in [false, true] {
+            for statistic in SoakStatistic.allCases {
+                let key = MetricKey.cancellationSoak(statistic, inBackoff: inBackoff)
                 list.append(
-                    named(
-                        "cancellation.soak.\(prefix)\(statistic)", row: ("cancellation", "soak", prefix + statistic),
-                        unit, .lower, .cancellation))
+                    value(
+                        key, statistic.unit, .lower, .cancellation,
+                        statistic: key.text.components(separatedBy: ".").last!))
             }
         }
-        list.append(row("cancellation", "soak", "cancellations", "sends", .info, .cancellation))
+        list.append(row(.cancellationSoakCancellations, "sends", .info, .cancellation))
         return list
     }()
 
     /// The rows every scenario ends with, and a sharded run's.
     static let run: [Metric] = [
-        row("run", "elapsed", "value", "s", .info, .run), row("run", "time_scale", "value", "x", .info, .run),
-        row("run", "wall_elapsed", "value", "s", .info, .run), row("run", "wall_speed", "value", "x", .info, .run),
-        row("run", "wall_budget", "value", "s", .info, .run), row("run", "over_budget", "value", "runs", .info, .run),
-        row("run", "interrupted", "value", "runs", .mustNotGrow, .run),
-        row("run", "shards", "value", "processes", .info, .run), row("run", "peak_memory", "value", "MB", .info, .run),
-        row("run", "peak_memory", "per_million_sends", "MB", .info, .run),
+        row(.runElapsed, "s", .info, .run), row(.runTimeScale, "x", .info, .run),
+        row(.runWallElapsed, "s", .info, .run), row(.runWallSpeed, "x", .info, .run),
+        row(.runWallBudget, "s", .info, .run), row(.runOverBudget, "runs", .info, .run),
+        row(.runInterrupted, "runs", .mustNotGrow, .run), row(.runShards, "processes", .info, .run),
+        row(.runPeakMemory, "MB", .info, .run), row(.runPeakMemoryPerMillionSends, "MB", .info, .run),
+        // A scenario whose process a signal ended: a crash is a regression.
+        row(.runCrashSignal, "signal", .mustNotGrow, .run),
     ]
+
+    /// A sweep's rows (`tune`): each cell's figures (correctness strict, the rest judged by which way
+    /// is better), the analytic checks (every disagreement a regression), the recommendation and
+    /// what the default policy costs against it.
+    static let tune: [Metric] = {
+        var list: [Metric] = CellStatistic.allCases.map { row(.cell($0), $0.unit, $0.policy, .tune) }
+        list += [
+            row(.sanityBrownoutChecks, "cells", .info, .tune),
+            row(.sanityBrownoutDisagreements, "cells", .mustNotGrow, .tune),
+            row(.sanityOutageChecks, "cells", .info, .tune),
+            row(.sanityOutageDisagreements, "cells", .mustNotGrow, .tune),
+            row(.sanityDuplicates, "sends", .mustNotGrow, .tune), row(.sanityLost, "sends", .mustNotGrow, .tune),
+            row(.ruleSingleWinner, "bool", .higher, .tune), row(.ruleTied, "policies", .info, .tune),
+            row(.ruleBootstrapShare, "ratio", .higher, .tune),
+            row(.ruleLeaveOneOutChanges, "seeds", .lower, .tune),
+            row(.tuneSendsPerWallSecond, "sends/s", .absoluteHigher, .tune),
+        ]
+        for baseline in RegretBaseline.allCases {
+            list += RegretStatistic.allCases.map { row(.regret($0, against: baseline.rawValue), $0.unit, .info, .tune) }
+        }
+        return list
+    }()
 
     // MARK: Building entries
 
-    /// `probe.metric`, written as the row `probe.metric.value` (or another statistic).
+    /// `probe.metric`, written as the row `probe.metric.value` (or another statistic, the key's
+    /// last part).
     static func value(
-        _ name: String, _ unit: String, _ policy: MetricPolicy, _ source: Source, statistic: String = "value"
+        _ key: MetricKey, _ unit: String, _ policy: MetricPolicy, _ source: Source, statistic: String = "value"
     ) -> Metric {
-        let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
+        let parts = key.text.split(separator: ".", maxSplits: 1).map(String.init)
         let metric = statistic == "value" ? parts[1] : String(parts[1].dropLast(statistic.count + 1))
         return Metric(
-            probe: parts[0], metric: metric, statistic: statistic, name: name, unit: unit, policy: policy,
+            probe: parts[0], metric: metric, statistic: statistic, name: key.text, unit: unit, policy: policy,
             source: source)
     }
 
     /// A named metric whose row is spelled differently from its name.
     static func named(
-        _ name: String, row: (probe: String, metric: String, statistic: String), _ unit: String,
+        _ key: MetricKey, row: (probe: String, metric: String, statistic: String), _ unit: String,
         _ policy: MetricPolicy, _ source: Source
     ) -> Metric {
         Metric(
-            probe: row.probe, metric: row.metric, statistic: row.statistic, name: name, unit: unit, policy: policy,
-            source: source)
+            probe: row.probe, metric: row.metric, statistic: row.statistic, name: key.text, unit: unit,
+            policy: policy, source: source)
     }
 
-    /// A row no assertion reads.
-    static func row(
-        _ probe: String, _ metric: String, _ statistic: String, _ unit: String, _ policy: MetricPolicy,
-        _ source: Source
-    ) -> Metric {
-        Metric(
-            probe: probe, metric: metric, statistic: statistic, name: nil, unit: unit, policy: policy, source: source)
+    /// A row no assertion reads: its key is the row, `probe.metric.statistic` (the metric a whole
+    /// part, which may hold dots, when it is a placeholder: `cell.<policy>.success_rate`).
+    static func row(_ key: MetricKey, _ unit: String, _ policy: MetricPolicy, _ source: Source) -> Metric {
+        let parts = key.text.split(separator: ".").map(String.init)
+        precondition(parts.count >= 3, "a row's key is probe.metric.statistic: \(key)")
+        return Metric(
+            probe: parts[0], metric: parts[1], statistic: parts[2...].joined(separator: "."), name: nil, unit: unit,
+            policy: policy, source: source)
     }
 
-    /// A histogram's rows (`MetricRecorder.record(histogram:…)`): its sample count (informational),
-    /// mean and percentiles (`policy`); the statistics in `names` are assertable as `prefix.<statistic>`.
+    /// A histogram's rows (`MetricRecorder.record(_:as:divisor:)`): its sample count
+    /// (informational), mean and percentiles (`policy`); the statistics in `names` are assertable
+    /// as `prefix.<statistic>`.
     static func histogram(
-        _ probe: String, _ metric: String, _ unit: String, _ source: Source, names: Set<String>, prefix: String,
-        policy: MetricPolicy = .lower
+        _ key: HistogramKey, _ unit: String, _ source: Source, names: Set<String>, policy: MetricPolicy = .lower
     ) -> [Metric] {
-        [row(probe, metric, "count", "samples", .info, source)]
+        [
+            Metric(
+                probe: key.probe, metric: key.metric, statistic: "count", name: nil, unit: "samples", policy: .info,
+                source: source)
+        ]
             + Histogram.summaryStatistics.map { statistic in
                 Metric(
-                    probe: probe, metric: metric, statistic: statistic,
-                    name: names.contains(statistic) ? "\(prefix).\(statistic)" : nil, unit: unit, policy: policy,
+                    probe: key.probe, metric: key.metric, statistic: statistic,
+                    name: names.contains(statistic) ? key.key(statistic).text : nil, unit: unit, policy: policy,
                     source: source)
             }
+    }
+}
+
+// MARK: Units and policies of the statistics' families
+
+extension CancellationStatistic {
+    var unit: String {
+        switch self {
+        case .abortedRatio: return "ratio"
+        case .finishedBeforeCancel, .backgroundLoad: return "sends"
+        case .attemptsAfterCancel: return "attempts"
+        case .serverRetriesAfterCancel, .arrivalsAfterCancel: return "requests"
+        case .serverCloseP50, .referenceP50, .referenceP99, .referenceMax: return "ms"
+        case .residentGrowth: return "KiB"
+        case .wallSeconds, .clientCPUSeconds, .serverCPUSeconds: return "s"
+        case .connectionsOpened, .connectionsActive: return "connections"
+        }
+    }
+
+    var policy: MetricPolicy {
+        switch self {
+        case .abortedRatio: return .mustNotShrink
+        case .attemptsAfterCancel, .serverRetriesAfterCancel: return .mustNotGrow
+        case .serverCloseP50, .residentGrowth: return .lower
+        default: return .info
+        }
+    }
+
+    /// The reference client's latency, measured beside the SDK's (not in the baseline's cells).
+    var isReference: Bool { [.referenceP50, .referenceP99, .referenceMax].contains(self) }
+}
+
+/// The cells of the cancellation experiment: the SDK's (`<phase>.<idle|load>`) and the raw
+/// URLSession baseline's.
+enum CancellationCell {
+    static let sdk = "<phase>.<idle|load>"
+    static let rawURLSession = "raw_urlsession.inFlight.<idle|load>"
+}
+
+extension SoakStatistic {
+    var unit: String { self == .growthPerThousand ? "KiB/1k" : "KiB" }
+}
+
+extension CellStatistic {
+    var unit: String {
+        switch self {
+        case .successRate, .successRateLow, .successRateHigh, .peakLoad: return "ratio"
+        case .latencyP50, .latencyP99, .latencyP999: return "policy_ms"
+        case .amplification: return "requests/send"
+        case .duplicates, .lost, .sends: return "sends"
+        case .deadWork: return "requests"
+        case .metastable: return "runs"
+        case .recovery: return "s"
+        }
+    }
+
+    var policy: MetricPolicy {
+        switch self {
+        case .duplicates, .lost: return .mustNotGrow
+        case .successRate: return .higher
+        case .latencyP50, .latencyP99, .latencyP999, .amplification, .peakLoad, .deadWork, .recovery, .metastable:
+            return .lower
+        case .successRateLow, .successRateHigh, .sends: return .info
+        }
+    }
+}
+
+/// The policies a sweep's default is measured against (`regret_vs_<baseline>`).
+package enum RegretBaseline: String, CaseIterable, Sendable {
+    /// The environment's best cell (highest success; within the margin, the lowest server load,
+    /// then the lowest p99).
+    case best
+    /// The sweep's recommendation.
+    case recommended
+}
+
+extension RegretStatistic {
+    var unit: String {
+        switch self {
+        case .sendsLostPer10k: return "sends"
+        case .extraP99: return "policy_ms"
+        case .extraServerLoad: return "%"
+        case .extraDeadWorkPer10k: return "requests"
+        }
     }
 }

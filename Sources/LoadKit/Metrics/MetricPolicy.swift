@@ -42,7 +42,7 @@ public struct MetricPolicy: Sendable, Hashable {
 }
 
 /// How `compare` judges every row the suite writes (`probe.metric.statistic` of the summary CSV): a
-/// scenario's rows by their `MetricCatalog` entry, a sweep's and the benchmarks' by the rules
+/// scenario's and a sweep's rows by their `MetricCatalog` entry, the benchmarks' by the rules
 /// below. A test fails when a run writes a row neither declares.
 public enum MetricPolicies {
     enum Name: Sendable {
@@ -73,31 +73,11 @@ public enum MetricPolicies {
         "json_encoder", "json_serialization", "foundation_base64", "memcpy", "canned_reference",
     ]
 
-    /// First match wins: a sweep's cells, then the benchmarks (whose probe is a group name). A
-    /// scenario's rows are not here: each is declared in `MetricCatalog`.
+    /// First match wins: the benchmarks' rows (whose probe is a group name). A scenario's and a
+    /// sweep's rows are not here: each is declared in `MetricCatalog`.
     static let rules: [Rule] = [
-        // a sweep's cells (`tune`): correctness is strict, the rest judged by which way is better
-        Rule(
-            probe: .one(["cell"]), metric: .any, statistic: .one(["duplicates", "lost"]), policy: .mustNotGrow),
-        Rule(probe: .one(["cell"]), metric: .any, statistic: .one(["success_rate"]), policy: .higher),
-        Rule(
-            probe: .one(["cell"]), metric: .any,
-            statistic: .one([
-                "latency_p50", "latency_p99", "latency_p99.9", "amplification", "peak_load", "dead_work", "recovery_s",
-                "metastable",
-            ]), policy: .lower),
-        Rule(probe: .one(["cell"]), metric: .any, statistic: .any, policy: .info),
-        Rule(probe: .one(["sanity"]), metric: .any, statistic: .one(["checks"]), policy: .info),
-        Rule(probe: .one(["sanity"]), metric: .any, statistic: .any, policy: .mustNotGrow),
         // what a calibrated load was a fraction of
         Rule(probe: .one(["calibration"]), metric: .any, statistic: .any, policy: .info),
-        // the run itself
-        Rule(probe: .one(["run"]), metric: .one(["interrupted"]), statistic: .any, policy: .mustNotGrow),
-        Rule(
-            probe: .one(["run"]),
-            metric: .one(["elapsed", "time_scale", "wall_elapsed", "wall_speed", "wall_budget", "over_budget"]),
-            statistic: .any,
-            policy: .info),
         // benchmarks (probe = the group, metric = the subject); the allocations of the baselines
         // (Foundation's encoders, memcpy, the hand-written reference client) and of a positive
         // control are context, not our code

@@ -82,7 +82,7 @@ struct BudgetReplay {
         var lastRetryCost: Int?
         for (index, attempt) in attempts.enumerated() {
             let answered = !attempt.clientGone && attempt.status != 0
-            let whole = answered && attempt.action != .truncate && attempt.action != .commitThenDrop
+            let whole = answered && attempt.action != .fault(.truncate) && attempt.action != .fault(.commitThenDrop)
             if whole, (200..<300).contains(attempt.status) {
                 if let lastRetryCost {
                     if model.refunds { events.append((attempt.finished, .credit(lastRetryCost))) }
@@ -156,8 +156,8 @@ struct BudgetReplay {
     }
 
     func record(into recorder: inout MetricRecorder) {
-        recorder.record("retry.exact_budget_decisions", Double(decisions))
-        recorder.record("retry.exact_budget_refusals", Double(refusals))
-        recorder.record("retry.exact_budget_violations", Double(violations))
+        recorder.record(.retryExactBudgetDecisions, Double(decisions))
+        recorder.record(.retryExactBudgetRefusals, Double(refusals))
+        recorder.record(.retryExactBudgetViolations, Double(violations))
     }
 }

@@ -77,18 +77,20 @@ struct IdempotencyProbe {
         let shape = KeyShape(made)
 
         var recorder = MetricRecorder(scenario: scenario.name)
-        recorder.record("idempotency.keys_not_v4", Double(shape.notV4))
-        recorder.record("idempotency.key_bit_bias", shape.bitBias)
-        let figures: [(String, Int)] = [
-            ("sends", records.count), ("effects", totalEffects), ("duplicates", duplicates), ("lost", lost),
-            ("unexpected", unexpected), ("fail_with_effect", failWithEffect), ("info_with_effect", infoWithEffect),
-            ("message_id_mismatches", mismatches), ("key_changes", keyChanges), ("body_changes", bodyChanges),
-            ("key_collisions", collisions.count), ("defects", defects),
+        recorder.record(.idempotencyKeysNotV4, Double(shape.notV4))
+        recorder.record(.idempotencyKeyBitBias, shape.bitBias)
+        let figures: [(MetricKey, Int)] = [
+            (.idempotencySends, records.count), (.idempotencyEffects, totalEffects),
+            (.idempotencyDuplicates, duplicates), (.idempotencyLost, lost), (.idempotencyUnexpected, unexpected),
+            (.idempotencyFailWithEffect, failWithEffect), (.idempotencyInfoWithEffect, infoWithEffect),
+            (.idempotencyMessageIDMismatches, mismatches), (.idempotencyKeyChanges, keyChanges),
+            (.idempotencyBodyChanges, bodyChanges), (.idempotencyKeyCollisions, collisions.count),
+            (.idempotencyDefects, defects),
         ]
-        for (name, value) in figures { recorder.record("idempotency.\(name)", Double(value)) }
+        for (key, value) in figures { recorder.record(key, Double(value)) }
         for verdict in [History.Record.Verdict.ok, .fail, .info, .dropped] {
             recorder.record(
-                "idempotency.outcome.\(verdict.rawValue)", Double(records.filter { $0.verdict == verdict }.count))
+                .idempotencyOutcome(verdict.rawValue), Double(records.filter { $0.verdict == verdict }.count))
         }
         rows = recorder.rows
         metrics = recorder.metrics

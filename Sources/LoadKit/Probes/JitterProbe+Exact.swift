@@ -34,7 +34,7 @@ extension JitterProbe {
                     guard index + 1 < attempts.count, attempt.finished.isFinite else { continue }
                     let gap = attempts[index + 1].arrival - attempt.finished
                     let retryAfter = Double(attempt.retryAfter)
-                    let answered = attempt.status != 0 && attempt.action != .truncate
+                    let answered = attempt.status != 0 && attempt.action != .fault(.truncate)
                     if answered, retryAfter.isFinite, retryAfter <= limit {
                         retryAfterWaits += 1
                         if abs(gap - max(0, retryAfter)) > Self.tolerance { retryAfterGapErrors += 1 }
@@ -49,13 +49,13 @@ extension JitterProbe {
 
         func record(into recorder: inout MetricRecorder) {
             let test = KolmogorovSmirnov(uniform: realized)
-            recorder.record("jitter.exact_retry_after_waits", Double(retryAfterWaits))
-            recorder.record("jitter.exact_retry_after_gap_errors", Double(retryAfterGapErrors))
-            recorder.record("jitter.exact_realized_samples", Double(test.n))
-            recorder.record("jitter.exact_realized_ks_d", test.d)
-            recorder.record("jitter.exact_realized_ks_critical_001", test.critical(alpha: 0.001))
-            recorder.record("attempts.exact_timeouts", Double(timeouts))
-            recorder.record("attempts.exact_timeout_mismatches", Double(timeoutMismatches))
+            recorder.record(.jitterExactRetryAfterWaits, Double(retryAfterWaits))
+            recorder.record(.jitterExactRetryAfterGapErrors, Double(retryAfterGapErrors))
+            recorder.record(.jitterExactRealizedSamples, Double(test.n))
+            recorder.record(.jitterExactRealizedKSD, test.d)
+            recorder.record(.jitterExactRealizedKSCritical001, test.critical(alpha: 0.001))
+            recorder.record(.attemptsExactTimeouts, Double(timeouts))
+            recorder.record(.attemptsExactTimeoutMismatches, Double(timeoutMismatches))
         }
     }
 }

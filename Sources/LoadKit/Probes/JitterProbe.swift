@@ -191,36 +191,38 @@ struct JitterProbe {
 
         let pooled = KolmogorovSmirnov(uniform: normalized)
         let moments = Moments(normalized)
-        recorder.record("jitter.samples", Double(pooled.n))
-        recorder.record("jitter.ks_d", pooled.d)
-        recorder.record("jitter.ks_critical", pooled.critical(alpha: 0.05))
-        recorder.record("jitter.ks_critical_01", pooled.critical(alpha: 0.01))
-        recorder.record("jitter.ks_critical_001", pooled.critical(alpha: 0.001))
-        recorder.record("jitter.ks_p", pooled.p)
-        recorder.record("jitter.mean", moments.mean)
-        recorder.record("jitter.variance", moments.variance)
-        recorder.record("jitter.mean.expected", 0.5)
-        recorder.record("jitter.variance.expected", 1.0 / 12)
+        recorder.record(.jitterSamples, Double(pooled.n))
+        recorder.record(.jitterKSD, pooled.d)
+        recorder.record(.jitterKSCritical, pooled.critical(alpha: 0.05))
+        recorder.record(.jitterKSCritical01, pooled.critical(alpha: 0.01))
+        recorder.record(.jitterKSCritical001, pooled.critical(alpha: 0.001))
+        recorder.record(.jitterKSP, pooled.p)
+        recorder.record(.jitterMean, moments.mean)
+        recorder.record(.jitterVariance, moments.variance)
+        recorder.record(.jitterMeanExpected, 0.5)
+        recorder.record(.jitterVarianceExpected, 1.0 / 12)
         for (attempt, values) in byAttempt.sorted(by: { $0.key < $1.key }) {
             let test = KolmogorovSmirnov(uniform: values)
-            let suffix = ".attempt\(attempt + 1)"
-            recorder.record("jitter.ks_d" + suffix, test.d)
-            recorder.record("jitter.ks_critical" + suffix, test.critical(alpha: 0.05))
-            recorder.record("jitter.ks_critical_001" + suffix, test.critical(alpha: 0.001))
-            recorder.record("jitter.ks_p" + suffix, test.p)
-            recorder.record("jitter.samples" + suffix, Double(test.n))
+            let figures: [(JitterAttemptStatistic, Double)] = [
+                (.ksD, test.d), (.ksCritical, test.critical(alpha: 0.05)),
+                (.ksCritical001, test.critical(alpha: 0.001)),
+                (.ksP, test.p), (.samples, Double(test.n)),
+            ]
+            for (statistic, value) in figures {
+                recorder.record(.jitterPerAttempt(statistic, attempt: attempt + 1), value)
+            }
         }
-        recorder.record("jitter.retry_after_waits", Double(retryAfterWaits))
-        recorder.record("jitter.retry_after_mismatches", Double(retryAfterMismatches))
-        recorder.record("jitter.over_limit_retried", Double(overLimitRetried))
-        recorder.record("jitter.early_retries", Double(earlyRetries))
-        recorder.record("jitter.cap_mismatches", Double(capMismatches))
-        recorder.record("jitter.realized_samples", Double(realized.count))
-        recorder.record("jitter.realized_dependence", Self.realizedDependence(realized))
+        recorder.record(.jitterRetryAfterWaits, Double(retryAfterWaits))
+        recorder.record(.jitterRetryAfterMismatches, Double(retryAfterMismatches))
+        recorder.record(.jitterOverLimitRetried, Double(overLimitRetried))
+        recorder.record(.jitterEarlyRetries, Double(earlyRetries))
+        recorder.record(.jitterCapMismatches, Double(capMismatches))
+        recorder.record(.jitterRealizedSamples, Double(realized.count))
+        recorder.record(.jitterRealizedDependence, Self.realizedDependence(realized))
         let pairs = Self.simultaneousPairs(timed)
-        recorder.record("jitter.pair_samples", Double(pairs.count))
-        recorder.record("jitter.pair_dependence", Self.rankDependence(pairs))
-        recorder.record(histogram: overshoot, probe: "jitter", metric: "overshoot", divisor: 1e6)
+        recorder.record(.jitterPairSamples, Double(pairs.count))
+        recorder.record(.jitterPairDependence, Self.rankDependence(pairs))
+        recorder.record(overshoot, as: .jitterOvershoot, divisor: 1e6)
         if scenario.clock == .virtual {
             ExactTiming(scenario: scenario, history: history, ledger: ledger).record(into: &recorder)
         }

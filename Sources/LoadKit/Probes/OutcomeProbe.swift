@@ -67,26 +67,26 @@ struct OutcomeProbe {
             if record.ended.isFinite { latency.record((record.ended - record.intended) / scale, scale: 1e9) }
         }
         let started = records.count - dropped
-        recorder.record("send.sends", Double(started))
-        recorder.record("send.ok", Double(ok))
-        recorder.record("send.failed", Double(started - ok))
-        recorder.record("send.success_rate", started == 0 ? .nan : Double(ok) / Double(started))
-        recorder.record("send.dropped", Double(dropped))
-        recorder.record("send.throughput", elapsed > 0 ? Double(started) / elapsed : .nan)
-        recorder.record(counts: errors, prefix: "send.errors")
-        recorder.record(counts: history.attemptErrors, prefix: "attempts.errors")
+        recorder.record(.sendSends, Double(started))
+        recorder.record(.sendOk, Double(ok))
+        recorder.record(.sendFailed, Double(started - ok))
+        recorder.record(.sendSuccessRate, started == 0 ? .nan : Double(ok) / Double(started))
+        recorder.record(.sendDropped, Double(dropped))
+        recorder.record(.sendThroughput, elapsed > 0 ? Double(started) / elapsed : .nan)
+        recorder.record(counts: errors, as: { .sendErrors($0) })
+        recorder.record(counts: history.attemptErrors, as: { .attemptErrors($0) })
         if scenario.client.budget != .none {
-            recorder.record("retry.budget_refused", Double(history.retriesRefused))
+            recorder.record(.retryBudgetRefused, Double(history.retriesRefused))
         }
-        recorder.record(histogram: latency, probe: "send", metric: "latency", divisor: 1e6)
-        recorder.record(histogram: attempts, probe: "send", metric: "attempts_per_send", divisor: 1)
-        recorder.record("send.errors_checked", Double(errorsChecked))
-        recorder.record("send.error_mismatches", Double(errorMismatches))
-        recorder.record("attempts.unreported", Double(unreported))
-        recorder.record("attempts.unseen", Double(unseen))
+        recorder.record(latency, as: .sendLatency, divisor: 1e6)
+        recorder.record(attempts, as: .attemptsPerSend, divisor: 1)
+        recorder.record(.sendErrorsChecked, Double(errorsChecked))
+        recorder.record(.sendErrorMismatches, Double(errorMismatches))
+        recorder.record(.attemptsUnreported, Double(unreported))
+        recorder.record(.attemptsUnseen, Double(unseen))
         let serverRequests = ledger.sendRequests
-        recorder.record("load.server_requests", Double(serverRequests))
-        recorder.record("load.amplification", started == 0 ? .nan : Double(serverRequests) / Double(started))
+        recorder.record(.loadServerRequests, Double(serverRequests))
+        recorder.record(.loadAmplification, started == 0 ? .nan : Double(serverRequests) / Double(started))
         rows = recorder.rows
         metrics = recorder.metrics
     }
@@ -94,7 +94,8 @@ struct OutcomeProbe {
     /// The error a request got from the plan, when the client saw it whole: a `respond` rule's
     /// status and code (or the API's code for that status), with the API's JSON body.
     static func planError(_ request: LedgerRecord, _ plan: FaultPlan) -> (code: String, status: Int)? {
-        guard request.action == .respond, !request.clientGone, request.rule >= 0, Int(request.rule) < plan.rules.count
+        guard request.action == .fault(.respond), !request.clientGone, request.rule >= 0,
+            Int(request.rule) < plan.rules.count
         else { return nil }
         let action = plan.rules[Int(request.rule)].action
         guard action.body == nil, let status = action.status, status >= 400 else { return nil }

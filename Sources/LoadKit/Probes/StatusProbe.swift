@@ -70,30 +70,31 @@ struct StatusProbe {
                 }
             }
         }
-        recorder.record("status.reads", Double(reads))
-        recorder.record("status.ok", Double(ok))
-        recorder.record("status.success_rate", reads == 0 ? .nan : Double(ok) / Double(reads))
-        recorder.record("status.mismatched", Double(mismatched))
-        recorder.record(counts: errors, prefix: "status.errors")
-        recorder.record(counts: book.attemptErrors, prefix: "status.attempt_errors")
-        recorder.record("status.attempts", Double(attempts))
-        recorder.record("status.unreported", Double(unreported))
-        recorder.record("status.defects", Double(defects))
-        recorder.record("status.attempts_per_read.max", Double(attemptsMax))
-        recorder.record("status.unknown_reads", Double(unknownReads))
-        recorder.record("status.unknown_not_found", Double(unknownNotFound))
-        recorder.record("status.unknown_retried", Double(unknownRetried))
-        recorder.record("status.unknown_misreported", Double(unknownMisreported))
-        recorder.record("status.cancelled", Double(cancelled))
-        recorder.record("status.cancelled_not_aborted", Double(cancelledNotAborted))
-        recorder.record("status.attempts_after_cancel", Double(attemptsAfterCancel))
-        recorder.record("status.cancel_late.max", cancelled == 0 ? .nan : lateMax)
+        recorder.record(.statusReads, Double(reads))
+        recorder.record(.statusOk, Double(ok))
+        recorder.record(.statusSuccessRate, reads == 0 ? .nan : Double(ok) / Double(reads))
+        recorder.record(.statusMismatched, Double(mismatched))
+        recorder.record(counts: errors, as: { .statusErrors($0) })
+        recorder.record(counts: book.attemptErrors, as: { .statusAttemptErrors($0) })
+        recorder.record(.statusAttempts, Double(attempts))
+        recorder.record(.statusUnreported, Double(unreported))
+        recorder.record(.statusDefects, Double(defects))
+        recorder.record(.statusAttemptsPerReadMax, Double(attemptsMax))
+        recorder.record(.statusUnknownReads, Double(unknownReads))
+        recorder.record(.statusUnknownNotFound, Double(unknownNotFound))
+        recorder.record(.statusUnknownRetried, Double(unknownRetried))
+        recorder.record(.statusUnknownMisreported, Double(unknownMisreported))
+        recorder.record(.statusCancelled, Double(cancelled))
+        recorder.record(.statusCancelledNotAborted, Double(cancelledNotAborted))
+        recorder.record(.statusAttemptsAfterCancel, Double(attemptsAfterCancel))
+        recorder.record(.statusCancelLateMax, cancelled == 0 ? .nan : lateMax)
         rows = recorder.rows
         metrics = recorder.metrics
     }
 
     /// A request the server answered in full with a 404 (not one whose answer a fault cut off).
     static func answeredNotFound(_ record: LedgerRecord) -> Bool {
-        record.status == 404 && !record.clientGone && [.served, .delay, .respond].contains(record.action)
+        record.status == 404 && !record.clientGone
+            && [.served, .fault(.delay), .fault(.respond)].contains(record.action)
     }
 }

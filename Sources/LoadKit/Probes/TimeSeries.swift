@@ -79,8 +79,8 @@ struct TimeSeries {
             switch record.action {
             case .shed: if let at = bucket(record.arrival) { seconds[at].shed += 1 }
             case .dropped: if let at = bucket(record.arrival) { seconds[at].dropped += 1 }
-            case .hang, .reset, .close: break
-            case .served, .respond, .delay, .slowBody, .truncate, .commitThenDrop, .commitThenDelay:
+            case .fault(.hang), .fault(.reset), .fault(.close), .fault(.refuse): break
+            case .served, .fault:
                 guard let at = bucket(record.finished) else { break }
                 seconds[at].served += 1
                 if record.clientGone { seconds[at].deadWork += 1 }
@@ -163,14 +163,14 @@ struct TimeSeries {
     /// The `timeseries.*` summary rows and metrics.
     func summary(scenario: String) -> (rows: [SummaryRow], metrics: [String: Double]) {
         var recorder = MetricRecorder(scenario: scenario)
-        recorder.record("timeseries.seconds", Double(seconds.count))
-        recorder.record("timeseries.peak_arrivals", Double(seconds.map(\.arrivals).max() ?? 0))
+        recorder.record(.timeseriesSeconds, Double(seconds.count))
+        recorder.record(.timeseriesPeakArrivals, Double(seconds.map(\.arrivals).max() ?? 0))
         if capacityRate.isFinite {
-            recorder.record("timeseries.peak_load", peakLoad)
-            recorder.record("timeseries.peak_queue_depth", seconds.map(\.queueDepth).max() ?? 0)
+            recorder.record(.timeseriesPeakLoad, peakLoad)
+            recorder.record(.timeseriesPeakQueueDepth, seconds.map(\.queueDepth).max() ?? 0)
         }
-        recorder.record("timeseries.dead_work", Double(deadWork))
-        recorder.record("timeseries.dropped_unprocessed", Double(seconds.reduce(0) { $0 + $1.dropped }))
+        recorder.record(.timeseriesDeadWork, Double(deadWork))
+        recorder.record(.timeseriesDroppedUnprocessed, Double(seconds.reduce(0) { $0 + $1.dropped }))
         return (recorder.rows, recorder.metrics)
     }
 
@@ -206,22 +206,21 @@ extension TimeSeries {
     /// The `metastability.*` figures: the verdict (1: metastable), the recovery time (the window's
     /// length when it never recovered), goodput before and after, and the peak load and dead work
     /// from the trigger to the end of the window.
-    func metastability(_ settings: MetastabilitySettings, trigger: Double, restore: Double) -> [(String, Double)] {
+    func metastability(_ settings: MetastabilitySettings, trigger: Double, restore: Double) -> [(MetricKey, Double)] {
         let window = settings.window.seconds
         let verdict = MetastabilityVerdict(
             goodput: goodput, trigger: trigger, restore: restore, window: window, smooth: settings.smooth.seconds,
             threshold: settings.threshold)
         let span = max(0, Int(trigger))..<min(seconds.count, Int((restore + window).rounded(.up)))
         let during = span.isEmpty ? [] : Array(seconds[span])
-        var figures: [(String, Double)] = [
-            ("metastability.verdict", verdict.metastable ? 1 : 0),
-            ("metastability.recovery_s", verdict.recovery ?? window),
-            ("metastability.goodput_before", verdict.baseline), ("metastability.goodput_after", verdict.after),
-            ("metastability.dead_work", Double(during.reduce(0) { $0 + $1.deadWork })),
-            ("metastability.trigger_s", trigger), ("metastability.restore_s", restore),
+        var figures: [(MetricKey, Double)] = [
+            (.metastabilityVerdict, verdict.metastable ? 1 : 0), (.metastabilityRecovery, verdict.recovery ?? window),
+            (.metastabilityGoodputBefore, verdict.baseline), (.metastabilityGoodputAfter, verdict.after),
+            (.metastabilityDeadWork, Double(during.reduce(0) { $0 + $1.deadWork })),
+            (.metastabilityTrigger, trigger), (.metastabilityRestore, restore),
         ]
         if capacityRate.isFinite {
-            figures.append(("metastability.peak_load", Double(during.map(\.arrivals).max() ?? 0) / capacityRate))
+            figures.append((.metastabilityPeakLoad, Double(during.map(\.arrivals).max() ?? 0) / capacityRate))
         }
         return figures
     }

@@ -31,14 +31,14 @@ package struct Measurement {
     /// The `run` rows every scenario ends with.
     mutating func addRunRows(scenario: String, timeScale: Double?) {
         var run = MetricRecorder(scenario: scenario)
-        run.record("run.elapsed.value", elapsed)
-        if let timeScale { run.record("run.time_scale.value", timeScale) }
+        run.record(.runElapsed, elapsed)
+        if let timeScale { run.record(.runTimeScale, timeScale) }
         if let simulation {
             // Wall-clock rows: the only ones of a virtual run that differ between runs.
-            run.record("run.wall_speed.value", simulation.speed)
+            run.record(.runWallSpeed, simulation.speed)
         }
         // Partial results say so, and `compare` refuses to take them for a complete run.
-        if interrupted { run.record("run.interrupted.value", 1) }
+        if interrupted { run.record(.runInterrupted, 1) }
         rows += run.rows
     }
 
@@ -48,10 +48,10 @@ package struct Measurement {
     mutating func addWallRows(scenario: String, budget: Double?) {
         guard let wall = wallSeconds ?? simulation?.wallSeconds else { return }
         var run = MetricRecorder(scenario: scenario)
-        run.record("run.wall_elapsed.value", wall)
+        run.record(.runWallElapsed, wall)
         if let budget {
-            run.record("run.wall_budget.value", budget)
-            run.record("run.over_budget.value", wall > budget ? 1 : 0)
+            run.record(.runWallBudget, budget)
+            run.record(.runOverBudget, wall > budget ? 1 : 0)
         }
         rows += run.rows
     }

@@ -102,7 +102,7 @@ package struct RunResults: Sendable {
             if let crash = entry.file(.crash), ChildCrash.summaryLine(of: crash) != nil {
                 entry.error = crash
             } else if entry.error == nil,
-                let row = entry.rows.first(where: { $0.probe == "run" && $0.metric == "crash" })
+                let row = entry.rows.first(where: { $0.isRow(of: .runCrashSignal) })
             {
                 let signal = row.value.isFinite && (1...128).contains(row.value) ? Int32(row.value) : 0
                 entry.error = ChildCrash(signal: signal, backtrace: nil).text

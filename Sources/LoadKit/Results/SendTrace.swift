@@ -28,7 +28,7 @@ enum SendTrace {
             lines.append(
                 String(
                     format: "  server attempt %d: arrived %.9f s, answered %.9f s, status %d, %@, %@%@%@%@", index + 1,
-                    attempt.arrival, attempt.finished, Int(attempt.status), rule, "\(attempt.action)",
+                    attempt.arrival, attempt.finished, Int(attempt.status), rule, attempt.action.name,
                     attempt.effect ? ", took effect" : "", attempt.clientGone ? ", client gone" : "", retryAfter))
         }
         return lines.joined(separator: "\n")

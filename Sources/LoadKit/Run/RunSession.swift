@@ -46,9 +46,9 @@ package struct RunSession {
         init(name: String, crash: ChildCrash, rows: [SummaryRow]) {
             self.name = name
             verdictLine = "CRASH \(name) (\(crash.summary))"
-            var builder = SummaryBuilder(scenario: name)
-            builder.add("run", "crash", "signal", Double(crash.signal), "signal")
-            self.rows = rows.filter { !($0.probe == "run" && $0.metric == "crash") } + builder.rows
+            var recorder = MetricRecorder(scenario: name)
+            recorder.record(.runCrashSignal, Double(crash.signal))
+            self.rows = rows.filter { !$0.isRow(of: .runCrashSignal) } + recorder.rows
             passed = false
             interrupted = false
             error = crash.text

@@ -297,12 +297,12 @@ extension Measurement {
     /// the peak resident memory of every process added up (MB), and per million sends.
     mutating func addShardRows(scenario: String, shards: Int, peakBytes: Int? = nil) {
         var run = MetricRecorder(scenario: scenario)
-        run.record("run.shards.value", Double(shards))
+        run.record(.runShards, Double(shards))
         if let peakBytes {
             let megabytes = Double(peakBytes) / 1_048_576
-            run.record("run.peak_memory.value", megabytes)
+            run.record(.runPeakMemory, megabytes)
             let sends = history.map { Double($0.records.count) } ?? 0
-            if sends > 0 { run.record("run.peak_memory.per_million_sends", megabytes / sends * 1e6) }
+            if sends > 0 { run.record(.runPeakMemoryPerMillionSends, megabytes / sends * 1e6) }
         }
         rows += run.rows
     }

@@ -24,7 +24,11 @@ package struct RunFigures: Sendable {
 
     init() {}
 
-    init(_ measurement: Measurement, timeScale: Double) {
+    /// The figures of one measured run. Every load records the server's requests, the idempotency
+    /// counts and the time series, so a missing one is an error that names it, never a zero; the
+    /// peak load (a capacity model) and the metastability figures (a `metastability` section) are
+    /// there only when the cell's scenario has them.
+    init(_ measurement: Measurement, timeScale: Double) throws(MissingMetric) {
         let records = measurement.history?.records ?? []
         sends = records.count
         for record in records {
@@ -37,13 +41,13 @@ package struct RunFigures: Sendable {
             if record.ended.isFinite { latency.record((record.ended - record.intended) / timeScale, scale: 1e9) }
         }
         let metrics = measurement.metrics
-        serverRequests = Int(metrics["load.server_requests"] ?? 0)
-        duplicates = Int(metrics["idempotency.duplicates"] ?? 0)
-        lost = Int(metrics["idempotency.lost"] ?? 0)
-        peakLoad = metrics["timeseries.peak_load"] ?? .nan
-        deadWork = Int(metrics["timeseries.dead_work"] ?? 0)
-        recovery = metrics["metastability.recovery_s"] ?? .nan
-        metastable = metrics["metastability.verdict"].map { $0 != 0 }
+        serverRequests = Int(try metrics.required(.loadServerRequests))
+        duplicates = Int(try metrics.required(.idempotencyDuplicates))
+        lost = Int(try metrics.required(.idempotencyLost))
+        peakLoad = metrics[.timeseriesPeakLoad] ?? .nan
+        deadWork = Int(try metrics.required(.timeseriesDeadWork))
+        recovery = metrics[.metastabilityRecovery] ?? .nan
+        metastable = metrics[.metastabilityVerdict].map { $0 != 0 }
         interrupted = measurement.interrupted
     }
 }

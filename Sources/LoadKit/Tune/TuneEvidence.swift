@@ -3,13 +3,7 @@ import Foundation
 /// What the SDK's default costs in one environment against another policy: the table of a
 /// release note (`regret.csv`). Positive figures are the default's loss.
 struct Regret: Sendable {
-    enum Against: String, Sendable {
-        /// The environment's best cell (highest success; within the margin, the lowest server
-        /// load, then the lowest p99).
-        case best
-        /// The sweep's recommendation.
-        case recommended
-    }
+    typealias Against = RegretBaseline
 
     var environment: String
     var against: Against

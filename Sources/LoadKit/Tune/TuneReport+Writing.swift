@@ -15,11 +15,11 @@ extension TuneReport {
     package func write(writer: ResultsWriter, elapsed: Double, interrupted: Bool) throws -> Written {
         let folder = writer.root.appendingPathComponent("\(writer.runID)-tune-\(tune.name)")
         let sends = measured.reduce(0) { $0 + $1.sends }
-        var run = SummaryBuilder(scenario: tune.name)
+        var run = MetricRecorder(scenario: tune.name)
         // Wall-clock rows, named so: every other row of a sweep on virtual time is the same in every run.
-        run.add("run", "wall_elapsed", "value", elapsed, "s")
-        run.add("tune", "sweep", "sends_per_wall_s", Double(sends) / max(elapsed, 1e-9), "sends/s")
-        if interrupted { run.add("run", "interrupted", "value", 1, "runs") }
+        run.record(.runWallElapsed, elapsed)
+        run.record(.tuneSendsPerWallSecond, Double(sends) / max(elapsed, 1e-9))
+        if interrupted { run.record(.runInterrupted, 1) }
         let summary = rows + run.rows
         let cells = folder.appendingPathComponent(ResultFile.tuneCells.name)
         let report = RunOutputs.reportPath(of: writer.runCSV)

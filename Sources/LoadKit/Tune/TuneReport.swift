@@ -102,55 +102,54 @@ package struct TuneReport {
     var rows: [SummaryRow] {
         var rows: [SummaryRow] = []
         for cell in measured {
-            var builder = SummaryBuilder(scenario: "\(tune.name)/\(cell.environment.name)")
+            var recorder = MetricRecorder(scenario: "\(tune.name)/\(cell.environment.name)")
             let label = cell.policy.label
             let interval = cell.successInterval
-            builder.add("cell", label, "success_rate", cell.successRate, "ratio")
-            builder.add("cell", label, "success_rate_low", interval.low, "ratio")
-            builder.add("cell", label, "success_rate_high", interval.high, "ratio")
-            builder.add("cell", label, "latency_p50", cell.latency(at: 0.5), "policy_ms")
-            builder.add("cell", label, "latency_p99", cell.latency(at: 0.99), "policy_ms")
-            builder.add("cell", label, "latency_p99.9", cell.latency(at: 0.999), "policy_ms")
-            builder.add("cell", label, "amplification", cell.amplification, "requests/send")
-            if cell.peakLoad.isFinite { builder.add("cell", label, "peak_load", cell.peakLoad, "ratio") }
-            builder.add("cell", label, "duplicates", Double(cell.duplicates), "sends")
-            builder.add("cell", label, "lost", Double(cell.lost), "sends")
-            builder.add("cell", label, "dead_work", Double(cell.deadWork), "requests")
+            var figures: [(CellStatistic, Double)] = [
+                (.successRate, cell.successRate), (.successRateLow, interval.low), (.successRateHigh, interval.high),
+                (.latencyP50, cell.latency(at: 0.5)), (.latencyP99, cell.latency(at: 0.99)),
+                (.latencyP999, cell.latency(at: 0.999)), (.amplification, cell.amplification),
+            ]
+            if cell.peakLoad.isFinite { figures.append((.peakLoad, cell.peakLoad)) }
+            figures += [
+                (.duplicates, Double(cell.duplicates)), (.lost, Double(cell.lost)), (.deadWork, Double(cell.deadWork)),
+            ]
             if let metastable = cell.metastable {
-                builder.add("cell", label, "metastable", metastable ? 1 : 0, "runs")
-                builder.add("cell", label, "recovery_s", cell.recovery, "s")
+                figures += [(.metastable, metastable ? 1 : 0), (.recovery, cell.recovery)]
             }
-            builder.add("cell", label, "sends", Double(cell.sends), "sends")
-            rows += builder.rows
+            figures.append((.sends, Double(cell.sends)))
+            for (statistic, value) in figures { recorder.record(.cell(statistic), label: label, value) }
+            rows += recorder.rows
         }
-        var sanity = SummaryBuilder(scenario: tune.name)
-        sanity.add("sanity", "brownout", "checks", Double(checks.count), "cells")
-        sanity.add("sanity", "brownout", "disagreements", Double(checks.filter { !$0.agrees }.count), "cells")
+        var sanity = MetricRecorder(scenario: tune.name)
+        sanity.record(.sanityBrownoutChecks, Double(checks.count))
+        sanity.record(.sanityBrownoutDisagreements, Double(checks.filter { !$0.agrees }.count))
         let outage = outageChecks
         if !outage.isEmpty {
-            sanity.add("sanity", "outage", "checks", Double(outage.count), "cells")
-            sanity.add("sanity", "outage", "disagreements", Double(outage.filter { !$0.agrees }.count), "cells")
+            sanity.record(.sanityOutageChecks, Double(outage.count))
+            sanity.record(.sanityOutageDisagreements, Double(outage.filter { !$0.agrees }.count))
         }
-        sanity.add("sanity", "correctness", "duplicates", Double(measured.reduce(0) { $0 + $1.duplicates }), "sends")
-        sanity.add("sanity", "correctness", "lost", Double(measured.reduce(0) { $0 + $1.lost }), "sends")
-        var rule = SummaryBuilder(scenario: tune.name)
-        rule.add("rule", "recommendation", "single_winner", decision.recommended == nil ? 0 : 1, "bool")
-        rule.add("rule", "recommendation", "tied", Double(decision.outcome.tied.count), "policies")
+        sanity.record(.sanityDuplicates, Double(measured.reduce(0) { $0 + $1.duplicates }))
+        sanity.record(.sanityLost, Double(measured.reduce(0) { $0 + $1.lost }))
+        var rule = MetricRecorder(scenario: tune.name)
+        rule.record(.ruleSingleWinner, decision.recommended == nil ? 0 : 1)
+        rule.record(.ruleTied, Double(decision.outcome.tied.count))
         if decision.stability.checked {
-            rule.add("rule", "stability", "bootstrap_share", decision.stability.share, "ratio")
-            rule.add(
-                "rule", "stability", "leave_one_out_changes", Double(decision.stability.leaveOneOut.count), "seeds")
+            rule.record(.ruleBootstrapShare, decision.stability.share)
+            rule.record(.ruleLeaveOneOutChanges, Double(decision.stability.leaveOneOut.count))
         }
         var regretRows: [SummaryRow] = []
         for entry in regret {
-            var builder = SummaryBuilder(scenario: "\(tune.name)/\(entry.environment)")
-            let probe = "regret_vs_\(entry.against.rawValue)"
-            builder.add(probe, tune.defaultPolicy.label, "sends_lost_per_10k", entry.sendsLostPer10k, "sends")
-            builder.add(probe, tune.defaultPolicy.label, "extra_p99", entry.extraP99, "policy_ms")
-            builder.add(probe, tune.defaultPolicy.label, "extra_server_load", entry.extraServerLoadPercent, "%")
-            builder.add(
-                probe, tune.defaultPolicy.label, "extra_dead_work_per_10k", entry.extraDeadWorkPer10k, "requests")
-            regretRows += builder.rows
+            var recorder = MetricRecorder(scenario: "\(tune.name)/\(entry.environment)")
+            let against = entry.against.rawValue
+            let figures: [(RegretStatistic, Double)] = [
+                (.sendsLostPer10k, entry.sendsLostPer10k), (.extraP99, entry.extraP99),
+                (.extraServerLoad, entry.extraServerLoadPercent), (.extraDeadWorkPer10k, entry.extraDeadWorkPer10k),
+            ]
+            for (statistic, value) in figures {
+                recorder.record(.regret(statistic, against: against), label: tune.defaultPolicy.label, value)
+            }
+            regretRows += recorder.rows
         }
         return rows + sanity.rows + rule.rows + regretRows
     }

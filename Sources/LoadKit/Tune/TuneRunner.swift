@@ -60,7 +60,7 @@ package struct TuneRunner {
                         var experiment = LoadExperiment(scenario: scenario, progress: false)
                         experiment.seams = seams
                         let measurement = try await experiment.run()
-                        let figures = RunFigures(measurement, timeScale: scenario.timeScale)
+                        let figures = try RunFigures(measurement, timeScale: scenario.timeScale)
                         return (job.cell, job.seed, figures.interrupted ? nil : figures)
                     } catch {
                         printError("  \(job.scenario.name) (seed \(job.seed)) could not run: \(error)")

@@ -90,13 +90,13 @@ struct MetricListingTests {
         }
     }
 
-    @Test("a producer records by name: the row, its unit and the metric come from the catalog")
+    @Test("a producer records by key: the row, its unit and the metric come from the catalog")
     func recorder() {
         var recorder = MetricRecorder(scenario: "s")
-        recorder.record("send.errors.timeout", 2)
-        recorder.record("attempts_per_send.mean", 1.5)
-        recorder.record("cancellation.inFlight.load.p99.9", 0.3)
-        recorder.record("send.latency.count", 4)
+        recorder.record(.sendErrors("timeout"), 2)
+        recorder.record(HistogramKey.attemptsPerSend.key("mean"), 1.5)
+        recorder.record(HistogramKey.cancellation("inFlight.load").key("p99.9"), 0.3)
+        recorder.record(HistogramKey.sendLatency.key("count"), 4)
         #expect(
             recorder.rows.map(\.key) == [
                 "send.errors.timeout", "send.attempts_per_send.mean", "cancellation.inFlight.load.p99.9",
@@ -110,13 +110,13 @@ struct MetricListingTests {
         var histogram = Histogram()
         for value: UInt64 in [1, 2, 3] { histogram.record(value) }
         var attempts = MetricRecorder(scenario: "s")
-        attempts.record(histogram: histogram, probe: "send", metric: "attempts_per_send", divisor: 1)
+        attempts.record(histogram, as: .attemptsPerSend, divisor: 1)
         #expect(attempts.rows.map(\.statistic) == ["count", "mean", "p50", "p90", "p99", "p99.9", "max"])
         #expect(
             Set(attempts.metrics.keys) == ["attempts_per_send.mean", "attempts_per_send.p99", "attempts_per_send.max"])
         #expect(attempts.metrics["attempts_per_send.max"] == 3)
         var empty = MetricRecorder(scenario: "s")
-        empty.record(histogram: Histogram(), probe: "send", metric: "latency", divisor: 1e6)
+        empty.record(Histogram(), as: .sendLatency, divisor: 1e6)
         #expect(empty.rows.map(\.statistic) == ["count"])
         #expect(empty.metrics.count == 5 && empty.metrics.values.allSatisfy(\.isNaN))
     }
@@ -124,8 +124,8 @@ struct MetricListingTests {
     @Test("a metric recorded without a catalog entry is written as a row no policy declares, and no metric")
     func undeclared() {
         var recorder = MetricRecorder(scenario: "s")
-        recorder.record("send.retries_saved", 3)
-        recorder.record(histogram: Histogram(), probe: "send", metric: "queueing", divisor: 1)
+        recorder.record(MetricKey("send.retries_saved"), 3)
+        recorder.record(Histogram(), as: HistogramKey("send", "queueing", prefix: "send.queueing"), divisor: 1)
         #expect(recorder.metrics.isEmpty)
         #expect(recorder.rows.count == 8)
         #expect(recorder.rows.allSatisfy { MetricPolicies.policy($0) == nil }, "\(recorder.rows.map(\.key))")

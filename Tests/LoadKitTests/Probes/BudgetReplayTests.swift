@@ -59,7 +59,7 @@ struct BudgetReplayTests {
     }
 
     static func record(
-        _ finished: Double, status: UInt16, action: LedgerAction = .respond, gone: Bool = false
+        _ finished: Double, status: UInt16, action: LedgerAction = .fault(.respond), gone: Bool = false
     ) -> LedgerRecord {
         var record = LedgerRecord(arrival: finished, connection: 1, endpoint: .send, keyID: 1, attempt: 1)
         record.finished = finished
@@ -78,7 +78,8 @@ struct BudgetReplayTests {
         #expect(retried.map(\.event) == [.retry(cost: 10), .retry(cost: 5), .credit(5)])
         #expect(retried.map(\.at) == [1, 2, 3])
         let refused = BudgetReplay.events(
-            [Self.record(1, status: 202, action: .truncate), Self.record(2, status: 429)], model: model, maxRetries: 3,
+            [Self.record(1, status: 202, action: .fault(.truncate)), Self.record(2, status: 429)], model: model,
+            maxRetries: 3,
             limit: 60)
         #expect(refused.map(\.event) == [.retry(cost: 5), .refusal(cost: 5)])
         let exhausted = BudgetReplay.events(

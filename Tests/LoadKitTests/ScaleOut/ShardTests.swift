@@ -205,7 +205,7 @@ struct ShardFileTests {
         first.retryAfter = 1.5
         first.rule = 2
         first.status = 503
-        first.action = .respond
+        first.action = .fault(.respond)
         first.clientGone = true
         first.defects = [.queryToken, .privateKey]
         var second = LedgerRecord(arrival: 0.7, connection: 8, endpoint: .status, keyID: 0, attempt: 1)
