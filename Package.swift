@@ -13,6 +13,12 @@ let package = Package(
             resources: [.copy("PrivacyInfo.xcprivacy")]
         ),
         .target(name: "CFakeFrontmailSystem"),
+        // Virtual time: a deterministic executor and its clock, for any test or tool that runs the
+        // SDK, the fake and a load in one simulated run (docs/simulation.md).
+        .target(
+            name: "Simulator",
+            dependencies: ["Frontmail", "CFakeFrontmailSystem"]
+        ),
         .target(
             name: "FakeFrontmail",
             dependencies: ["Frontmail", "CFakeFrontmailSystem"]
@@ -20,7 +26,7 @@ let package = Package(
         .target(name: "CProcessMemory"),
         .target(
             name: "LoadKit",
-            dependencies: ["Frontmail", "FakeFrontmail", "CProcessMemory"]
+            dependencies: ["Frontmail", "FakeFrontmail", "Simulator", "CProcessMemory"]
         ),
         // The command line on top of LoadKit: each command parses, makes one call and prints.
         .target(
@@ -61,12 +67,16 @@ let package = Package(
             dependencies: ["Frontmail"]
         ),
         .testTarget(
+            name: "SimulatorTests",
+            dependencies: ["Simulator", "FakeFrontmail", "Frontmail"]
+        ),
+        .testTarget(
             name: "FakeFrontmailTests",
             dependencies: ["FakeFrontmail", "Frontmail"]
         ),
         .testTarget(
             name: "LoadKitTests",
-            dependencies: ["LoadKit", "FrontmailBenchCLI", "FakeFrontmail", "Frontmail"],
+            dependencies: ["LoadKit", "FrontmailBenchCLI", "FakeFrontmail", "Simulator", "Frontmail"],
             // Read by path (#filePath), not bundled: the report's fixed result set and its golden files.
             exclude: ["Fixtures"]
         ),

@@ -30,7 +30,7 @@ import tempfile
 
 # Top to bottom. A tuple is a row of peers.
 LAYERS = {
-    "Sources/FakeFrontmail": ["Harness", "Server", "Core", "Ledger", "Plan", "Input", "Simulation"],
+    "Sources/FakeFrontmail": ["Harness", "Server", "Core", "Ledger", "Plan", "Input"],
     "Sources/LoadKit": [
         "Tune",
         "ScaleOut",

@@ -1,5 +1,6 @@
 import Foundation
 import Frontmail
+import Simulator
 
 /// What the suite's own tests may change about a run, to feed it seeded or broken behaviour
 /// without touching the SDK's code: one value, passed from the runner to the experiment.

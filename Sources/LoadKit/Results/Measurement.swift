@@ -1,4 +1,5 @@
 import FakeFrontmail
+import Simulator
 
 /// What one experiment measured, before it is judged: summary rows, the metrics assertions read,
 /// and the raw material of the results folder.

@@ -1,5 +1,6 @@
 import FakeFrontmail
 import Foundation
+import Simulator
 
 /// What one scenario produced.
 public struct ScenarioResult: Sendable {

@@ -1,6 +1,7 @@
 import FakeFrontmail
 import Foundation
 import Frontmail
+import Simulator
 import Synchronization
 import Testing
 

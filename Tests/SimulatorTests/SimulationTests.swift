@@ -1,9 +1,10 @@
+import FakeFrontmail
 import Foundation
 import Frontmail
 import Synchronization
 import Testing
 
-@testable import FakeFrontmail
+@testable import Simulator
 
 /// The deterministic scheduler: virtual time moves only when every task waits, to the earliest
 /// timer, exactly; the same program gives the same trace; work that escapes is an error that
