@@ -66,10 +66,5 @@ if [ "$self_test" = --self-test ]; then
     echo "determinism self-test: runs with different seeds differ, as they must"
     exit 0
 fi
-if ! diff -r -q "$work/ca" "$work/cb"; then
-    first="$(diff -r -q "$work/ca" "$work/cb" | head -1 | awk '{print $2}')"
-    echo "error: results differ between two runs of the same files and seeds (first: ${first#"$work/ca/"})" >&2
-    diff "$first" "${first/\/ca\//\/cb\/}" | head -10 >&2 || true
-    exit 1
-fi
+same_or_report "$work/ca" "$work/cb" "results differ between two runs of the same files and seeds" || exit 1
 echo "determinism: $count results files identical across the two runs (run id and wall-clock rows left out)"

@@ -48,10 +48,5 @@ run_with "$new" "$work/b"
 canonical "$work/a" "$work/ca"
 canonical "$work/b" "$work/cb"
 count="$(find "$work/ca" -type f | wc -l)"
-if ! diff -r -q "$work/ca" "$work/cb"; then
-    first="$(diff -r -q "$work/ca" "$work/cb" | head -1 | awk '{print $2}')"
-    echo "error: the two builds' results differ (first: ${first#"$work/ca/"})" >&2
-    diff "$first" "${first/\/ca\//\/cb\/}" | head -10 >&2 || true
-    exit 1
-fi
+same_or_report "$work/ca" "$work/cb" "the two builds' results differ" || exit 1
 echo "same results: $count results files identical (run id and wall-clock rows left out)"

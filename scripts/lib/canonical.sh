@@ -19,3 +19,15 @@ canonical() {
         fi
     done < <(find "$from" -type f | sort)
 }
+
+# same_or_report A B WHAT: 0 when the canonical folders A and B hold the same files, byte for byte;
+# otherwise prints which differ, the first file's first lines of difference, "error: WHAT (first:
+# FILE)", and returns 1.
+same_or_report() {
+    local a="$1" b="$2" what="$3" first
+    diff -r -q "$a" "$b" && return 0
+    first="$(diff -r -q "$a" "$b" | head -1 | awk '{print $2}')"
+    echo "error: $what (first: ${first#"$a/"})" >&2
+    diff "$first" "${first/"$a"/"$b"}" | head -10 >&2 || true
+    return 1
+}
