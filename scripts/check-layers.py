@@ -38,6 +38,7 @@ LAYERS = {
         "Report",
         "Gate",
         "Experiments",
+        "Judging",
         "Probes",
         "Results",
         "Load",

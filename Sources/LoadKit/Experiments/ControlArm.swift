@@ -14,20 +14,7 @@ import Synchronization
 /// whose capacity comes and goes (a CPU hog, a noisy neighbour), both fall behind together, and what
 /// the SDK drops beyond what plain URLSession dropped is the SDK's own (`control.excess_drop_rate`).
 enum ControlArm {
-    struct Result: Sendable {
-        /// Requests started (like `send.sends`: the dropped arrivals are not among them).
-        var sends = 0
-        var ok = 0
-        var failed = 0
-        var dropped = 0
-        var elapsed = 0.0
-        /// From each request's intended start to its answer, in nanoseconds.
-        var latency = Histogram()
-
-        /// Dropped arrivals over all arrivals.
-        var dropRate: Double { sends + dropped == 0 ? .nan : Double(dropped) / Double(sends + dropped) }
-        var throughput: Double { elapsed > 0 ? Double(ok) / elapsed : .nan }
-    }
+    typealias Result = ControlFigures
 
     /// Runs `load` (as the driver runs it: real seconds) with raw URLSession. `share` is the part of
     /// the load this process's SDK load has (a `--workers` run's control arm is one worker's worth:
@@ -127,23 +114,5 @@ public struct RawRequest: Sendable {
         request.setValue(UUID().uuidString.lowercased(), forHTTPHeaderField: "Idempotency-Key")
         guard let (_, response) = try? await session.data(for: request) else { return false }
         return (response as? HTTPURLResponse)?.statusCode == 202
-    }
-}
-
-extension Measurement {
-    /// The control arm's figures, and what the SDK dropped beyond it (`control.*`).
-    mutating func addControl(_ control: ControlArm.Result, scenario: String) {
-        var recorder = MetricRecorder(scenario: scenario)
-        recorder.record(.controlSends, Double(control.sends))
-        recorder.record(.controlOk, Double(control.ok))
-        recorder.record(.controlFailed, Double(control.failed))
-        recorder.record(.controlDropped, Double(control.dropped))
-        recorder.record(.controlDropRate, control.dropRate)
-        recorder.record(.controlThroughput, control.throughput)
-        recorder.record(control.latency, as: .controlLatency, divisor: 1e6)
-        let dropped = metrics[.sendDropped] ?? .nan
-        let arrivals = (metrics[.sendSends] ?? .nan) + dropped
-        recorder.record(.controlExcessDropRate, (arrivals > 0 ? dropped / arrivals : .nan) - control.dropRate)
-        prepend(recorder)
     }
 }

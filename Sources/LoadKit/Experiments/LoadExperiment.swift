@@ -108,61 +108,64 @@ struct LoadExperiment {
     private func observeLocal(
         _ scenario: Scenario, shard: Shard, clock: (any FrontmailClock)?
     ) async throws -> LoadObservation {
-        let scale = scenario.timeScale
         let payload = scenario.payload == .fidelity ? PayloadFidelity(scenario) : nil
         let core = FakeFrontmailCore(
-            config: scenario.server, plan: scenario.scaledPlan, seed: scenario.seed, seriesWidth: scale,
+            config: scenario.server, plan: scenario.scaledPlan, seed: scenario.seed, seriesWidth: scenario.timeScale,
             numbering: shard.numbering, clock: clock ?? SystemClock(), inspectSend: payload.map { $0.inspect })
         let session = Self.sessionOptions(scenario)
         return try await withFakeFrontmail(frontEnd: scenario.transport, core: core, session: session) { harness in
-            let history = History(
-                now: { core.now() }, expected: min(scenario.load.sends ?? 1024, 1_000_000), bucketWidth: scale,
-                shard: shard)
-            var environment = environment(history)
-            if let clock {
-                environment.clock = seams.clockWrapper?(clock) ?? clock
-                if seams.entropy == nil {
-                    let random = SharedRandom(seed: Fingerprint.of("client:\(scenario.seed):\(shard)".utf8))
-                    environment.entropy = { random.next() }
-                }
-            }
-            // One instance per `client.instances`, each with its own retry budget.
-            let clients = try (0..<scenario.client.instances).map { _ in
-                try harness.client(
-                    retry: seams.policyOverride ?? scenario.client.scaledPolicy(scale),
-                    timeout: seams.timeoutOverride ?? scenario.client.timeout.seconds * scale,
-                    environment: environment, wrap: { wrapTransport($0, scenario, history) })
-            }
-            let started = core.now()
-            await drive(scenario, history: history, clients: clients, start: started, clock: core.clock)
-            return LoadObservation(
-                history: history, ledger: core.ledger, capacity: core.capacitySeries, wallStart: core.wallStart,
-                end: core.now(), elapsed: core.now() - started, interrupted: Task.isCancelled,
-                payload: payload?.figures)
+            var observed = try await observeClients(
+                scenario, shard: shard, now: { core.now() }, clock: core.clock, simulated: clock,
+                wallStart: core.wallStart, apiURL: harness.baseURL, transport: harness.transport)
+            observed.ledger = core.ledger
+            observed.capacity = core.capacitySeries
+            observed.payload = payload?.figures
+            return observed
         }
     }
 
+    /// The load against a fake in another process (`server`): the ledger is that server's to keep.
     private func observeRemote(_ scenario: Scenario, shard: Shard, server: URL) async throws -> LoadObservation {
-        let scale = scenario.timeScale
         let startNanos = DispatchTime.now().uptimeNanoseconds
         let wallStart = Date()
         let now: @Sendable () -> Double = { Double(DispatchTime.now().uptimeNanoseconds &- startNanos) / 1e9 }
         return try await withHarnessSession(Self.sessionOptions(scenario)) { _, transport in
-            let history = History(
-                now: now, expected: min(scenario.load.sends ?? 1024, 1_000_000), bucketWidth: scale, shard: shard)
-            let clients = try (0..<scenario.client.instances).map { _ in
-                try Frontmail(
-                    publicKey: "pk_bench", apiURL: server,
-                    retry: seams.policyOverride ?? scenario.client.scaledPolicy(scale),
-                    timeout: seams.timeoutOverride ?? scenario.client.timeout.seconds * scale,
-                    transport: wrapTransport(transport, scenario, history), environment: environment(history))
-            }
-            let started = now()
-            await drive(scenario, history: history, clients: clients, start: started, clock: SystemClock())
-            return LoadObservation(
-                history: history, ledger: nil, capacity: nil, wallStart: wallStart, end: now(),
-                elapsed: now() - started, interrupted: Task.isCancelled)
+            try await observeClients(
+                scenario, shard: shard, now: now, clock: SystemClock(), simulated: nil, wallStart: wallStart,
+                apiURL: server, transport: transport)
         }
+    }
+
+    /// The one body of a load's client side, wherever its server is: the history, one SDK client
+    /// per `client.instances` (each with its own retry budget) on `transport`, the driver. On a
+    /// simulation's clock (`simulated`), the clients run on it and draw from the scenario's seed.
+    private func observeClients(
+        _ scenario: Scenario, shard: Shard, now: @escaping @Sendable () -> Double, clock: any FrontmailClock,
+        simulated: (any FrontmailClock)?, wallStart: Date, apiURL: URL, transport: any FrontmailTransport
+    ) async throws -> LoadObservation {
+        let scale = scenario.timeScale
+        let history = History(
+            now: now, expected: min(scenario.load.sends ?? 1024, 1_000_000), bucketWidth: scale, shard: shard)
+        var environment = environment(history)
+        if let simulated {
+            environment.clock = seams.clockWrapper?(simulated) ?? simulated
+            if seams.entropy == nil {
+                let random = SharedRandom(seed: Fingerprint.of("client:\(scenario.seed):\(shard)".utf8))
+                environment.entropy = { random.next() }
+            }
+        }
+        let clients = try (0..<scenario.client.instances).map { _ in
+            try Frontmail(
+                publicKey: "pk_bench", apiURL: apiURL,
+                retry: seams.policyOverride ?? scenario.client.scaledPolicy(scale),
+                timeout: seams.timeoutOverride ?? scenario.client.timeout.seconds * scale,
+                transport: wrapTransport(transport, scenario, history), environment: environment)
+        }
+        let started = now()
+        await drive(scenario, history: history, clients: clients, start: started, clock: clock)
+        return LoadObservation(
+            history: history, ledger: nil, capacity: nil, wallStart: wallStart, end: now(), elapsed: now() - started,
+            interrupted: Task.isCancelled)
     }
 
     /// The harness session of a scenario's client: its connection limit, and URLSession's own
@@ -207,25 +210,6 @@ struct LoadExperiment {
     }
 }
 
-/// What a load left behind, before anything judges it: the client's history and (when the server
-/// ran in this process) the server's ledger and capacity series, on one clock.
-struct LoadObservation {
-    var history: History
-    var ledger: AttemptLedger?
-    var capacity: CapacitySeries?
-    /// The wall-clock time of the clock's zero.
-    var wallStart: Date
-    /// The clock when the load ended, and how long it ran.
-    var end: Double
-    var elapsed: Double
-    var interrupted: Bool
-    /// What the simulation cost (nil on the real clock).
-    var simulation: Simulation.Figures? = nil
-    /// The `fidelity` payload's comparison of every body the server received (nil: another payload,
-    /// or a server in another process).
-    var payload: PayloadFidelity.Figures? = nil
-}
-
 /// One seeded source of the random bits a simulated client's jitter and keys are made from (a simulation runs on one
 /// thread, so the order of draws is the run's own).
 final class SharedRandom: Sendable {
@@ -238,60 +222,5 @@ final class SharedRandom: Sendable {
     /// The next 64 random bits: the client turns them into its draws and keys itself.
     func next() -> UInt64 {
         state.withLock { $0.next() }
-    }
-}
-
-extension Measurement {
-    /// The probes', the time series' and the run's figures of an observed load (one process's, or
-    /// the shards' merged): every verdict comes from here.
-    static func judging(_ scenario: Scenario, _ observed: LoadObservation) -> Measurement {
-        let ledger = observed.ledger ?? AttemptLedger()
-        var measurement = Measurement()
-        measurement.history = observed.history
-        measurement.ledger = ledger
-        measurement.interrupted = observed.interrupted
-        measurement.elapsed = observed.elapsed
-        measurement.simulation = observed.simulation
-        let probes = ProbeSet.run(
-            scenario, history: observed.history, ledger: LedgerIndex(ledger), elapsed: observed.elapsed)
-        measurement.rows = probes.rows
-        measurement.metrics = probes.metrics
-        measurement.files = probes.files
-        measurement.effects = probes.effects
-        measurement.addTimeSeries(scenario, observed, ledger: ledger)
-        if let payload = observed.payload {
-            var recorder = MetricRecorder(scenario: scenario.name)
-            recorder.record(.payloadChecked, Double(payload.checked))
-            recorder.record(.payloadMismatches, Double(payload.mismatches))
-            measurement.rows += recorder.rows
-            measurement.metrics.merge(recorder.metrics) { $1 }
-            if let first = payload.first {
-                printError("  payload: \(payload.mismatches) bodies differ; first: \(first)")
-            }
-        }
-        measurement.addRunRows(scenario: scenario.name, timeScale: scenario.timeScale)
-        return measurement
-    }
-
-    /// `timeseries.csv` and the `timeseries.*` figures of every load, and the verdict of a
-    /// `metastability` section.
-    mutating func addTimeSeries(_ scenario: Scenario, _ observed: LoadObservation, ledger: AttemptLedger) {
-        let history = observed.history
-        let series = TimeSeries(
-            TimeSeries.Input(
-                width: scenario.timeScale, records: history.records, ledger: ledger.records,
-                attemptBuckets: history.attemptBuckets, capacity: observed.capacity,
-                model: scenario.scaledPlan.capacity, end: observed.end))
-        files[.timeseries] = series.csv
-        let summary = series.summary(scenario: scenario.name)
-        rows += summary.rows
-        metrics.merge(summary.metrics) { $1 }
-        guard let settings = scenario.metastability, let (trigger, restore) = settings.resolved(plan: scenario.plan)
-        else { return }
-        let judged = series.metastability(settings, trigger: trigger, restore: restore)
-        var recorder = MetricRecorder(scenario: scenario.name)
-        for (name, value) in judged { recorder.record(name, value) }
-        rows += recorder.rows
-        metrics.merge(recorder.metrics) { $1 }
     }
 }

@@ -126,15 +126,6 @@ public struct AssertionCheck: Sendable {
     public var passed: Bool
     public var actual: Double
     public var expected: Double
-
-    /// Every assertion evaluated against the metrics, in order.
-    static func judge(_ assertions: [Assertion], _ metrics: [String: Double]) -> [AssertionCheck] {
-        assertions.map { assertion in
-            let outcome = assertion.evaluate(metrics)
-            return AssertionCheck(
-                assertion: assertion, passed: outcome.passed, actual: outcome.actual, expected: outcome.expected)
-        }
-    }
 }
 
 extension Assertion.Operand {

@@ -44,8 +44,7 @@ public struct ScenarioRunner: Sendable {
     /// Judges a measurement by the scenario's assertions and files it (a run's, or shards' merged).
     package func finish(_ scenario: Scenario, _ measurement: Measurement) throws -> ScenarioResult {
         var measurement = measurement
-        measurement.addWallRows(scenario: scenario.name, budget: scenario.wallBudget?.seconds)
-        let checks = AssertionCheck.judge(scenario.assertions, measurement.metrics)
+        let checks = measurement.verdict(scenario)
         measurement.files[.scenarioInfo] = ScenarioInfo(scenario).json
         var result = ScenarioResult(
             scenario: scenario, rows: measurement.rows, metrics: measurement.metrics, checks: checks, folder: nil,

@@ -291,19 +291,3 @@ package enum ShardMerge {
             served: sum(series.map(\.served)), dead: sum(series.map(\.dead)))
     }
 }
-
-extension Measurement {
-    /// `run.shards`: how many processes the merged run had; with `--workers`, `run.peak_memory`:
-    /// the peak resident memory of every process added up (MB), and per million sends.
-    mutating func addShardRows(scenario: String, shards: Int, peakBytes: Int? = nil) {
-        var run = MetricRecorder(scenario: scenario)
-        run.record(.runShards, Double(shards))
-        if let peakBytes {
-            let megabytes = Double(peakBytes) / 1_048_576
-            run.record(.runPeakMemory, megabytes)
-            let sends = history.map { Double($0.records.count) } ?? 0
-            if sends > 0 { run.record(.runPeakMemoryPerMillionSends, megabytes / sends * 1e6) }
-        }
-        rows += run.rows
-    }
-}
