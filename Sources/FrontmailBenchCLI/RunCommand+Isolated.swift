@@ -7,8 +7,8 @@ extension RunCommand {
         _ scenarios: [Scenario], parsed: Arguments, executable: String, out: URL, runID: String
     ) async -> ExitCode {
         let isolated = IsolatedRun(
-            scenarios: scenarios, executable: executable, out: out, runID: runID, quick: parsed.flag("quick"),
-            seed: parsed.value("seed"), progress: !parsed.flag("no-progress"))
+            scenarios: scenarios, executable: executable, out: out, runID: runID, quick: parsed.flag(.quick),
+            seed: parsed.value(.seed), progress: !parsed.flag(.noProgress))
         let (outcome, cancelled) = await RunSession.interruptible(
             notice: "\ninterrupted: the current scenario writes its partial results, then the run stops…",
             signalled: isolated.children.forward

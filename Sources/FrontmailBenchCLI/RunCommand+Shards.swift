@@ -21,26 +21,26 @@ struct ShardOptions {
     init(_ parsed: Arguments, environment: [String: String] = ProcessInfo.processInfo.environment)
         throws(Arguments.UsageError)
     {
-        if let text = parsed.value("shard") {
+        if let text = parsed.value(.shard) {
             do {
                 shard = try Shard(parsing: text, environment: environment)
             } catch {
                 throw Arguments.UsageError(message: error.description)
             }
         }
-        if let count = try parsed.integer("workers") {
+        if let count = try parsed.integer(.workers) {
             guard (1...Self.maxWorkers).contains(count) else {
                 throw Arguments.UsageError(message: "--workers needs 1 to \(Self.maxWorkers) processes, not \(count)")
             }
             workers = count
         }
-        if let text = parsed.value("server") {
+        if let text = parsed.value(.server) {
             guard let url = URL(string: text), url.scheme == "http", url.host != nil else {
                 throw Arguments.UsageError(message: "--server needs an http:// URL of a running `serve`, not '\(text)'")
             }
             server = url
         }
-        if let given = try parsed.number("rate", in: LoadSettings.rates) {
+        if let given = try parsed.number(.rate, in: LoadSettings.rates) {
             guard shard != nil else {
                 throw Arguments.UsageError(message: "--rate goes with --shard i/N (every shard of a run gets the same)")
             }
@@ -92,11 +92,11 @@ extension RunCommand {
                 return .software
             }
         }
-        let lines = parsed.flag("progress-lines")
+        let lines = parsed.flag(.progressLines)
         let run = ShardRun(
-            scenarios: scenarios, shard: shard, server: options.server, rate: options.rate, quick: parsed.flag("quick"),
-            out: out, progress: !lines && !parsed.flag("no-progress") && isatty(2) == 1, progressLines: lines,
-            runID: parsed.value("run-id"), serverRunID: serverRunID)
+            scenarios: scenarios, shard: shard, server: options.server, rate: options.rate, quick: parsed.flag(.quick),
+            out: out, progress: !lines && !parsed.flag(.noProgress) && isatty(2) == 1, progressLines: lines,
+            runID: parsed.value(.runID), serverRunID: serverRunID)
         let (outcome, cancelled) = await RunSession.interruptible(
             notice: "\ninterrupted: cancelling in-flight sends and writing the shard's partial results…"
         ) { try await run.run() }
@@ -113,9 +113,9 @@ extension RunCommand {
     static func runWorkers(
         _ scenarios: [Scenario], workers: Int, parsed: Arguments, executable: String, out: URL, runID: String
     ) async -> ExitCode {
-        let showProgress = !parsed.flag("no-progress") && isatty(2) == 1
+        let showProgress = !parsed.flag(.noProgress) && isatty(2) == 1
         let children = RunningChildren()
-        let quick = parsed.flag("quick")
+        let quick = parsed.flag(.quick)
         let (outcome, cancelled) = await RunSession.interruptible(
             notice: "\ninterrupted: every worker writes its partial results, then they are merged…",
             signalled: children.forward

@@ -43,15 +43,11 @@ public enum RunCommand {
         exit: 0 every assertion holds, 1 some failed, 64 bad arguments, 65 a bad scenario file, 130 interrupted
         """
 
-    static let spec = Arguments.Spec(
-        options: [
-            "out", "seed", "only", "run-id", "junit", "summary-md", "shard", "workers", "server", "rate", "trace-send",
-        ],
-        flags: ["quick", "no-progress", "same-process", "progress-lines"], repeatable: ["only"])
+    static let spec = RunOption.spec
 
     /// `--trace-send N`: a send's number in the run, 0 to the most sends a scenario may plan.
     static func traceSendNumber(_ parsed: Arguments) throws(Arguments.UsageError) -> Int? {
-        guard let number = try parsed.integer("trace-send") else { return nil }
+        guard let number = try parsed.integer(.traceSend) else { return nil }
         guard (0..<LoadSettings.maxSends).contains(number) else {
             throw Arguments.UsageError(message: "--trace-send must be 0-\(LoadSettings.maxSends - 1), not \(number)")
         }
@@ -68,7 +64,7 @@ public enum RunCommand {
         let sharding: ShardOptions
         let traceSend: Int?
         do {
-            seed = try parsed.unsigned("seed")
+            seed = try parsed.unsigned(.seed)
             sharding = try ShardOptions(parsed)
             traceSend = try traceSendNumber(parsed)
         } catch {
@@ -84,7 +80,7 @@ public enum RunCommand {
         case .loaded(let loaded): scenarios = loaded
         case .exit(let code): return code
         }
-        let only = parsed.all("only")
+        let only = parsed.all(.only)
         if !only.isEmpty {
             let unknown = only.filter { name in !scenarios.contains { $0.name == name } }
             guard unknown.isEmpty else {
@@ -93,7 +89,7 @@ public enum RunCommand {
             }
             scenarios = scenarios.filter { only.contains($0.name) }
         }
-        if parsed.flag("quick") { scenarios = scenarios.map { $0.quickened() } }
+        if parsed.flag(.quick) { scenarios = scenarios.map { $0.quickened() } }
         if let seed {
             scenarios = scenarios.map {
                 var copy = $0
@@ -107,20 +103,20 @@ public enum RunCommand {
             return .usage
         }
 
-        let out = URL(fileURLWithPath: parsed.value("out") ?? "results")
+        let out = URL(fileURLWithPath: parsed.value(.out) ?? "results")
         let scaled = scenarios.filter { $0.clock == .virtual && $0.timeScale != 1 }
-        if !scaled.isEmpty, sharding.shard == nil, (sharding.workers ?? 1) == 1, parsed.value("run-id") == nil {
+        if !scaled.isEmpty, sharding.shard == nil, (sharding.workers ?? 1) == 1, parsed.value(.runID) == nil {
             printError(
                 "note: \(scaled.count) scenario\(scaled.count == 1 ? "" : "s") set timeScale, which has no effect on virtual time: policy time is simulated exactly (docs/simulation.md)"
             )
         }
-        if let given = parsed.value("run-id"), let problem = RunID.problem(given) {
+        if let given = parsed.value(.runID), let problem = RunID.problem(given) {
             printError("run: --run-id \(problem)")
             return .usage
         }
         if sharding.shard != nil { return await runShard(scenarios, options: sharding, parsed: parsed, out: out) }
         let runID: String
-        if let given = parsed.value("run-id") {
+        if let given = parsed.value(.runID) {
             runID = given  // a child of an isolated run: the parent claimed it
         } else {
             do {
@@ -130,7 +126,7 @@ public enum RunCommand {
                 return .usage
             }
         }
-        let showProgress = !parsed.flag("no-progress") && isatty(2) == 1
+        let showProgress = !parsed.flag(.noProgress) && isatty(2) == 1
         if let workers = sharding.workers, workers > 1 {
             guard let executable = Bundle.main.executablePath else {
                 printError("run: --workers cannot find this program's path to start the workers")
@@ -141,36 +137,16 @@ public enum RunCommand {
         }
         // Several scenarios: each in its own process, so one scenario's URLSession state (or a
         // crash) cannot affect the next.
-        if scenarios.count > 1 && !parsed.flag("same-process"), let executable = Bundle.main.executablePath {
+        if scenarios.count > 1 && !parsed.flag(.sameProcess), let executable = Bundle.main.executablePath {
             return await runIsolated(scenarios, parsed: parsed, executable: executable, out: out, runID: runID)
         }
-        var configured = ScenarioRunner(outputFolder: out, runID: runID, progress: showProgress)
-        configured.traceSend = traceSend
-        let runner = configured
-        let quick = parsed.flag("quick")
-        let child = parsed.value("run-id") != nil
+        var runner = ScenarioRunner(outputFolder: out, runID: runID, progress: showProgress)
+        runner.traceSend = traceSend
+        let child = parsed.value(.runID) != nil
+        let inProcess = InProcessRun(scenarios: scenarios, runner: runner, quick: parsed.flag(.quick), child: child)
         let (outcome, cancelled) = await RunSession.interruptible(
             notice: "\ninterrupted: cancelling in-flight sends and writing partial results…"
-        ) { [scenarios] () -> [ScenarioResult] in
-            var results: [ScenarioResult] = []
-            for (index, scenario) in scenarios.enumerated() {
-                if Task.isCancelled { break }
-                if !child { printError("[\(index + 1)/\(scenarios.count)] \(scenario.name): \(scenario.description)") }
-                do {
-                    let result = try await runner.run(scenario)
-                    printError("  \(result.verdictLine) \(result.timingText)")
-                    if !result.passed, !result.interrupted, let replay = result.replayCommand(quick: quick) {
-                        printError("  replay: \(replay)")
-                    }
-                    if let trace = result.trace { printError(trace) }
-                    results.append(result)
-                } catch {
-                    printError("  \(scenario.name) could not run: \(error)")
-                    throw error
-                }
-            }
-            return results
-        }
+        ) { try await inProcess.run() }
         guard case .success(let results) = outcome else { return .software }
         // A child of an isolated run leaves the report to its parent.
         let session = RunSession(
@@ -180,6 +156,6 @@ public enum RunCommand {
 
     /// What the arguments ask to write besides the CSV.
     static func outputs(_ parsed: Arguments) -> RunOutputs {
-        RunOutputs(junit: parsed.value("junit"), summaryMarkdown: parsed.value("summary-md"))
+        RunOutputs(junit: parsed.value(.junit), summaryMarkdown: parsed.value(.summaryMarkdown))
     }
 }

@@ -79,27 +79,7 @@ public enum TuneCommand {
         ) { [runner] in await runner.run() }
         meter.finish()
         let report = TuneReport(tune: tune, cells: (try? outcome.get()) ?? [])
-        let written: TuneReport.Written
-        do {
-            written = try report.write(
-                writer: writer, elapsed: Date().timeIntervalSince(started), interrupted: cancelled)
-        } catch {
-            printError("tune: could not write the results under \(out.path): \(error)")
-            return .software
-        }
-        if cancelled {
-            let finished = report.measured.reduce(0) { $0 + $1.runs.count }
-            print("partial sweep (interrupted): \(finished) of \(runs) runs finished; figures cover those only")
-        }
-        print(report.text)
-        print(
-            String(
-                format: "%d cells, %d sends in %.1f s (%.0f sends/s)", report.measured.count, written.sends,
-                written.elapsed, Double(written.sends) / max(written.elapsed, 1e-9)))
-        print("cells: \(written.cells.path)")
-        print("report: \(written.report.path)")
-        print("results: \(writer.runCSV.path)")
-        if cancelled { return .interrupted }
-        return report.correct ? .success : .failure
+        return TuneSession(writer: writer).end(
+            report, planned: runs, elapsed: Date().timeIntervalSince(started), cancelled: cancelled)
     }
 }

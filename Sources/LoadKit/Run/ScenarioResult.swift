@@ -42,9 +42,9 @@ public struct ScenarioResult: Sendable {
     public func replayCommand(quick: Bool) -> String? {
         guard scenario.clock == .virtual, !scenario.file.isEmpty else { return nil }
         var words = ["frontmail-bench", "run", scenario.file]
-        if quick { words.append("--quick") }
-        words += ["--seed", String(scenario.seed)]
-        if let firstFailedSend { words += ["--trace-send", String(firstFailedSend)] }
+        if quick { words.append(RunOption.quick.spelled) }
+        words += [RunOption.seed.spelled, String(scenario.seed)]
+        if let firstFailedSend { words += [RunOption.traceSend.spelled, String(firstFailedSend)] }
         return words.map(Self.shellQuoted).joined(separator: " ")
     }
 

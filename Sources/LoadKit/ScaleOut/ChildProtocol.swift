@@ -14,21 +14,26 @@ enum ChildRequest: Sendable, Equatable {
     var arguments: [String] {
         switch self {
         case .scenario(let file, let name, let out, let runID, let quick, let seed, let progress):
-            var arguments = ["run", file, "--only", name, "--out", out, "--run-id", runID]
-            if quick { arguments.append("--quick") }
-            if let seed { arguments += ["--seed", seed] }
-            if !progress { arguments.append("--no-progress") }
+            var arguments = ["run", file] + Self.pairs([(.only, name), (.out, out), (.runID, runID)])
+            if quick { arguments.append(RunOption.quick.spelled) }
+            if let seed { arguments += Self.pairs([(.seed, seed)]) }
+            if !progress { arguments.append(RunOption.noProgress.spelled) }
             return arguments
         case .shard(let file, let name, let shard, let out, let seed, let quick, let server, let rate, let runID):
-            var arguments = [
-                "run", file, "--only", name, "--shard", shard.description, "--out", out, "--no-progress",
-                "--progress-lines", "--seed", String(seed), "--run-id", runID,
-            ]
-            if quick { arguments.append("--quick") }
-            if let server { arguments += ["--server", server.absoluteString] }
-            if let rate { arguments += ["--rate", String(rate)] }
+            var arguments =
+                ["run", file] + Self.pairs([(.only, name), (.shard, shard.description), (.out, out)])
+                + [RunOption.noProgress.spelled, RunOption.progressLines.spelled]
+                + Self.pairs([(.seed, String(seed)), (.runID, runID)])
+            if quick { arguments.append(RunOption.quick.spelled) }
+            if let server { arguments += Self.pairs([(.server, server.absoluteString)]) }
+            if let rate { arguments += Self.pairs([(.rate, String(rate))]) }
             return arguments
         }
+    }
+
+    /// `--option value` for each pair, in order.
+    private static func pairs(_ pairs: [(RunOption, String)]) -> [String] {
+        pairs.flatMap { [$0.0.spelled, $0.1] }
     }
 }
 
