@@ -1,8 +1,11 @@
 import Foundation
 
-/// Time as the client sees it: a monotonic clock for deadlines and backoff, a wall clock for
-/// HTTP dates. Tests and the load suite inject their own.
-package protocol FrontmailClock: Sendable {
+/// Time and tasks as the client sees them: a monotonic clock for deadlines and backoff, a wall
+/// clock for HTTP dates, the sleeps and per-attempt deadlines, and the start of each attempt's
+/// exchange Task. So it is the client's scheduler, not only its clock: a simulation that owns it
+/// runs every timer and every exchange of the client on its own executor. Tests and the load suite
+/// inject their own (`SendEnvironment.clock`).
+package protocol FrontmailScheduler: Sendable {
     /// Monotonic seconds since an arbitrary fixed point.
     func now() -> TimeInterval
     /// The wall-clock time, for Retry-After dates.
@@ -22,7 +25,18 @@ package protocol FrontmailClock: Sendable {
     ) -> Task<Result<FrontmailHTTPResponse, any Error>, Never>
 }
 
-extension FrontmailClock {
+extension FrontmailScheduler {
+    /// The rule every scheduler's `sleep` keeps for a wait of no time (a `Retry-After: 0`, a
+    /// zero-length delay): nothing to wait, so return at once, but still throw when the Task is
+    /// cancelled. True when there is nothing to wait.
+    package static func nothingToWait(_ seconds: TimeInterval) throws -> Bool {
+        guard seconds > 0 else {
+            try Task.checkCancellation()
+            return true
+        }
+        return false
+    }
+
     package func startExchange(
         _ transport: any FrontmailTransport, _ request: FrontmailHTTPRequest
     ) -> Task<Result<FrontmailHTTPResponse, any Error>, Never> {
@@ -45,7 +59,7 @@ extension FrontmailTransport {
 }
 
 /// The real clock: `DispatchTime` (monotonic) and one shared Dispatch timer (`SleepScheduler`).
-package struct SystemClock: FrontmailClock {
+package struct SystemClock: FrontmailScheduler {
     package init() {}
 
     package func now() -> TimeInterval {
@@ -55,10 +69,7 @@ package struct SystemClock: FrontmailClock {
     package func wallNow() -> Date { Date() }
 
     package func sleep(seconds: TimeInterval) async throws {
-        guard seconds > 0 else {
-            try Task.checkCancellation()
-            return
-        }
+        if try Self.nothingToWait(seconds) { return }
         try await SleepScheduler.shared.sleep(nanoseconds: Self.nanoseconds(seconds))
     }
 
@@ -120,7 +131,7 @@ package protocol SendObserver: Sendable {
 /// and an idempotency key, and does its own date arithmetic on the clock's `wallNow`, whatever
 /// the source (a simulation supplies seeded bits and virtual time; the decisions stay the SDK's).
 package struct SendEnvironment: Sendable {
-    package var clock: any FrontmailClock
+    package var clock: any FrontmailScheduler
     /// Random bits, 64 at a time (nil: the system's random generator). A simulation draws them from
     /// its seed, so its jitter and keys are the same in every run.
     package var entropy: (@Sendable () -> UInt64)?
@@ -134,7 +145,7 @@ package struct SendEnvironment: Sendable {
     package var retryAfterDefect: RetryAfterDefect?
 
     package init(
-        clock: any FrontmailClock = SystemClock(),
+        clock: any FrontmailScheduler = SystemClock(),
         entropy: (@Sendable () -> UInt64)? = nil,
         observer: (any SendObserver)? = nil
     ) {

@@ -5,7 +5,7 @@ import Frontmail
 /// service times and windows, the load's schedule and every timestamp read it. It advances only
 /// when every task of the run waits (see `SimulationExecutor`).
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
-public struct VirtualClock: FrontmailClock {
+public struct VirtualClock: FrontmailScheduler {
     /// The wall-clock time of virtual zero: a fixed instant, so HTTP dates are the same in every run.
     public static let epoch = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01T00:00:00Z
 
@@ -20,10 +20,7 @@ public struct VirtualClock: FrontmailClock {
     }
 
     public func sleep(seconds: TimeInterval) async throws {
-        guard seconds > 0 else {
-            try Task.checkCancellation()
-            return
-        }
+        if try Self.nothingToWait(seconds) { return }
         try await executor.sleep(until: Self.nanoseconds(now() + seconds))
     }
 

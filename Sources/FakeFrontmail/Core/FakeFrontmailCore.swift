@@ -44,7 +44,7 @@ public final class FakeFrontmailCore: Sendable {
     public let plan: FaultPlan
     let faults: FaultEngine
     /// The server's time source: the system clock, or a simulation's virtual clock.
-    package let clock: any FrontmailClock
+    package let clock: any FrontmailScheduler
     /// `clock`'s reading at the core's zero.
     private let origin: TimeInterval
     /// The wall-clock time of the clock's zero (to line up clocks of several processes).
@@ -65,7 +65,8 @@ public final class FakeFrontmailCore: Sendable {
     /// arrives.
     package init(
         config: EmulatorConfig = EmulatorConfig(), plan: FaultPlan = .none, seed: UInt64 = 1,
-        seriesWidth: Double? = nil, numbering: MessageNumbering = .single, clock: any FrontmailClock = SystemClock(),
+        seriesWidth: Double? = nil, numbering: MessageNumbering = .single,
+        clock: any FrontmailScheduler = SystemClock(),
         inspectSend: (@Sendable (ServerRequest) -> Void)? = nil
     ) {
         self.inspectSend = inspectSend

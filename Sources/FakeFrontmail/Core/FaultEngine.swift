@@ -46,7 +46,7 @@ final class FaultEngine: Sendable {
         var headers: FrontmailHTTPHeaders
         /// The server's clock (HTTP-date Retry-After values count from its wall time at arrival;
         /// read only when one is written).
-        var clock: any FrontmailClock = SystemClock()
+        var clock: any FrontmailScheduler = SystemClock()
     }
 
     /// The first rule that matches, with a generator for its samples.

@@ -86,7 +86,7 @@ extension FaultEngine {
     }
 
     /// The answer of an action that does not process the request.
-    static func fixedAnswer(_ action: FaultAction, clock: any FrontmailClock = SystemClock()) -> Disposition {
+    static func fixedAnswer(_ action: FaultAction, clock: any FrontmailScheduler = SystemClock()) -> Disposition {
         switch action.kind {
         case .hang: return .hang
         case .reset: return .reset

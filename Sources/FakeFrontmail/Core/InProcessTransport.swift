@@ -91,7 +91,9 @@ public struct InProcessTransport: FrontmailTransport {
     }
 
     /// A wait on the core's clock: the system's (its shared timer releases a cancelled wait at
-    /// once) or a simulation's.
+    /// once) or a simulation's. A wait of no time is no wait at all, even for a cancelled exchange:
+    /// the fake goes on as a server would (unlike the client's schedulers, whose zero-length sleep
+    /// still throws when cancelled).
     private func sleep(_ seconds: TimeInterval) async throws {
         guard seconds > 0 else { return }
         try await core.clock.sleep(seconds: seconds)

@@ -109,7 +109,7 @@ extension CancellationLatency {
     /// server, no ledger), so memory still held afterwards is a leak. A correct SDK frees a cancelled
     /// wait at once, however far away its deadline was. Growth after a warm-up of 1,000 cancellations.
     /// `clock` is a test seam (a client whose waits keep their memory until their deadline).
-    static func soak(count: Int, phase: SoakPhase, clock: (any FrontmailClock)? = nil) async throws -> SoakGrowth {
+    static func soak(count: Int, phase: SoakPhase, clock: (any FrontmailScheduler)? = nil) async throws -> SoakGrowth {
         let rig = try SoakRig(phase: phase, clock: clock)
         for _ in 0..<1000 { try await rig.once() }
         let resident = residentKiB()
@@ -141,7 +141,7 @@ extension CancellationLatency {
         /// The client's clock, counting the waits and deadlines it was asked for.
         let clock: CountingClock
 
-        init(phase: SoakPhase, clock: (any FrontmailClock)? = nil) throws {
+        init(phase: SoakPhase, clock: (any FrontmailScheduler)? = nil) throws {
             self.phase = phase
             transport = phase == .inFlight ? HoldingTransport() : RetryLaterTransport()
             self.clock = CountingClock(base: clock ?? SystemClock())
@@ -188,11 +188,11 @@ extension CancellationLatency {
 
 /// A clock that counts the backoff waits and attempt deadlines asked of it, then does what `base`
 /// does.
-final class CountingClock: FrontmailClock {
-    let base: any FrontmailClock
+final class CountingClock: FrontmailScheduler {
+    let base: any FrontmailScheduler
     private let counts = Mutex<(sleeps: Int, deadlines: Int)>((0, 0))
 
-    init(base: any FrontmailClock) { self.base = base }
+    init(base: any FrontmailScheduler) { self.base = base }
 
     var sleeps: Int { counts.withLock { $0.sleeps } }
     var deadlines: Int { counts.withLock { $0.deadlines } }

@@ -32,7 +32,7 @@ enum ControlArm {
     /// The open loop: arrivals half an interval after the SDK's (so the two arms interleave), a
     /// request per arrival unless `maxInFlight / share` are in flight (then it is dropped).
     static func openLoop(
-        _ load: LoadSettings, share: Int, clock: any FrontmailClock = SystemClock(),
+        _ load: LoadSettings, share: Int, clock: any FrontmailScheduler = SystemClock(),
         _ one: @escaping @Sendable () async -> Bool
     ) async -> Result {
         let limiter = InFlightLimiter(limit: max(1, load.maxInFlight / share))

@@ -106,7 +106,7 @@ struct LoadExperiment {
     /// The load against a fake in this process, on the system clock (`clock` nil) or a
     /// simulation's (then the client's jitter and keys come from the scenario's seed too).
     private func observeLocal(
-        _ scenario: Scenario, shard: Shard, clock: (any FrontmailClock)?
+        _ scenario: Scenario, shard: Shard, clock: (any FrontmailScheduler)?
     ) async throws -> LoadObservation {
         let payload = scenario.payload == .fidelity ? PayloadFidelity(scenario) : nil
         let core = FakeFrontmailCore(
@@ -140,8 +140,8 @@ struct LoadExperiment {
     /// per `client.instances` (each with its own retry budget) on `transport`, the driver. On a
     /// simulation's clock (`simulated`), the clients run on it and draw from the scenario's seed.
     private func observeClients(
-        _ scenario: Scenario, shard: Shard, now: @escaping @Sendable () -> Double, clock: any FrontmailClock,
-        simulated: (any FrontmailClock)?, wallStart: Date, apiURL: URL, transport: any FrontmailTransport
+        _ scenario: Scenario, shard: Shard, now: @escaping @Sendable () -> Double, clock: any FrontmailScheduler,
+        simulated: (any FrontmailScheduler)?, wallStart: Date, apiURL: URL, transport: any FrontmailTransport
     ) async throws -> LoadObservation {
         let scale = scenario.timeScale
         let history = History(
@@ -195,7 +195,7 @@ struct LoadExperiment {
 
     /// The load driver with the progress line beside it.
     private func drive(
-        _ scenario: Scenario, history: History, clients: [Frontmail], start: Double, clock: any FrontmailClock
+        _ scenario: Scenario, history: History, clients: [Frontmail], start: Double, clock: any FrontmailScheduler
     ) async {
         // What the driver and the progress line see: a policy-time load in real time.
         var running = scenario

@@ -31,7 +31,7 @@ struct TestSeams: Sendable {
     /// that many jobs (see `Simulation.run`).
     var simulationAdvanceEvery: Int?
     /// A wrapper around the SDK's clock on virtual time (a client that sleeps or times out wrongly).
-    var clockWrapper: (@Sendable (any FrontmailClock) -> any FrontmailClock)?
+    var clockWrapper: (@Sendable (any FrontmailScheduler) -> any FrontmailScheduler)?
 
     /// The client's environment: the seeded bits and the defects on top of `base`.
     func apply(to base: SendEnvironment) -> SendEnvironment {

@@ -10,7 +10,7 @@ enum LoadDriver {
     /// local id of each send (`History.number` gives its number in the unsharded run).
     /// The open loop waits on `clock` (a simulation's, or the system's).
     static func run(
-        _ load: LoadSettings, history: History, clock: any FrontmailClock = SystemClock(),
+        _ load: LoadSettings, history: History, clock: any FrontmailScheduler = SystemClock(),
         send: @escaping @Sendable (Int) async -> Void
     ) async {
         switch load.kind {
@@ -45,7 +45,7 @@ enum LoadDriver {
     /// Open loop: sends start on a fixed schedule per stage; a send that would exceed
     /// `maxInFlight` is counted as dropped, never delayed. Latency counts from the intended start.
     static func open(
-        _ load: LoadSettings, history: History, clock: any FrontmailClock = SystemClock(),
+        _ load: LoadSettings, history: History, clock: any FrontmailScheduler = SystemClock(),
         send: @escaping @Sendable (Int) async -> Void
     ) async {
         // A shard walks the whole schedule and starts the sends it owns (every N-th), so the

@@ -14,7 +14,7 @@ struct LogicalSend: Sendable {
     let reader: StatusReader?
 
     /// `clock` is the client's (the one the SDK reports its attempts on).
-    init(scenario: Scenario, clients: [Frontmail], history: History, clock: any FrontmailClock = SystemClock()) {
+    init(scenario: Scenario, clients: [Frontmail], history: History, clock: any FrontmailScheduler = SystemClock()) {
         self.clients = clients
         self.history = history
         self.factory = PayloadFactory(scenario.payload)

@@ -96,7 +96,7 @@ struct StatusReader: Sendable {
     let book: StatusReadBook
     let settings: StatusSettings
     /// The client's clock (the SDK's own, or a simulation's).
-    let clock: any FrontmailClock
+    let clock: any FrontmailScheduler
     let timeScale: Double
     let seed: UInt64
 

@@ -5,7 +5,7 @@ import Synchronization
 
 /// A clock that only moves when told to. Backoff sleeps move it by their own length (and are
 /// recorded); deadlines expire when `advance(by:)` passes them.
-final class ManualClock: FrontmailClock {
+final class ManualClock: FrontmailScheduler {
     private struct Waiter {
         var deadline: TimeInterval
         var expire: @Sendable () -> Void

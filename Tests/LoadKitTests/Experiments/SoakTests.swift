@@ -66,7 +66,7 @@ struct SoakTests {
 }
 
 /// The real clock, but every wait is a `Task.sleep`: what an SDK without its own timer would do.
-struct TaskSleepClock: FrontmailClock {
+struct TaskSleepClock: FrontmailScheduler {
     let system = SystemClock()
     func now() -> TimeInterval { system.now() }
     func wallNow() -> Date { system.wallNow() }

@@ -30,7 +30,7 @@ struct ExactTimingTests {
          "assertions": \(exact + reported)}
         """
 
-    static func run(_ wrap: (@Sendable (any FrontmailClock) -> any FrontmailClock)? = nil) async throws
+    static func run(_ wrap: (@Sendable (any FrontmailScheduler) -> any FrontmailScheduler)? = nil) async throws
         -> ScenarioResult
     {
         var scenario = try JSONDecoder().decode(Scenario.self, from: Data(Self.scenario.utf8))
@@ -107,7 +107,7 @@ struct SharedKeyGapTests {
 /// A client clock that sleeps `sleepFactor` times what it is asked and fires deadlines late: the
 /// SDK above it reports the waits it asked for.
 struct SkewedClock: WrappingClock {
-    let base: any FrontmailClock
+    let base: any FrontmailScheduler
     let sleepFactor: Double
     let deadlineLag: Double
 

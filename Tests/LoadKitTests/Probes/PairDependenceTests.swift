@@ -8,7 +8,7 @@ import Testing
 
 /// The virtual clock a scenario's client runs on, for a random source that reads it.
 final class ClockBox: Sendable {
-    let clock = Mutex<(any FrontmailClock)?>(nil)
+    let clock = Mutex<(any FrontmailScheduler)?>(nil)
 }
 
 /// Do the draws of retries that ask at the same moment depend on each other? The KS test sees each

@@ -27,12 +27,12 @@ struct CaseSensitiveRetryAfter: FrontmailTransport {
 /// on virtual time a first answer arrives when its send starts, so only a date on a later attempt
 /// shows the difference.
 final class SendStartWallClock: WrappingClock {
-    let base: any FrontmailClock
+    let base: any FrontmailScheduler
     /// Keyed by the task's hash: a task that reuses a finished one's address inherits its date,
     /// which only makes this client more wrong.
     private let firstAnswer = Mutex<[Int: Date]>([:])
 
-    init(base: any FrontmailClock) {
+    init(base: any FrontmailScheduler) {
         self.base = base
     }
 
@@ -61,7 +61,7 @@ struct RetryAfterSpellingTests {
 
     static func run(
         _ name: String, transport: (@Sendable (any FrontmailTransport) -> any FrontmailTransport)? = nil,
-        clock: (@Sendable (any FrontmailClock) -> any FrontmailClock)? = nil
+        clock: (@Sendable (any FrontmailScheduler) -> any FrontmailScheduler)? = nil
     ) async throws -> ScenarioResult {
         var runner = ScenarioRunner(outputFolder: nil, runID: "test", progress: false)
         runner.seams.transportWrapper = transport

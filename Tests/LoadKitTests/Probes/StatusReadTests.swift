@@ -41,7 +41,7 @@ struct TokenInURL: FrontmailTransport {
 /// A client clock whose sleeps do not end on cancellation (a deadline resumes them, nothing
 /// else): an SDK that waits out its backoff after the caller cancelled.
 struct DeafSleepClock: WrappingClock {
-    let base: any FrontmailClock
+    let base: any FrontmailScheduler
 
     func sleep(seconds: TimeInterval) async throws {
         let deadline = base.now() + seconds

@@ -3,8 +3,8 @@ import Frontmail
 
 /// A client clock built on another: everything it does not say otherwise is `base`'s, so a broken
 /// clock in a test states only what it breaks.
-protocol WrappingClock: FrontmailClock {
-    var base: any FrontmailClock { get }
+protocol WrappingClock: FrontmailScheduler {
+    var base: any FrontmailScheduler { get }
 }
 
 extension WrappingClock {
