@@ -13,6 +13,38 @@ public enum FrontEnd: String, Sendable, Hashable, Codable, CaseIterable, InputCh
     case inProcess
 }
 
+/// What a front end can do, each answered by an exhaustive switch: a third front end is a compile
+/// error at every question until it answers it, never a silent `== .socket` that is false.
+extension FrontEnd {
+    /// Requests cross the real network stack (URLSession, loopback sockets, the kernel): what a raw
+    /// URLSession baseline and a control arm are compared on, and what makes a run's timings the
+    /// host's.
+    public var crossesNetwork: Bool {
+        switch self {
+        case .socket: return true
+        case .inProcess: return false
+        }
+    }
+
+    /// The fake can run behind it on virtual time: nothing between the client and the core waits
+    /// on the real clock.
+    public var runsOnVirtualTime: Bool {
+        switch self {
+        case .socket: return false
+        case .inProcess: return true
+        }
+    }
+
+    /// Other processes can reach its server: one server shared by a run's shards (`--workers`,
+    /// `serve --scenario`).
+    public var servesOtherProcesses: Bool {
+        switch self {
+        case .socket: return true
+        case .inProcess: return false
+        }
+    }
+}
+
 /// A fake Frontmail API reachable through one front end, for the length of a scope.
 public struct FakeFrontmailHarness: Sendable {
     /// The session options every harness uses over sockets.

@@ -13,7 +13,7 @@ enum CancellationExperiment {
     ) async throws -> Measurement {
         let started = Date()
         var clients: [CancellationLatency.Client] = [.sdk]
-        if settings.baseline && scenario.transport == .socket { clients.append(.rawURLSession) }
+        if settings.baseline && scenario.transport.crossesNetwork { clients.append(.rawURLSession) }
         var results: [CancellationLatency.Result] = []
         for client in clients {
             let phases = client == .sdk ? settings.phases : settings.phases.filter { $0 == .inFlight }

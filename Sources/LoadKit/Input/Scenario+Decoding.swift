@@ -48,7 +48,7 @@ extension Scenario: Decodable {
         quick = try container.decodeIfPresent(QuickSettings.self, forKey: key("quick"))
         wallBudget = try container.decodeIfPresent(TimeSpan.self, forKey: key("wallBudget"))
         timeZone = try container.decodeIfPresent(String.self, forKey: key("timeZone"))
-        let measuresRealTime = transport == .socket || cancellation != nil || load.calibratedRate != nil
+        let measuresRealTime = transport.crossesNetwork || cancellation != nil || load.calibratedRate != nil
         clock =
             try container.decodeIfPresent(ClockChoice.self, forKey: key("clock"))
             ?? (measuresRealTime ? .real : .virtual)
@@ -98,11 +98,11 @@ extension Scenario: Decodable {
             case .load: try quickened().load.validate(path: "quick")
             }
         }
-        if load.calibratedRate?.of == .rawURLSession, transport != .socket, experiment == .load {
+        if load.calibratedRate?.of == .rawURLSession, !transport.crossesNetwork, experiment == .load {
             throw InputError(
                 path: "load.rate.of", reason: "rawURLSession is a socket reference; this scenario runs in process")
         }
-        if load.control != nil, transport != .socket || experiment != .load {
+        if load.control != nil, !transport.crossesNetwork || experiment != .load {
             let instead = experiment == .load ? "runs in process" : "measures cancellation"
             throw InputError(
                 path: "load.control",
@@ -233,7 +233,7 @@ extension Scenario {
     /// Virtual time only where nothing measures the real clock.
     func checkClock() throws(InputError) {
         guard clock == .virtual else { return }
-        if transport == .socket {
+        if !transport.runsOnVirtualTime {
             throw InputError(
                 path: "clock",
                 reason:

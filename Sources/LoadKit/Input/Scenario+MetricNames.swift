@@ -63,7 +63,7 @@ extension MetricCatalog {
         var phases = settings.phases.map(\.rawValue)
         var statistics = cancellationStatistics
         if cell.first == "raw_urlsession" {
-            guard settings.baseline, scenario.transport == .socket else {
+            guard settings.baseline, scenario.transport.crossesNetwork else {
                 return "the raw URLSession baseline runs only over sockets with baseline true"
             }
             cell.removeFirst()

@@ -109,7 +109,7 @@ extension Scenario {
                 "\(name): load.maxInFlight \(load.maxInFlight) is below the \(shard.count) shards (each gets a share)"
         }
         guard !sharedServer else { return nil }
-        if transport == .socket {
+        if transport.servesOtherProcesses {
             return
                 "\(name): a socket scenario's shards share one server: run it with --workers N, or give each shard --server URL of one `serve --scenario`"
         }

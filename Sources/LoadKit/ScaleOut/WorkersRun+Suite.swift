@@ -17,7 +17,7 @@ extension WorkersRun {
             do {
                 let result: ScenarioResult
                 if let problem = scenario.shardingProblem(
-                    shard, sharedServer: scenario.transport == .socket, measuredOnce: true)
+                    shard, sharedServer: scenario.transport.servesOtherProcesses, measuredOnce: true)
                 {
                     printError("[\(index + 1)/\(scenarios.count)] \(scenario.name): \(scenario.description)")
                     printError("  not sharded, runs in one process: \(problem)")

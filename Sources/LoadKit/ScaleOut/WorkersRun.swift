@@ -40,7 +40,7 @@ package struct WorkersRun {
             scenario, processes: workers, progress: progress)
         let shared = SharedServer(scenario: scenario, shards: workers, quick: quick, folder: folder, runID: runID)
         var server: (core: FakeFrontmailCore, server: FakeFrontmailServer)?
-        if scenario.transport == .socket {
+        if scenario.transport.servesOtherProcesses {
             let core = shared.makeCore()
             var options = FakeFrontmailServer.Options()
             options.pathPrefix = "/fm-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)

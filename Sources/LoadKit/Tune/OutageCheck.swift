@@ -26,7 +26,7 @@ struct OutageCheck: Sendable {
 
     init?(_ cell: TuneCell, scenario: Scenario) {
         let scenario = scenario.onVirtualTime()
-        guard scenario.clock == .virtual, scenario.transport == .inProcess, scenario.load.kind == .open,
+        guard scenario.clock == .virtual, scenario.transport.runsOnVirtualTime, scenario.load.kind == .open,
             let window = cell.environment.outageWindow, scenario.plan.rules.count == 1, cell.started > 0,
             cell.runs.count > 0,
             // The closed form has no retry budget: an outage empties any bucket (every attempt fails).
