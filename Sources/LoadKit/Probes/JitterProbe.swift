@@ -260,8 +260,7 @@ struct JitterProbe {
     }
 
     func samplesCSV() -> String {
-        var text =
-            "send_id,after_attempt,cause,delay_s,cap_s,normalized,server_retry_after_s,realized_gap_s,expected_cap_s\n"
+        var text = ResultFile.JitterSampleColumn.header + "\n"
         for sample in samples {
             text +=
                 CSV.line([

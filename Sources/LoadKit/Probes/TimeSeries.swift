@@ -174,8 +174,7 @@ struct TimeSeries {
         return (recorder.rows, recorder.metrics)
     }
 
-    static let header =
-        "second,arrivals,served,shed,dropped,dead_work,queue_depth,busy_workers,capacity_workers,sends_started,sends_ok,sends_failed,sends_dropped,attempts_started,in_flight,answered_2xx,answered_429,answered_4xx,answered_5xx,no_answer,client_left"
+    static let header = ResultFile.TimeseriesColumn.header
 
     var csv: String {
         var text = Self.header + "\n"

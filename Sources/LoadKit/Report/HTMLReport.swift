@@ -143,8 +143,9 @@ package enum HTMLReport {
     static func defectiveSends(_ scenario: RunResults.ScenarioEntry) -> String {
         guard let csv = scenario.file(.history) else { return "" }
         let rows = CSV.rows(csv)
-        guard let header = rows.first, let id = header.firstIndex(of: "send_id"),
-            let verdict = header.firstIndex(of: "verdict"), let effects = header.firstIndex(of: "effects")
+        typealias Column = ResultFile.HistoryColumn
+        guard let header = rows.first, let id = header.index(of: Column.sendID),
+            let verdict = header.index(of: Column.verdict), let effects = header.index(of: Column.effects)
         else { return "" }
         var listed: [String] = []
         var total = 0
@@ -201,12 +202,12 @@ package enum HTMLReport {
     ) -> String {
         let rows = CSV.rows(cellsCSV)
         guard let header = rows.first else { return document(title: name, body: "") }
-        func column(_ name: String) -> Int? { header.firstIndex(of: name) }
+        func column(_ name: ResultFile.TuneCellColumn) -> Int? { header.index(of: name) }
         var body = "<h1>frontmail-bench tune \(XML.escape(name)) (\(XML.escape(runID)))</h1>\n"
         body += "<pre>\(XML.escape(text))</pre>\n"
         if let metastabilityCSV { body += metastabilityHeatMap(metastabilityCSV) }
-        guard let cell = column("cell"), let environment = column("environment"), let success = column("success_rate"),
-            let p99 = column("latency_p99_policy_ms"), let pareto = column("pareto"), let isDefault = column("default")
+        guard let cell = column(.cell), let environment = column(.environment), let success = column(.successRate),
+            let p99 = column(.latencyP99), let pareto = column(.pareto), let isDefault = column(.isDefault)
         else { return document(title: name, body: body) }
         var order: [String] = []
         for fields in rows.dropFirst() where fields.count == header.count && !order.contains(fields[environment]) {
@@ -232,9 +233,10 @@ package enum HTMLReport {
     /// it recovered, red when it stayed metastable, with the recovery time.
     static func metastabilityHeatMap(_ csv: String) -> String {
         let rows = CSV.rows(csv)
-        guard let header = rows.first, let policy = header.firstIndex(of: "policy"),
-            let load = header.firstIndex(of: "load"), let drop = header.firstIndex(of: "drop_s"),
-            let metastable = header.firstIndex(of: "metastable"), let recovery = header.firstIndex(of: "recovery_s")
+        typealias Column = ResultFile.MetastabilityColumn
+        guard let header = rows.first, let policy = header.index(of: Column.policy),
+            let load = header.index(of: Column.load), let drop = header.index(of: Column.drop),
+            let metastable = header.index(of: Column.metastable), let recovery = header.index(of: Column.recovery)
         else { return "" }
         let entries = rows.dropFirst().filter { $0.count == header.count }
         var columns: [String] = []

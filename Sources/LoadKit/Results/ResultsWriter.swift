@@ -98,8 +98,7 @@ package struct ResultsWriter {
 
 /// The per-scenario CSV files besides the summary (columns documented in docs/csv.md).
 enum ResultFiles {
-    static let historyHeader =
-        "send_id,intended_s,started_s,ended_s,verdict,code,status,message_id,attempts,key_changed,effects"
+    static let historyHeader = ResultFile.HistoryColumn.header
 
     static func historyCSV(_ records: [History.Record], effects: [Int: Int]) -> String {
         var text = historyHeader + "\n"

@@ -105,8 +105,7 @@ struct MetastabilityMap: Sendable {
         }
     }
 
-    static let header =
-        "policy,budget,load,drop_s,environment,metastable,recovery_s,success_rate,amplification,dead_work_per_10k"
+    static let header = ResultFile.MetastabilityColumn.header
 
     var csv: String {
         var text = Self.header + "\n"

@@ -32,8 +32,7 @@ package struct TuneReport {
 
     package var measured: [TuneCell] { cells.filter { !$0.runs.isEmpty } }
 
-    static let cellsHeader =
-        "cell,environment,max_retries,base_delay_s,max_delay_s,timeout_s,seeds,success_rate,success_rate_low,success_rate_high,latency_p99_policy_ms,amplification,peak_load,duplicates,lost,recovery_s,metastable,pareto,latency_p50_policy_ms,latency_p999_policy_ms,sends,dead_work,default,budget,standing"
+    static let cellsHeader = ResultFile.TuneCellColumn.header
 
     var cellsCSV: String {
         var text = Self.cellsHeader + "\n"

@@ -56,8 +56,9 @@ enum JitterCDFChart {
     /// Normalised delays of jittered waits from `jitter_samples.csv`, all and per attempt.
     static func samples(csv: String) -> (all: [Double], byAttempt: [Int: [Double]]) {
         let rows = CSV.rows(csv)
-        guard let header = rows.first, let cause = header.firstIndex(of: "cause"),
-            let normalized = header.firstIndex(of: "normalized"), let attempt = header.firstIndex(of: "after_attempt")
+        typealias Column = ResultFile.JitterSampleColumn
+        guard let header = rows.first, let cause = header.index(of: Column.cause),
+            let normalized = header.index(of: Column.normalized), let attempt = header.index(of: Column.afterAttempt)
         else { return ([], [:]) }
         var all: [Double] = []
         var byAttempt: [Int: [Double]] = [:]

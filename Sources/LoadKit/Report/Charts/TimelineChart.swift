@@ -7,15 +7,15 @@ enum TimelineChart {
         "Per policy second (a run longer than 600 s: means over groups of seconds). Shaded: the plan's fault and capacity windows. Requests are the server's (2xx, 429, 5xx, no answer, the client left first); sends are the client's logical sends. After a window, ok sends should come back to their level before it."
 
     /// Requests solid, logical sends dashed.
-    static let series: [(column: String, name: String, color: String, dashed: Bool)] = [
-        ("answered_2xx", "requests 2xx", "#1a7f37", false),
-        ("answered_5xx", "5xx", "#d1242f", false),
-        ("answered_429", "429", "#bf8700", false),
-        ("no_answer", "no answer", "#8250df", false),
-        ("client_left", "client left", "#57606a", false),
-        ("sends_ok", "sends ok", "#116329", true),
-        ("sends_failed", "sends failed", "#fb8500", true),
-        ("in_flight", "in flight", "#1f6feb", true),
+    static let series: [(column: ResultFile.TimeseriesColumn, name: String, color: String, dashed: Bool)] = [
+        (.answered2xx, "requests 2xx", "#1a7f37", false),
+        (.answered5xx, "5xx", "#d1242f", false),
+        (.answered429, "429", "#bf8700", false),
+        (.noAnswer, "no answer", "#8250df", false),
+        (.clientLeft, "client left", "#57606a", false),
+        (.sendsOk, "sends ok", "#116329", true),
+        (.sendsFailed, "sends failed", "#fb8500", true),
+        (.inFlight, "in flight", "#1f6feb", true),
     ]
 
     /// Points per line at most (a longer run is averaged over groups of seconds).
@@ -23,7 +23,9 @@ enum TimelineChart {
 
     static func render(csv: String, windows: [RunResults.Window], title: String) -> String? {
         let rows = CSV.rows(csv)
-        guard let header = rows.first, rows.count >= 3, let second = header.firstIndex(of: "second") else {
+        guard let header = rows.first, rows.count >= 3,
+            let second = header.index(of: ResultFile.TimeseriesColumn.second)
+        else {
             return nil
         }
         let data = rows.dropFirst().filter { $0.count == header.count }
@@ -34,7 +36,7 @@ enum TimelineChart {
         // A long run is drawn as means over groups of seconds: at most `maxPoints` per line.
         let group = max(1, (data.count + maxPoints - 1) / maxPoints)
         for (column, name, color, dashed) in series {
-            guard let index = header.firstIndex(of: column) else { continue }
+            guard let index = header.index(of: column) else { continue }
             let values = data.compactMap { fields -> (Double, Double)? in
                 guard let at = Double(fields[second]), let value = Double(fields[index]) else { return nil }
                 return (at, value)
