@@ -180,20 +180,10 @@ public struct HTTPRequestParser: Sendable {
         return result
     }
 
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
-    }
-
     private static func requestLine(_ buffer: UnsafeBufferPointer<UInt8>, _ line: Range<Int>) -> (String, String, Int)?
     {
         let parts = buffer[line].split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
-        guard parts.count == 3, !parts[0].isEmpty, parts[0].allSatisfy(isTokenByte), !parts[1].isEmpty,
+        guard parts.count == 3, !parts[0].isEmpty, parts[0].allSatisfy(HeaderText.isTokenByte), !parts[1].isEmpty,
             parts[1].allSatisfy({ $0 > 32 && $0 < 127 })
         else { return nil }
         let version = Array(parts[2])
@@ -208,7 +198,7 @@ public struct HTTPRequestParser: Sendable {
     private static func header(_ buffer: UnsafeBufferPointer<UInt8>, _ line: Range<Int>) -> (String, String)? {
         guard let colon = buffer[line].firstIndex(of: UInt8(ascii: ":")), colon > line.lowerBound else { return nil }
         let name = buffer[line.lowerBound..<colon]
-        guard name.allSatisfy(isTokenByte) else { return nil }
+        guard name.allSatisfy(HeaderText.isTokenByte) else { return nil }
         var valueStart = colon + 1
         var valueEnd = line.upperBound
         while valueStart < valueEnd, buffer[valueStart] == 32 || buffer[valueStart] == 9 { valueStart += 1 }
@@ -218,87 +208,9 @@ public struct HTTPRequestParser: Sendable {
         return (String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
     }
 
-    private enum Chunked {
+    enum Chunked {
         case needMore
         case invalid(Int, String)
         case complete([UInt8], end: Int)
-    }
-
-    /// Frames the chunks after `framing.next` (each complete chunk moves it on), then, once the
-    /// last chunk and the trailers are in, copies the data out once.
-    private static func chunkedBody(
-        _ buffer: UnsafeBufferPointer<UInt8>, _ framing: inout Progress, maxBytes: Int, maxTrailerBytes: Int
-    ) -> Chunked {
-        while true {
-            var index = framing.next
-            let lineStart = index
-            // chunk-size [; ext] CRLF
-            var size = 0
-            var digits = 0
-            while index < buffer.count, let digit = hexValue(buffer[index]) {
-                size = size &* 16 &+ digit
-                digits += 1
-                guard digits <= 8 else { return .invalid(413, "chunk too large") }
-                index += 1
-            }
-            guard index < buffer.count else { return .needMore }
-            guard digits > 0 else { return .invalid(400, "malformed chunk size") }
-            // Only optional whitespace, then `;` and an extension, may follow the hex digits.
-            while index < buffer.count, buffer[index] == 32 || buffer[index] == 9 { index += 1 }
-            guard index < buffer.count else { return .needMore }
-            guard buffer[index] == 13 || buffer[index] == UInt8(ascii: ";") else {
-                return .invalid(400, "malformed chunk size")
-            }
-            while index < buffer.count, buffer[index] != 13 {
-                guard buffer[index] >= 32 || buffer[index] == 9, buffer[index] != 127 else {
-                    return .invalid(400, "malformed chunk extension")
-                }
-                guard index - lineStart < maxChunkLineBytes else { return .invalid(400, "chunk extension too long") }
-                index += 1
-            }
-            guard index + 1 < buffer.count else { return .needMore }
-            guard buffer[index + 1] == 10 else { return .invalid(400, "malformed chunk line") }
-            index += 2
-            if size == 0 {
-                // Trailer fields until an empty line, at most `maxTrailerBytes` of them.
-                let trailersStart = index
-                while true {
-                    guard index + 1 < buffer.count else { return .needMore }
-                    if buffer[index] == 13 && buffer[index + 1] == 10 {
-                        var body: [UInt8] = []
-                        body.reserveCapacity(framing.length)
-                        for range in framing.ranges {
-                            body.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[range]))
-                        }
-                        return .complete(body, end: index + 2)
-                    }
-                    while index + 1 < buffer.count, !(buffer[index] == 13 && buffer[index + 1] == 10) {
-                        guard index - trailersStart < maxTrailerBytes else {
-                            return .invalid(431, "trailer fields too large")
-                        }
-                        index += 1
-                    }
-                    guard index + 1 < buffer.count else { return .needMore }
-                    index += 2
-                }
-            }
-            guard framing.length + size <= maxBytes else { return .invalid(413, "body too large") }
-            guard buffer.count - index >= size + 2 else { return .needMore }
-            guard buffer[index + size] == 13, buffer[index + size + 1] == 10 else {
-                return .invalid(400, "chunk not followed by CRLF")
-            }
-            framing.ranges.append(index..<(index + size))
-            framing.length += size
-            framing.next = index + size + 2
-        }
-    }
-
-    private static func hexValue(_ byte: UInt8) -> Int? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return Int(byte - UInt8(ascii: "0"))
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return Int(byte - UInt8(ascii: "a") + 10)
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return Int(byte - UInt8(ascii: "A") + 10)
-        default: return nil
-        }
     }
 }

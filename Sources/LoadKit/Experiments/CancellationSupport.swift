@@ -244,3 +244,30 @@ final class HoldingTransport: FrontmailTransport, EnteredCounting {
         try await waitUntilCancelled()
     }
 }
+
+extension CancellationLatency {
+    static func rawSend(harness: FakeFrontmailHarness, key: String) async -> String {
+        guard let session = harness.session else { return "no_session" }
+        var request = URLRequest(url: harness.baseURL.appendingPathComponent("v1/send"))
+        request.httpMethod = "POST"
+        request.httpBody = Data(#"{"template_id":"tpl_bench","template_params":{},"user_id":"pk_cancel"}"#.utf8)
+        request.setValue("pk_cancel", forHTTPHeaderField: "X-Frontmail-Public-Key")
+        request.setValue(key, forHTTPHeaderField: "Idempotency-Key")
+        do {
+            _ = try await session.data(for: request)
+            return "ok"
+        } catch let error as URLError {
+            return error.code == .cancelled ? "cancelled" : "url_error_\(error.code.rawValue)"
+        } catch {
+            return error is CancellationError ? "cancelled" : "other"
+        }
+    }
+
+    /// Resident memory of this process in KiB (Linux; NaN elsewhere).
+    static func residentKiB() -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return .nan }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Double(fields[1]) else { return .nan }
+        return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1024
+    }
+}

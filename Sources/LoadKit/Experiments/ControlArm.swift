@@ -49,15 +49,7 @@ enum ControlArm {
                 // Midway to the schedule's next arrival (the last one keeps the gap before it).
                 if let next = upcoming { gap = next.offset - offset }
                 let intended = offset + gap / 2
-                let wait = intended - seconds()
-                if wait > 0 {
-                    do {
-                        try await clock.sleep(seconds: min(wait, InputError.longestSpan))
-                    } catch {
-                        break
-                    }
-                }
-                if Task.isCancelled { break }
+                guard await clock.sleepUntil(intended, now: seconds) else { break }
                 guard limiter.tryAcquire() else {
                     counts.state.withLock { $0.dropped += 1 }
                     continue

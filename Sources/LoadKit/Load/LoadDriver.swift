@@ -58,15 +58,7 @@ enum LoadDriver {
             for (number, offset) in OpenSchedule(load) {
                 guard shard.owns(number) else { continue }
                 let intended = start + offset
-                let wait = intended - history.now()
-                if wait > 0 {
-                    do {
-                        try await clock.sleep(seconds: min(wait, InputError.longestSpan))
-                    } catch {
-                        break
-                    }
-                }
-                if Task.isCancelled { break }
+                guard await clock.sleepUntil(intended, now: history.now) else { break }
                 let sendID = local
                 local += 1
                 guard limiter.tryAcquire() else {
@@ -117,5 +109,21 @@ struct OpenSchedule: Sequence, IteratorProtocol {
             return (number, offset)
         }
         return nil
+    }
+}
+
+extension FrontmailScheduler {
+    /// Sleeps until `now()` reaches `instant` (an open loop's next arrival; at most the longest
+    /// span an input may give at a time). False when the task was cancelled: the loop stops.
+    func sleepUntil(_ instant: Double, now: () -> Double) async -> Bool {
+        let wait = instant - now()
+        if wait > 0 {
+            do {
+                try await sleep(seconds: min(wait, InputError.longestSpan))
+            } catch {
+                return false
+            }
+        }
+        return !Task.isCancelled
     }
 }

@@ -1,14 +1,15 @@
 /// What a producer records a metric by and what a reader reads it by: its assertion name, or its
-/// summary row (`probe.metric.statistic`) for a row no assertion reads. Every key is declared here,
-/// once, and nowhere else can one be made: the catalog gives each its row, unit and policy
-/// (`MetricCatalog`), the probes record by it (`MetricRecorder`), and the readers (a sweep's cell,
-/// the control arm, a run read back) read by it (`MetricValues`). A key with a part in angle
+/// summary row (`probe.metric.statistic`) for a row no assertion reads. Every key is declared here
+/// (its statistics' families in `MetricKey+Families.swift`), once, and nowhere else can one be
+/// made: the catalog gives each its row, unit and policy (`MetricCatalog`), the probes record by
+/// it (`MetricRecorder`), and the readers (a sweep's cell, the control arm, a run read back) read
+/// by it (`MetricValues`). A key with a part in angle
 /// brackets stands for a set (`send.errors.<code>`); its function fills the part in.
 public struct MetricKey: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The dotted name.
     public let text: String
 
-    /// Only `Metrics/MetricKey.swift` makes keys (`scripts/check-layers.py` refuses one made anywhere
+    /// Only `Metrics/MetricKey*.swift` make keys (`scripts/check-layers.py` refuses one made anywhere
     /// else in the sources); tests make undeclared ones to see them refused.
     init(_ text: String) { self.text = text }
 
@@ -103,15 +104,6 @@ extension MetricKey {
     package static let attemptsExactTimeoutMismatches = MetricKey("attempts.exact_timeout_mismatches")
 }
 
-/// The KS figures the jitter probe reports per attempt.
-package enum JitterAttemptStatistic: String, CaseIterable, Sendable {
-    case samples
-    case ksD = "ks_d"
-    case ksCritical = "ks_critical"
-    case ksCritical001 = "ks_critical_001"
-    case ksP = "ks_p"
-}
-
 // MARK: Calibration, the control arm, status reads
 
 extension MetricKey {
@@ -191,33 +183,6 @@ extension MetricKey {
     package static let cancellationSoakCancellations = MetricKey("cancellation.soak.cancellations")
 }
 
-/// The figures of one cancellation cell besides its latency histogram.
-package enum CancellationStatistic: String, CaseIterable, Sendable {
-    case abortedRatio = "aborted_ratio"
-    case finishedBeforeCancel = "finished_before_cancel"
-    case attemptsAfterCancel = "attempts_after_cancel"
-    case serverRetriesAfterCancel = "server_retries_after_cancel"
-    case arrivalsAfterCancel = "arrivals_after_cancel"
-    case serverCloseP50 = "server_close_p50"
-    case residentGrowth = "resident_growth"
-    case backgroundLoad = "background_load"
-    case referenceP50 = "reference_p50"
-    case referenceP99 = "reference_p99"
-    case referenceMax = "reference_max"
-    case wallSeconds = "wall_s"
-    case clientCPUSeconds = "client_cpu_s"
-    case serverCPUSeconds = "server_cpu_s"
-    case connectionsOpened = "connections_opened"
-    case connectionsActive = "connections_active"
-}
-
-/// What the memory soak reports.
-package enum SoakStatistic: String, CaseIterable, Sendable {
-    case residentGrowth = "resident_growth"
-    case heapGrowth = "heap_growth"
-    case growthPerThousand = "growth_per_1k"
-}
-
 // MARK: The run's own rows, a sweep's rows
 
 extension MetricKey {
@@ -256,59 +221,4 @@ extension MetricKey {
         MetricKey("regret_vs_\(baseline).<policy>.\(statistic.rawValue)")
     }
     package static let tuneSendsPerWallSecond = MetricKey("tune.sweep.sends_per_wall_s")
-}
-
-/// A sweep's figures per cell.
-package enum CellStatistic: String, CaseIterable, Sendable {
-    case successRate = "success_rate"
-    case successRateLow = "success_rate_low"
-    case successRateHigh = "success_rate_high"
-    case latencyP50 = "latency_p50"
-    case latencyP99 = "latency_p99"
-    case latencyP999 = "latency_p99.9"
-    case amplification
-    case peakLoad = "peak_load"
-    case duplicates
-    case lost
-    case deadWork = "dead_work"
-    case metastable
-    case recovery = "recovery_s"
-    case sends
-}
-
-/// What the default policy costs against a baseline policy.
-package enum RegretStatistic: String, CaseIterable, Sendable {
-    case sendsLostPer10k = "sends_lost_per_10k"
-    case extraP99 = "extra_p99"
-    case extraServerLoad = "extra_server_load"
-    case extraDeadWorkPer10k = "extra_dead_work_per_10k"
-}
-
-/// A histogram's rows (`MetricRecorder.record(_:as:)`): `probe.metric.count` and its mean and
-/// percentiles; the statistics the catalog names are assertable as `prefix.<statistic>`.
-package struct HistogramKey: Hashable, Sendable {
-    var probe: String
-    var metric: String
-    /// The assertion names' stem.
-    var prefix: String
-
-    init(_ probe: String, _ metric: String, prefix: String) {
-        self.probe = probe
-        self.metric = metric
-        self.prefix = prefix
-    }
-
-    /// The key of one statistic (`send.latency.p99`); the count's key is its row.
-    func key(_ statistic: String) -> MetricKey {
-        MetricKey(statistic == "count" ? "\(probe).\(metric).count" : "\(prefix).\(statistic)")
-    }
-
-    package static let sendLatency = HistogramKey("send", "latency", prefix: "send.latency")
-    package static let attemptsPerSend = HistogramKey("send", "attempts_per_send", prefix: "attempts_per_send")
-    package static let jitterOvershoot = HistogramKey("jitter", "overshoot", prefix: "jitter.overshoot")
-    package static let controlLatency = HistogramKey("control", "latency", prefix: "control.latency")
-    /// A cancellation cell's latency (`cancellation.<phase>.<idle|load>`).
-    package static func cancellation(_ cell: String) -> HistogramKey {
-        HistogramKey("cancellation", cell, prefix: "cancellation.\(cell)")
-    }
 }
