@@ -25,12 +25,14 @@ extension MetricCatalog {
             return errorCodes(in: scenario).contains(code)
                 ? nil : "no error code '\(code)' (the codes are listed in docs/scenarios.md)"
         }
-        if name == "timeseries.peak_load" || name == "timeseries.peak_queue_depth"
-            || name == "metastability.peak_load", scenario.plan.capacity == nil
-        {
+        let needsCapacity: [MetricKey] = [.timeseriesPeakLoad, .timeseriesPeakQueueDepth, .metastabilityPeakLoad]
+        if needsCapacity.contains(where: { $0.text == name }), scenario.plan.capacity == nil {
             return "the plan has no capacity model to measure load against"
         }
-        if name == "retry.budget_refused" || name.hasPrefix("retry.exact_budget_"), scenario.client.budget == .none {
+        let needsBudget: [MetricKey] = [
+            .retryBudgetRefused, .retryExactBudgetDecisions, .retryExactBudgetRefusals, .retryExactBudgetViolations,
+        ]
+        if needsBudget.contains(where: { $0.text == name }), scenario.client.budget == .none {
             return "the client has no retry budget (client.budget)"
         }
         if name.hasPrefix("calibration.") {

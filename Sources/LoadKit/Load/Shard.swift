@@ -127,7 +127,8 @@ extension Scenario {
 
 extension Scenario {
     /// The metrics its assertions (the full run's and the quick run's) read that only a virtual-time
-    /// run measures (`jitter.exact_…`, `attempts.exact_…`: JitterProbe+Exact), in order.
+    /// run measures (those the catalog declares `virtualOnly`: JitterProbe+Exact, BudgetReplay), in
+    /// order.
     var exactMetricNames: [String] {
         var names: [String] = []
         for assertion in assertions + (quick?.assertions ?? []) {
@@ -136,7 +137,7 @@ extension Scenario {
             case .metric(let other), .scaled(_, let other): read.append(other)
             case .number: break
             }
-            for name in read where name.split(separator: ".").dropFirst().first?.hasPrefix("exact_") == true {
+            for name in read where MetricCatalog.entry(for: name)?.virtualOnly == true {
                 if !names.contains(name) { names.append(name) }
             }
         }

@@ -16,6 +16,16 @@ public struct Metric: Sendable, Hashable {
     public var unit: String
     public var policy: MetricPolicy
     public var source: MetricCatalog.Source
+    /// Measured only on virtual time, exactly (from the server's ledger, against instants no real
+    /// clock gives): a sharded run, which runs on the real clock, cannot measure it.
+    public var virtualOnly = false
+
+    /// This metric, measured only on virtual time.
+    func virtualTimeOnly() -> Metric {
+        var copy = self
+        copy.virtualOnly = true
+        return copy
+    }
 
     /// `probe.metric.statistic`, the row's key in the summary (a pattern).
     public var row: String { "\(probe).\(metric).\(statistic)" }

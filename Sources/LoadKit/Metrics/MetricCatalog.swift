@@ -64,9 +64,9 @@ public enum MetricCatalog {
             value(.loadAmplification, "requests/send", .lower, source),
             value(.retryBudgetRefused, "retries", .info, source),
             // The bucket replayed over the ledger (virtual time, a client with a budget: BudgetReplay).
-            value(.retryExactBudgetDecisions, "retries", .info, source),
-            value(.retryExactBudgetRefusals, "retries", .info, source),
-            value(.retryExactBudgetViolations, "retries", .mustNotGrow, source),
+            value(.retryExactBudgetDecisions, "retries", .info, source).virtualTimeOnly(),
+            value(.retryExactBudgetRefusals, "retries", .info, source).virtualTimeOnly(),
+            value(.retryExactBudgetViolations, "retries", .mustNotGrow, source).virtualTimeOnly(),
         ]
         return list
     }()
@@ -125,13 +125,13 @@ public enum MetricCatalog {
             value(.jitterPairSamples, "pairs", .info, source),
             value(.jitterPairDependence, "z", .info, source),
             // Virtual time only: exact, from the server's ledger alone (JitterProbe+Exact).
-            value(.jitterExactRetryAfterWaits, "waits", .info, source),
-            value(.jitterExactRetryAfterGapErrors, "waits", .mustNotGrow, source),
-            value(.jitterExactRealizedSamples, "retries", .info, source),
-            value(.jitterExactRealizedKSD, "D", .info, source),
-            value(.jitterExactRealizedKSCritical001, "D", .info, source),
-            value(.attemptsExactTimeouts, "attempts", .info, source),
-            value(.attemptsExactTimeoutMismatches, "attempts", .mustNotGrow, source),
+            value(.jitterExactRetryAfterWaits, "waits", .info, source).virtualTimeOnly(),
+            value(.jitterExactRetryAfterGapErrors, "waits", .mustNotGrow, source).virtualTimeOnly(),
+            value(.jitterExactRealizedSamples, "retries", .info, source).virtualTimeOnly(),
+            value(.jitterExactRealizedKSD, "D", .info, source).virtualTimeOnly(),
+            value(.jitterExactRealizedKSCritical001, "D", .info, source).virtualTimeOnly(),
+            value(.attemptsExactTimeouts, "attempts", .info, source).virtualTimeOnly(),
+            value(.attemptsExactTimeoutMismatches, "attempts", .mustNotGrow, source).virtualTimeOnly(),
         ]
         list += histogram(.jitterOvershoot, "ms", source, names: ["p50", "p99", "max"])
         return list

@@ -80,4 +80,19 @@ struct MetricKeyTests {
         #expect(
             MetricKey.cancellationSoak(.heapGrowth, inBackoff: true).text == "cancellation.soak.backoff_heap_growth")
     }
+
+    @Test("the metrics only virtual time measures are declared so, and a sharded run refuses them by that")
+    func virtualOnly() throws {
+        let declared = Set(MetricCatalog.all.filter(\.virtualOnly).compactMap(\.name))
+        #expect(declared.count == 10)
+        #expect(declared.contains(MetricKey.jitterExactRetryAfterGapErrors.text))
+        #expect(declared.contains(MetricKey.retryExactBudgetViolations.text))
+        #expect(!declared.contains(MetricKey.jitterCapMismatches.text))
+        // By the declaration, not by the name: every one of them is refused in a sharded run.
+        for name in declared {
+            var scenario = try makeScenario(#"{"name": "s", "load": {"type": "closed", "concurrency": 2, "sends": 4}}"#)
+            scenario.assertions = [try Assertion(parsing: "\(name) == 0")]
+            #expect(scenario.exactMetricNames == [name])
+        }
+    }
 }
