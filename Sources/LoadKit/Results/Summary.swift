@@ -157,6 +157,11 @@ public enum CSV {
 
     public static func line(_ fields: [String]) -> String { fields.map(field).joined(separator: ",") }
 
+    /// A whole file: the header line, then a line per row, each ending in a line break.
+    public static func document(header: String, rows: [[String]]) -> String {
+        ([header] + rows.map(line)).joined(separator: "\n") + "\n"
+    }
+
     /// Splits CSV text into rows of fields (quotes and embedded newlines handled). Parsed as UTF-8
     /// bytes (every delimiter is ASCII): a million-row history is read in well under a second.
     public static func rows(_ text: String) -> [[String]] {

@@ -65,35 +65,33 @@ package struct TuneReport {
         "environment,cell,from_s,to_s,max_retries,sends,success_measured,success_analytic,success_z,agrees"
 
     var outageCSV: String {
-        var text = Self.outageHeader + "\n"
-        for check in outageChecks {
-            text +=
-                CSV.line([
+        CSV.document(
+            header: Self.outageHeader,
+            rows: outageChecks.map { check in
+                [
                     check.environment, check.policy.label, Self.number(check.window.from),
                     Self.number(check.window.to), String(check.policy.maxRetries), String(check.sends),
                     Self.number(check.measuredSuccess), Self.number(check.analyticSuccess),
                     Self.number(check.successZ), check.agrees ? "1" : "0",
-                ]) + "\n"
-        }
-        return text
+                ]
+            })
     }
 
     static let sanityHeader =
         "environment,cell,probability,max_retries,sends,success_measured,success_analytic,success_z,attempts_measured,attempts_analytic,attempts_z,agrees"
 
     var sanityCSV: String {
-        var text = Self.sanityHeader + "\n"
-        for check in checks {
-            text +=
-                CSV.line([
+        CSV.document(
+            header: Self.sanityHeader,
+            rows: checks.map { check in
+                [
                     check.environment, check.policy.label, Self.number(check.probability),
                     String(check.policy.maxRetries), String(check.sends), Self.number(check.measuredSuccess),
                     Self.number(check.analyticSuccess), Self.number(check.successZ),
                     Self.number(check.measuredAttempts), Self.number(check.analyticAttempts),
                     Self.number(check.attemptsZ), check.agrees ? "1" : "0",
-                ]) + "\n"
-        }
-        return text
+                ]
+            })
     }
 
     /// One summary row per figure per cell (`<tune>/<environment>`, probe `cell`, metric the
