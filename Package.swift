@@ -76,7 +76,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LoadKitTests",
-            dependencies: ["LoadKit", "FrontmailBenchCLI", "FakeFrontmail", "Simulator", "Frontmail"],
+            dependencies: ["LoadKit", "FakeFrontmail", "Simulator", "Frontmail"],
             // Read by path (#filePath), not bundled: the report's fixed result set and its golden files.
             exclude: ["Fixtures"]
         ),

@@ -38,27 +38,12 @@ public enum MergeCommand {
             printError("merge: --run-id \(problem)")
             return .usage
         }
-        let groups: [[(file: String, part: ShardPart)]]
+        let merged: [ShardMerge.Merged]
         do {
-            let files = try ShardMerge.files(in: parsed.positionals)
-            var parts: [(file: String, part: ShardPart)] = []
-            for file in files { parts.append((file, try ShardPart.read(file))) }
-            groups = ShardMerge.grouped(parts)
-        } catch let error as ShardMerge.Refusal {
-            printError("merge: \(error)")
-            return .dataError
+            merged = try ShardMerge.merge(paths: parsed.positionals)
         } catch {
             printError("merge: \(error)")
             return .dataError
-        }
-        var merged: [(scenario: Scenario, measurement: LoadKit.Measurement, shards: Int)] = []
-        for group in groups {
-            do {
-                merged.append(try ShardMerge.judge(group))
-            } catch {
-                printError("merge: \(error)")
-                return .dataError
-            }
         }
         let out = URL(fileURLWithPath: parsed.value("out") ?? "results")
         let writer: ResultsWriter

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 
-@testable import FrontmailBenchCLI
 @testable import LoadKit
 
 /// `list --metrics` is what users write assertions from, so it must name every metric a run
@@ -55,14 +54,6 @@ struct MetricListingTests {
         #expect(checked > 100)
         // The names assertions may use are all listed, and every listed name has a declared policy.
         for name in MetricCatalog.names.values.joined() { #expect(MetricCatalog.entry(for: name) != nil, "\(name)") }
-        #expect(ListCommand.metricListing().allSatisfy { !$0.contains("undeclared") })
-        #expect(ListCommand.metricListing().count == MetricCatalog.entries.count + 1)
-    }
-
-    @Test("list --metrics prints the catalog; with scenario files it is a usage error")
-    func command() {
-        #expect(ListCommand.run(["--metrics"]) == .success)
-        #expect(ListCommand.run(["--metrics", "scenarios"]) == .usage)
     }
 
     @Test("the catalog declares each key and each row once, and every name reads back its own row")

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 
-@testable import FrontmailBenchCLI
 @testable import LoadKit
 
 @Suite("the parent-child protocol: requests are valid command lines, replies read back exactly")
@@ -26,27 +25,6 @@ struct ChildProtocolTests {
         {
             #expect(ChildReply(line: Substring(other)) == nil)
         }
-    }
-
-    @Test("a request's arguments are what `run` parses back: the same scenario, shard, seed, server, rate and run id")
-    func requests() throws {
-        let shard = ChildRequest.shard(
-            file: "s.json", name: "s", shard: Shard(uncheckedIndex: 1, count: 4), out: "/o", seed: 9, quick: true,
-            server: URL(string: "http://127.0.0.1:8080/fm-1"), rate: 250, runID: "20261203T000000Z")
-        let parsed = try Arguments(shard.arguments, spec: RunCommand.spec)
-        #expect(parsed.value("run-id") == "20261203T000000Z")
-        #expect(parsed.positionals == ["run", "s.json"])
-        #expect(parsed.all("only") == ["s"] && parsed.value("shard") == "1/4" && parsed.value("out") == "/o")
-        #expect(try parsed.unsigned("seed") == 9 && parsed.flag("quick") && parsed.flag("progress-lines"))
-        #expect(parsed.value("server") == "http://127.0.0.1:8080/fm-1" && parsed.value("rate") == "250.0")
-        let options = try ShardOptions(parsed, environment: [:])
-        #expect(options.shard == Shard(uncheckedIndex: 1, count: 4) && options.rate == 250)
-
-        let scenario = ChildRequest.scenario(
-            file: "a.json", name: "a", out: "/o", runID: "r1", quick: false, seed: "5", progress: false)
-        let child = try Arguments(scenario.arguments, spec: RunCommand.spec)
-        #expect(child.positionals == ["run", "a.json"] && child.value("run-id") == "r1" && child.value("seed") == "5")
-        #expect(!child.flag("quick") && child.flag("no-progress") && child.value("shard") == nil)
     }
 
     @Test("mutated reply lines never trap: each reads as nothing or as a reply whose line reads back the same")

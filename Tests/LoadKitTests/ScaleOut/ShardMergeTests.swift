@@ -3,7 +3,6 @@ import Foundation
 import Frontmail
 import Testing
 
-@testable import FrontmailBenchCLI
 @testable import LoadKit
 
 /// `merge`: the union of the shards is judged as one run: the same counts as an unsharded run of
@@ -196,30 +195,4 @@ struct ShardMergeTests {
         #expect(refusal(parts) == "merged")
     }
 
-    @Test("merge on the command line: files or folders in, one judged run out; a missing shard exits 65")
-    func command() async throws {
-        let scenario = try Self.load(Self.failing)
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("merge-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: root) }
-        let folder = root.appendingPathComponent("parts")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        for part in try await Self.shards(scenario, count: 2) {
-            let name = ShardPart.fileName(
-                scenario: scenario.name, role: .shard, shard: try Shard(index: part.header.shardIndex, count: 2))
-            try part.write(to: folder.appendingPathComponent(name))
-        }
-        let out = root.appendingPathComponent("out")
-        #expect(MergeCommand.run([folder.path, "--out", out.path, "--run-id", "M"]) == .success)
-        let summary = try String(
-            contentsOf: out.appendingPathComponent("M-merge-failing/summary.csv"), encoding: .utf8)
-        #expect(summary.contains("merge-failing,send,failed,value,300"))
-        #expect(summary.contains("merge-failing,run,shards,value,2"))
-        #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("M-report.html").path))
-        try FileManager.default.removeItem(
-            at: folder.appendingPathComponent(
-                ShardPart.fileName(scenario: scenario.name, role: .shard, shard: try Shard(index: 1, count: 2))))
-        #expect(MergeCommand.run([folder.path, "--out", out.path]) == .dataError)
-        #expect(MergeCommand.run([root.appendingPathComponent("none").path, "--out", out.path]) == .dataError)
-        #expect(MergeCommand.run([]) == .usage)
-    }
 }

@@ -4,7 +4,6 @@ import Frontmail
 import Synchronization
 import Testing
 
-@testable import FrontmailBenchCLI
 @testable import LoadKit
 
 /// `--shard i/N`: how sends are dealt, and that the shards' schedules add up to the unsharded one.
@@ -302,70 +301,5 @@ struct ShardFileTests {
         } catch {
             #expect(error.description.hasPrefix(file.path + ": not a shard's results"), "\(error)")
         }
-    }
-}
-
-/// The scale-out options on the command line: contradictions and bad values exit 64 before
-/// anything runs, naming the option.
-@Suite("shards: command-line options")
-struct ShardOptionTests {
-    static func options(_ arguments: [String], environment: [String: String] = [:]) -> String? {
-        do {
-            _ = try ShardOptions(try Arguments(arguments, spec: RunCommand.spec), environment: environment)
-            return nil
-        } catch {
-            return error.description
-        }
-    }
-
-    @Test("--shard, --workers, --server and --rate: what goes together and what does not")
-    func combinations() {
-        #expect(Self.options(["--shard", "1/2"]) == nil)
-        #expect(Self.options(["--shard", "env/2"], environment: ["JOB_COMPLETION_INDEX": "1"]) == nil)
-        #expect(Self.options(["--workers", "4"]) == nil)
-        #expect(Self.options(["--shard", "0/2", "--server", "http://127.0.0.1:8080/fm-1", "--rate", "500"]) == nil)
-        let bad: [([String], String)] = [
-            (["--shard", "2/2"], "index must be 0 to 1"),
-            (["--shard", "env/2"], "JOB_COMPLETION_INDEX"),
-            (["--workers", "0"], "--workers needs 1 to 64"),
-            (["--workers", "65"], "--workers needs 1 to 64"),
-            (["--workers", "two"], "whole number"),
-            (["--shard", "0/2", "--workers", "2"], "exclude each other"),
-            (["--server", "http://127.0.0.1:1"], "--server goes with --shard"),
-            (["--shard", "0/2", "--server", "ftp://x"], "http:// URL"),
-            (["--rate", "100"], "--rate goes with --shard"),
-            (["--shard", "0/2", "--rate", "0"], "--rate needs a number"),
-        ]
-        for (arguments, reason) in bad {
-            let problem = Self.options(arguments)
-            #expect(problem?.contains(reason) == true, "\(arguments): \(problem ?? "accepted")")
-        }
-    }
-
-    @Test("serve --scenario: --shards and --part-out are required, --plan and --config are not allowed")
-    func sharedServer() throws {
-        func parse(_ arguments: [String]) throws -> String {
-            switch SharedServer.parse(try Arguments(arguments, spec: ServeCommand.spec)) {
-            case .absent: return "absent"
-            case .server(let server): return "server \(server.scenario.name) \(server.shards)"
-            case .exit(let code): return "exit \(code.rawValue)"
-            }
-        }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let scenario = ManifestTests.root.appendingPathComponent("scenarios/resets-and-truncation.json").path
-        #expect(try parse([]) == "absent")
-        #expect(try parse(["--shards", "2"]) == "exit 64")
-        #expect(try parse(["--scenario", scenario, "--part-out", folder.path]) == "exit 64")
-        #expect(try parse(["--scenario", scenario, "--shards", "2"]) == "exit 64")
-        #expect(try parse(["--scenario", scenario, "--shards", "0", "--part-out", folder.path]) == "exit 64")
-        #expect(try parse(["--scenario", scenario, "--shards", "1025", "--part-out", folder.path]) == "exit 64")
-        #expect(
-            try parse(["--scenario", scenario, "--shards", "2", "--part-out", folder.path, "--plan", "p.json"])
-                == "exit 64")
-        #expect(try parse(["--scenario", "none.json", "--shards", "2", "--part-out", folder.path]) == "exit 65")
-        #expect(
-            try parse(["--scenario", scenario, "--shards", "2", "--part-out", folder.path])
-                == "server resets-and-truncation 2")
     }
 }

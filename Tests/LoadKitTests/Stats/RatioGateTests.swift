@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 
-@testable import FrontmailBenchCLI
 @testable import LoadKit
 
 @Suite("the ratio gate: same-run ratios judged by their measured noise, with a positive control")
@@ -143,25 +142,4 @@ struct RatioGateTests {
         #expect(merged.count == runs[0].count)
     }
 
-    @Test("the baseline command: at least three runs, an output, readable files")
-    func baselineCommand() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("baseline-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let paths = try (0..<3).map { index in
-            let path = directory.appendingPathComponent("run\(index).csv").path
-            try SummaryCSV.render(Self.run(ratio: 10 + Double(index), spread: 0.01), runID: "r\(index)").write(
-                toFile: path, atomically: true, encoding: .utf8)
-            return path
-        }
-        let out = directory.appendingPathComponent("baseline.csv").path
-        #expect(BaselineCommand.run(paths + ["--out", out]) == .success)
-        let written = try SummaryCSV.parse(String(contentsOfFile: out, encoding: .utf8)).rows
-        #expect(written.first { $0.statistic == "ratio_vs_json_encoder" }?.value == 11)
-        #expect(BaselineCommand.run(Array(paths.prefix(2)) + ["--out", out]) == .usage)
-        #expect(BaselineCommand.run(paths) == .usage)
-        #expect(
-            BaselineCommand.run(paths + [directory.appendingPathComponent("none.csv").path, "--out", out]) == .dataError
-        )
-    }
 }

@@ -10,7 +10,7 @@ import Testing
 @Suite("deploy/kubernetes: manifests the CLI accepts")
 struct ManifestTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
     static let folder = root.appendingPathComponent("deploy/kubernetes")
 
     static func documents() throws -> [(file: String, document: YAMLNode)] {
