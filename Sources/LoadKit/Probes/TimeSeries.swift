@@ -96,7 +96,7 @@ struct TimeSeries {
                 if case .ok = record.outcome { seconds[at].sendsOK += 1 } else { seconds[at].sendsFailed += 1 }
             }
             let end = record.ended.isFinite ? record.ended : input.end
-            Self.spread(record.started..<end, width: width, into: &seconds) { $0.inFlight += $1 }
+            Self.spread(from: record.started, to: end, width: width, into: &seconds) { $0.inFlight += $1 }
         }
         for (index, attempts) in input.attemptBuckets.enumerated() where index < count {
             seconds[index].attemptsStarted = attempts
@@ -119,16 +119,20 @@ struct TimeSeries {
     }
 
     /// Adds each bucket's share of `span` (as a fraction of the bucket) with `add`.
+    /// Adds the part of `[start, end)` each second holds. The bounds come from records (a merged
+    /// shard's among them): a bound that is not a finite time, or an end before the start, adds
+    /// nothing, and no range is made of them before they are checked.
     private static func spread(
-        _ span: Range<Double>, width: Double, into seconds: inout [Second], _ add: (inout Second, Double) -> Void
+        from start: Double, to end: Double, width: Double, into seconds: inout [Second],
+        _ add: (inout Second, Double) -> Void
     ) {
-        guard span.lowerBound.isFinite, span.upperBound > span.lowerBound, span.lowerBound >= 0 else { return }
-        let first = Int(span.lowerBound / width)
-        let last = min(seconds.count - 1, Int(span.upperBound / width))
+        guard start.isFinite, start >= 0, end > start, !seconds.isEmpty else { return }
+        let first = Int(start / width)
+        let last = min(seconds.count - 1, end.isFinite ? Int(end / width) : seconds.count - 1)
         guard first <= last else { return }
         for index in first...last {
-            let low = max(span.lowerBound, Double(index) * width)
-            let high = min(span.upperBound, Double(index + 1) * width)
+            let low = max(start, Double(index) * width)
+            let high = min(end, Double(index + 1) * width)
             if high > low { add(&seconds[index], (high - low) / width) }
         }
     }
@@ -210,7 +214,10 @@ extension TimeSeries {
         let verdict = MetastabilityVerdict(
             goodput: goodput, trigger: trigger, restore: restore, window: window, smooth: settings.smooth.seconds,
             threshold: settings.threshold)
-        let span = max(0, Int(trigger))..<min(seconds.count, Int((restore + window).rounded(.up)))
+        // A run stopped before its trigger (interrupted) has no second of the window: nothing to
+        // judge in it, never a range whose start is past its end.
+        let upper = min(seconds.count, Int((restore + window).rounded(.up)))
+        let span = min(max(0, Int(trigger)), max(0, upper))..<max(0, upper)
         let during = span.isEmpty ? [] : Array(seconds[span])
         var figures: [(MetricKey, Double)] = [
             (.metastabilityVerdict, verdict.metastable ? 1 : 0), (.metastabilityRecovery, verdict.recovery ?? window),

@@ -43,6 +43,14 @@ extension ShardPart {
             }
             guard seen.insert(record.sendID).inserted else { return "\(at): send \(record.sendID) is listed twice" }
             if record.ended < record.started { return "\(at): it ends (\(record.ended)) before it starts" }
+            switch record.outcome {
+            case .ok, .failed:
+                // An outcome is what a started send ends with: one without a start is not a send.
+                guard record.started.isFinite, record.ended.isFinite else {
+                    return "\(at): it has an outcome but no start or end time"
+                }
+            case .pending, .dropped: break
+            }
             guard (0...Self.maxAttempts).contains(record.attempts), record.attemptStatuses.count <= Self.maxAttempts
             else {
                 return "\(at).attempts is \(record.attempts), not 0-\(Self.maxAttempts)"

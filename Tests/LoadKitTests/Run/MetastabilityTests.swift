@@ -153,6 +153,45 @@ struct MetastabilityTests {
         #expect(csv.first.map(String.init) == TimeSeries.header && csv.count == 3)
     }
 
+    @Test("records with times that are not times add nothing to the series and never trap (a merged shard's NaN start)")
+    func recordsWithoutTimes() {
+        var records: [History.Record] = []
+        for (started, ended) in [(Double.nan, 0.5), (0.2, Double.nan), (0.8, 0.3), (-1, 0.4), (0.1, .infinity)] {
+            var record = History.Record(sendID: records.count, intended: 0.1)
+            record.started = started
+            record.ended = ended
+            record.outcome = records.count % 2 == 0 ? .ok(messageID: "m") : .failed(code: .timeout, status: nil)
+            records.append(record)
+        }
+        let series = TimeSeries(
+            TimeSeries.Input(
+                width: 1, records: records, ledger: [], attemptBuckets: [], capacity: nil, model: nil, end: 2))
+        #expect(series.seconds.count == 2)
+        // Only the sends whose start is a time count as started (0.2, 0.8, 0.1); only real spans are
+        // in flight: 0.2 and 0.1 to the end (an end that is not a time is the run's end), never an
+        // end before its start.
+        #expect(series.seconds.map(\.sendsStarted) == [3, 0])
+        #expect(abs(series.seconds[0].inFlight - 1.7) < 1e-9 && abs(series.seconds[1].inFlight - 2) < 1e-9)
+    }
+
+    @Test("a run stopped before its metastability trigger is judged on what it has: no trap, nothing in the window")
+    func stoppedBeforeTrigger() throws {
+        var ok = History.Record(sendID: 0, intended: 0.1)
+        ok.started = 0.1
+        ok.ended = 0.2
+        ok.outcome = .ok(messageID: "m")
+        let series = TimeSeries(
+            TimeSeries.Input(
+                width: 1, records: [ok], ledger: [], attemptBuckets: [], capacity: nil, model: nil, end: 0.3))
+        let settings = try JSONDecoder().decode(
+            MetastabilitySettings.self, from: Data(#"{"trigger": "10s", "restore": "20s", "window": "30s"}"#.utf8))
+        let figures = Dictionary(
+            series.metastability(settings, trigger: 10, restore: 20).map { ($0.0.text, $0.1) }, uniquingKeysWith: { $1 }
+        )
+        #expect(figures["metastability.dead_work"] == 0)
+        #expect(figures["metastability.trigger_s"] == 10)
+    }
+
     @Test("a metastability section is checked: its trigger, its load and its window")
     func validation() {
         let plan =

@@ -71,6 +71,15 @@ struct ShardFuzzTests {
         ("records[0].intended", { $0.records[0].intended = .nan }),
         ("records[0].started", { $0.records[0].started = 1e300 }),
         ("records[0].ended", { $0.records[0].ended = -.infinity }),
+        // A send with an outcome and no start (ok or failed): merging it trapped in the time series.
+        ("records[0]: it has an outcome but no start", { $0.records[0].started = .nan }),
+        (
+            "records[0]: it has an outcome but no start",
+            {
+                $0.records[0].started = .nan
+                $0.records[0].outcome = .failed(code: .timeout, status: nil)
+            }
+        ),
         ("records[0].attempts", { $0.records[0].attempts = -1 }),
         ("records[0].attempts", { $0.records[0].attempts = Int.max }),
         ("records[0].sendID", { $0.records[0].sendID = -5 }),

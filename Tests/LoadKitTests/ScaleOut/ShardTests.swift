@@ -183,9 +183,13 @@ struct ShardFileTests {
         ok.indeterminateAttempt = true
         ok.attemptStatuses = [503, 202]
         var failed = History.Record(sendID: 7, intended: 1)
+        failed.started = 1
+        failed.ended = 1.25
         failed.outcome = .failed(code: .rateLimited, status: 429)
         failed.keyChanged = true
         var network = History.Record(sendID: 10, intended: 1.5)
+        network.started = 1.5
+        network.ended = 1.75
         network.outcome = .failed(code: .networkError, status: nil)
         var dropped = History.Record(sendID: 13, intended: 2)
         dropped.outcome = .dropped
