@@ -110,22 +110,6 @@ struct StreamingUnkeyedContainer: UnkeyedEncodingContainer, StreamingScalarSink 
         write(&state.storage.pointee.writer)
     }
 
-    mutating func encodeNil() throws { put { $0.writeRaw("null") } }
-    mutating func encode(_ value: Bool) throws { put { $0.writeRaw(value ? "true" : "false") } }
-    mutating func encode(_ value: String) throws { put { $0.writeString(value) } }
-    mutating func encode(_ value: Double) throws { try putDouble(value) }
-    mutating func encode(_ value: Float) throws { try encode(Double(value)) }
-    mutating func encode(_ value: Int) throws { put { $0.writeInteger(value) } }
-    mutating func encode(_ value: Int8) throws { try putInteger(value) }
-    mutating func encode(_ value: Int16) throws { try putInteger(value) }
-    mutating func encode(_ value: Int32) throws { try putInteger(value) }
-    mutating func encode(_ value: Int64) throws { try putInteger(value) }
-    mutating func encode(_ value: UInt) throws { try putInteger(value) }
-    mutating func encode(_ value: UInt8) throws { try putInteger(value) }
-    mutating func encode(_ value: UInt16) throws { try putInteger(value) }
-    mutating func encode(_ value: UInt32) throws { try putInteger(value) }
-    mutating func encode(_ value: UInt64) throws { try putInteger(value) }
-
     mutating func encode<T: Encodable>(_ value: T) throws {
         guard let level, state.activate(level: level, owner: owner) else { return }
         state.enter(IndexKey(count), depth: depth)
@@ -172,22 +156,6 @@ struct StreamingSingleContainer: SingleValueEncodingContainer, StreamingScalarSi
         write(&state.storage.pointee.writer)
     }
 
-    mutating func encodeNil() throws { put { $0.writeRaw("null") } }
-    mutating func encode(_ value: Bool) throws { put { $0.writeRaw(value ? "true" : "false") } }
-    mutating func encode(_ value: String) throws { put { $0.writeString(value) } }
-    mutating func encode(_ value: Double) throws { try putDouble(value) }
-    mutating func encode(_ value: Float) throws { try encode(Double(value)) }
-    mutating func encode(_ value: Int) throws { put { $0.writeInteger(value) } }
-    mutating func encode(_ value: Int8) throws { try putInteger(value) }
-    mutating func encode(_ value: Int16) throws { try putInteger(value) }
-    mutating func encode(_ value: Int32) throws { try putInteger(value) }
-    mutating func encode(_ value: Int64) throws { try putInteger(value) }
-    mutating func encode(_ value: UInt) throws { try putInteger(value) }
-    mutating func encode(_ value: UInt8) throws { try putInteger(value) }
-    mutating func encode(_ value: UInt16) throws { try putInteger(value) }
-    mutating func encode(_ value: UInt32) throws { try putInteger(value) }
-    mutating func encode(_ value: UInt64) throws { try putInteger(value) }
-
     mutating func encode<T: Encodable>(_ value: T) throws {
         guard state.singleWritable(level: level, mark: mark) else { return }
         state.leave(depth: depth)
@@ -202,7 +170,24 @@ protocol StreamingScalarSink {
     func put(_ write: (inout JSONWriter) -> Void)
 }
 
+/// The scalar members of an unkeyed and a single-value container, written once for both.
 extension StreamingScalarSink {
+    func encodeNil() throws { put { $0.writeRaw("null") } }
+    func encode(_ value: Bool) throws { put { $0.writeRaw(value ? "true" : "false") } }
+    func encode(_ value: String) throws { put { $0.writeString(value) } }
+    func encode(_ value: Double) throws { try putDouble(value) }
+    func encode(_ value: Float) throws { try putDouble(Double(value)) }
+    func encode(_ value: Int) throws { put { $0.writeInteger(value) } }
+    func encode(_ value: Int8) throws { try putInteger(value) }
+    func encode(_ value: Int16) throws { try putInteger(value) }
+    func encode(_ value: Int32) throws { try putInteger(value) }
+    func encode(_ value: Int64) throws { try putInteger(value) }
+    func encode(_ value: UInt) throws { try putInteger(value) }
+    func encode(_ value: UInt8) throws { try putInteger(value) }
+    func encode(_ value: UInt16) throws { try putInteger(value) }
+    func encode(_ value: UInt32) throws { try putInteger(value) }
+    func encode(_ value: UInt64) throws { try putInteger(value) }
+
     func putInteger(_ value: some BinaryInteger) throws {
         guard let integer = Int(exactly: value) else {
             throw StreamEncoder.Unwritable()

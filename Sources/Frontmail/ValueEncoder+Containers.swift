@@ -65,32 +65,17 @@ struct PairContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 }
 
-struct ElementContainer: UnkeyedEncodingContainer {
+struct ElementContainer: UnkeyedEncodingContainer, TreeScalarSink {
     let target: ContainerTarget
     let place: ContainerPlace
     var codingPath: [any CodingKey] { place.codingPath(target.state) }
     var count: Int { target.elementCount }
 
-    private func put(_ value: FrontmailValue) { target.appendElement(.value(value)) }
+    func put(_ value: FrontmailValue) { target.appendElement(.value(value)) }
     private var nextPath: [any CodingKey] { codingPath + [IndexKey(count)] }
+    /// An unwritable value's path: the element it would have been.
+    var scalarPath: [any CodingKey] { nextPath }
 
-    mutating func encodeNil() throws { put(.null) }
-    mutating func encode(_ value: Bool) throws { put(.bool(value)) }
-    mutating func encode(_ value: String) throws { put(.string(value)) }
-    mutating func encode(_ value: Double) throws { put(try ValueEncoder.checkedDouble(value, codingPath: nextPath)) }
-    mutating func encode(_ value: Float) throws {
-        put(try ValueEncoder.checkedDouble(Double(value), codingPath: nextPath))
-    }
-    mutating func encode(_ value: Int) throws { put(.integer(value)) }
-    mutating func encode(_ value: Int8) throws { put(.integer(Int(value))) }
-    mutating func encode(_ value: Int16) throws { put(.integer(Int(value))) }
-    mutating func encode(_ value: Int32) throws { put(.integer(Int(value))) }
-    mutating func encode(_ value: Int64) throws { put(.integer(Int(value))) }
-    mutating func encode(_ value: UInt) throws { put(try ValueEncoder.checkedInteger(value, codingPath: nextPath)) }
-    mutating func encode(_ value: UInt8) throws { put(.integer(Int(value))) }
-    mutating func encode(_ value: UInt16) throws { put(.integer(Int(value))) }
-    mutating func encode(_ value: UInt32) throws { put(.integer(Int(value))) }
-    mutating func encode(_ value: UInt64) throws { put(try ValueEncoder.checkedInteger(value, codingPath: nextPath)) }
     mutating func encode<T: Encodable>(_ value: T) throws {
         target.appendElement(try place.node(value, key: IndexKey(count), state: target.state))
     }
@@ -120,31 +105,15 @@ struct ElementContainer: UnkeyedEncodingContainer {
     }
 }
 
-struct SingleContainer: SingleValueEncodingContainer {
+struct SingleContainer: SingleValueEncodingContainer, TreeScalarSink {
     let state: EncoderState
     let frame: Int
     let depth: Int
     var codingPath: [any CodingKey] { state.path(depth: depth) }
 
-    private func put(_ value: FrontmailValue) { state.frames[frame].single = .value(value) }
+    func put(_ value: FrontmailValue) { state.frames[frame].single = .value(value) }
+    var scalarPath: [any CodingKey] { codingPath }
 
-    mutating func encodeNil() throws { put(.null) }
-    mutating func encode(_ value: Bool) throws { put(.bool(value)) }
-    mutating func encode(_ value: String) throws { put(.string(value)) }
-    mutating func encode(_ value: Double) throws { put(try ValueEncoder.checkedDouble(value, codingPath: codingPath)) }
-    mutating func encode(_ value: Float) throws {
-        put(try ValueEncoder.checkedDouble(Double(value), codingPath: codingPath))
-    }
-    mutating func encode(_ value: Int) throws { put(.integer(value)) }
-    mutating func encode(_ value: Int8) throws { put(.integer(Int(value))) }
-    mutating func encode(_ value: Int16) throws { put(.integer(Int(value))) }
-    mutating func encode(_ value: Int32) throws { put(.integer(Int(value))) }
-    mutating func encode(_ value: Int64) throws { put(.integer(Int(value))) }
-    mutating func encode(_ value: UInt) throws { put(try ValueEncoder.checkedInteger(value, codingPath: codingPath)) }
-    mutating func encode(_ value: UInt8) throws { put(.integer(Int(value))) }
-    mutating func encode(_ value: UInt16) throws { put(.integer(Int(value))) }
-    mutating func encode(_ value: UInt32) throws { put(.integer(Int(value))) }
-    mutating func encode(_ value: UInt64) throws { put(try ValueEncoder.checkedInteger(value, codingPath: codingPath)) }
     mutating func encode<T: Encodable>(_ value: T) throws {
         state.frames[frame].single = try state.node(value, depth: depth)
     }
@@ -213,4 +182,30 @@ struct IndexKey: CodingKey {
     init(_ index: Int) { intValue = index }
     init?(stringValue: String) { nil }
     init?(intValue: Int) { self.init(intValue) }
+}
+
+/// The scalar members of the tree's unkeyed and single-value containers, written once for both.
+protocol TreeScalarSink {
+    /// Puts one value in the tree.
+    func put(_ value: FrontmailValue)
+    /// The coding path an unwritable value's error names.
+    var scalarPath: [any CodingKey] { get }
+}
+
+extension TreeScalarSink {
+    func encodeNil() throws { put(.null) }
+    func encode(_ value: Bool) throws { put(.bool(value)) }
+    func encode(_ value: String) throws { put(.string(value)) }
+    func encode(_ value: Double) throws { put(try ValueEncoder.checkedDouble(value, codingPath: scalarPath)) }
+    func encode(_ value: Float) throws { put(try ValueEncoder.checkedDouble(Double(value), codingPath: scalarPath)) }
+    func encode(_ value: Int) throws { put(.integer(value)) }
+    func encode(_ value: Int8) throws { put(.integer(Int(value))) }
+    func encode(_ value: Int16) throws { put(.integer(Int(value))) }
+    func encode(_ value: Int32) throws { put(.integer(Int(value))) }
+    func encode(_ value: Int64) throws { put(.integer(Int(value))) }
+    func encode(_ value: UInt) throws { put(try ValueEncoder.checkedInteger(value, codingPath: scalarPath)) }
+    func encode(_ value: UInt8) throws { put(.integer(Int(value))) }
+    func encode(_ value: UInt16) throws { put(.integer(Int(value))) }
+    func encode(_ value: UInt32) throws { put(.integer(Int(value))) }
+    func encode(_ value: UInt64) throws { put(try ValueEncoder.checkedInteger(value, codingPath: scalarPath)) }
 }
