@@ -163,7 +163,11 @@ public struct Comparison: Sendable {
                 }
                 // Judged as a factor, the same in both polarities: tolerance t allows (1 + t)× worse.
                 let worse = Self.worseFactor(baseline: row.value, current: now.value, polarity: polarity)
-                if let slack = policy?.slack, slack > 0, abs(now.value - row.value) <= slack {
+                if Self.isStrict(row), now.value < 0, now.value != row.value {
+                    // A strict metric is a count of defects, of allocations or a ratio of correct
+                    // outcomes: a negative one is not a measurement, and never an improvement.
+                    verdict = .regression
+                } else if let slack = policy?.slack, slack > 0, abs(now.value - row.value) <= slack {
                     verdict = .unchanged
                 } else if worse > 1 + allowed {
                     verdict = policy?.warnOnly == true ? .warning : .regression

@@ -7,13 +7,13 @@ import Testing
 
 @testable import LoadKit
 
-/// A transport that holds every request a second before sending it: an SDK that keeps each send
+/// A transport that holds every request three seconds before sending it: an SDK that keeps each send
 /// in flight far longer than plain URLSession does (a lock, an extra round trip, a slow encoder).
 struct HoldingTransport: FrontmailTransport {
     let inner: any FrontmailTransport
 
     func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
-        try await Task.sleep(nanoseconds: 1_000_000_000)
+        try await Task.sleep(nanoseconds: 3_000_000_000)
         return try await inner.send(request)
     }
 }
@@ -125,8 +125,9 @@ struct ControlArmTests {
 
     /// 100 sends/s for a second over sockets, 64 in flight at most in each arm. The real SDK keeps
     /// up like plain URLSession (its sends took up to 0.5 s while other tests loaded both cores: 50
-    /// in flight, where a cap of 32 dropped some); an SDK that holds each send a second can have
-    /// only 64 of them in flight and drops about a third.
+    /// in flight, where a cap of 32 dropped some); an SDK that holds each send three seconds keeps
+    /// every send it started in flight past the last arrival, even when a loaded machine stretches
+    /// the second of arrivals: 64 in flight, 36 dropped.
     static let scenario = """
         {"name": "control", "transport": "socket",
          "load": {"type": "open", "rate": 100, "duration": "1s", "maxInFlight": 64, "control": "rawURLSession"},
@@ -147,7 +148,6 @@ struct ControlArmTests {
         runner.seams.transportWrapper = { HoldingTransport(inner: $0) }
         let holding = try await runner.run(scenario)
         #expect(!holding.passed, "\(holding.verdictLine)")
-        #expect((holding.metrics["control.excess_drop_rate"] ?? 0) >= 0.25)
-        #expect((holding.metrics["send.dropped"] ?? 0) >= 25)
+        #expect((holding.metrics["send.dropped"] ?? 0) >= 30, "\(holding.metrics["send.dropped"] ?? .nan)")
     }
 }

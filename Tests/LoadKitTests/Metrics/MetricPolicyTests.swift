@@ -77,6 +77,21 @@ struct MetricPolicyTests {
                 Self.row("cancellation", "raw_urlsession.inFlight.load", "p99", 900)) == nil)
     }
 
+    @Test("a strict count that turns negative is a regression, never unchanged or an improvement")
+    func negativeCounts() {
+        let row = { (value: Double) in Self.row("idempotency", "duplicates", "value", value) }
+        #expect(Self.judge(row(0), row(-1)) == .regression)
+        #expect(Self.judge(row(2), row(-2)) == .regression)
+        #expect(Self.judge(row(0), row(-1), strictOnly: true) == .regression)
+        // What a correct run can show: fewer defects, the same, more.
+        #expect(Self.judge(row(2), row(1)) == .improvement)
+        #expect(Self.judge(row(0), row(0)) == .unchanged)
+        #expect(Self.judge(row(0), row(1)) == .regression)
+        // A metric that may be negative (a difference against a control) is judged as before.
+        let excess = { (value: Double) in Self.row("control", "excess_drop_rate", "value", value) }
+        #expect(Self.judge(excess(0.01), excess(-0.01)) != .regression)
+    }
+
     @Test("a correctness metric that becomes n/a is a regression; a timing one is a warning")
     func unavailable() {
         #expect(
