@@ -69,6 +69,21 @@ extension TuneFile: Decodable {
             try quick.validate(path: "quick", environments: names, defaultPolicy: defaultPolicy)
             try quickened().checkSize(path: "quick")
         }
+        // A cell is named by its policy's label: two policies that read alike (a listed point, or a
+        // budget crossed with one, that differs from the default below the label's resolution)
+        // would be two cells with one name.
+        for sweep in quick == nil ? [self] : [self, quickened()] {
+            var labels: [String: PolicyPoint] = [:]
+            for policy in sweep.policies {
+                if let earlier = labels.updateValue(policy, forKey: policy.label), earlier != policy {
+                    throw InputError(
+                        path: sweep.grid.points == nil ? "grid" : "grid.points",
+                        reason:
+                            "two policies read \(policy.label)\(policy == sweep.defaultPolicy || earlier == sweep.defaultPolicy ? ", one of them the default," : "") but differ: give values that differ in their label"
+                    )
+                }
+            }
+        }
         // Every cell must be a scenario the runner accepts (the worst send bounded, the
         // metastability window inside the load, …): checked here, before anything runs.
         for sweep in quick == nil ? [self] : [self, quickened()] {

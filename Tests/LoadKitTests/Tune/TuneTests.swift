@@ -162,6 +162,8 @@ struct TuneTests {
                 "grid.maxRetries: give the policies as points"
             ),
             (#""grid": {"points": [{"maxRetries": 2}, {"maxRetries": 2}]}"#, "grid.points[1]: reads r2-"),
+            // A listed point that reads as the default but is not it: two cells of one label.
+            (#""grid": {"points": [{"timeout": "15.0001s"}]}"#, "grid.points: two policies read r3-"),
             (#""grid": {"points": [{"maxRetries": 101}]}"#, "grid.points[0].maxRetries: must be 0-100"),
             (
                 #""grid": {"points": [{"maxRetries": 2, "budget": "quota"}], "budget": ["none"]}"#,
