@@ -138,32 +138,15 @@ package struct JSONReader {
     mutating func parseObjectMembers(
         depth: Int, _ member: (String, inout JSONReader) throws(ParseError) -> Void
     ) throws(ParseError) {
-        guard depth <= Self.maxDepth else { throw error("nesting deeper than \(Self.maxDepth)") }
-        position += 1
-        skipWhitespace()
-        if current == UInt8(ascii: "}") {
-            position += 1
-            return
-        }
-        while true {
-            skipWhitespace()
-            guard current == UInt8(ascii: "\"") else { throw error("expected a string key") }
-            let key = try parseString()
-            skipWhitespace()
-            guard current == UInt8(ascii: ":") else { throw error("expected ':'") }
-            position += 1
-            skipWhitespace()
-            valueDepth = depth
-            try member(key, &self)
-            skipWhitespace()
-            switch current {
-            case UInt8(ascii: ","): position += 1
-            case UInt8(ascii: "}"):
-                position += 1
-                return
-            case nil: throw error("unexpected end of input")
-            default: throw error("expected ',' or '}'")
-            }
+        try parseElements(depth: depth, closing: UInt8(ascii: "}")) { reader throws(ParseError) in
+            guard reader.current == UInt8(ascii: "\"") else { throw reader.error("expected a string key") }
+            let key = try reader.parseString()
+            reader.skipWhitespace()
+            guard reader.current == UInt8(ascii: ":") else { throw reader.error("expected ':'") }
+            reader.position += 1
+            reader.skipWhitespace()
+            reader.valueDepth = depth
+            try member(key, &reader)
         }
     }
 
@@ -180,10 +163,18 @@ package struct JSONReader {
     mutating func parseArrayElements(
         depth: Int, _ element: (inout JSONReader) throws(ParseError) -> Void
     ) throws(ParseError) {
+        try parseElements(depth: depth, closing: UInt8(ascii: "]"), element)
+    }
+
+    /// Reads a container from its opening bracket to `closing`, handing `element` the reader at the
+    /// start of each element (which `element` must read) and checking the commas between them.
+    private mutating func parseElements(
+        depth: Int, closing: UInt8, _ element: (inout JSONReader) throws(ParseError) -> Void
+    ) throws(ParseError) {
         guard depth <= Self.maxDepth else { throw error("nesting deeper than \(Self.maxDepth)") }
         position += 1
         skipWhitespace()
-        if current == UInt8(ascii: "]") {
+        if current == closing {
             position += 1
             return
         }
@@ -193,11 +184,11 @@ package struct JSONReader {
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","): position += 1
-            case UInt8(ascii: "]"):
+            case closing?:
                 position += 1
                 return
             case nil: throw error("unexpected end of input")
-            default: throw error("expected ',' or ']'")
+            default: throw error("expected ',' or '\(Character(Unicode.Scalar(closing)))'")
             }
         }
     }

@@ -17,12 +17,9 @@ public enum BaselineCommand {
         """
 
     public static func run(_ arguments: [String]) -> ExitCode {
-        let parsed: Arguments
-        switch CommandArguments("baseline", arguments, spec: Arguments.Spec(options: ["out"], flags: []), usage: usage)
-        {
-        case .parsed(let arguments): parsed = arguments
-        case .exit(let code): return code
-        }
+        let command = CommandArguments(
+            "baseline", arguments, spec: Arguments.Spec(options: ["out"], flags: []), usage: usage)
+        guard case .parsed(let parsed) = command else { return command.exitCode }
         guard let out = parsed.value("out") else {
             printError("baseline: give --out BASELINE.csv\n\n\(usage)")
             return .usage
@@ -31,19 +28,7 @@ public enum BaselineCommand {
             printError("baseline: give at least three runs (a spread between runs needs three)\n\n\(usage)")
             return .usage
         }
-        var runs: [[SummaryRow]] = []
-        for file in parsed.positionals {
-            do {
-                let data = try InputFileError.read(file)
-                runs.append(try SummaryCSV.parse(String(decoding: data, as: UTF8.self), unique: true).rows)
-            } catch let error as InputFileError {
-                printError(error.description)
-                return .dataError
-            } catch {
-                printError("\(file): \(error)")
-                return .dataError
-            }
-        }
+        guard let runs = readSummaries(parsed.positionals) else { return .dataError }
         let merged = BaselineMerge.merge(runs)
         do {
             try RunOutputs.save(SummaryCSV.render(merged, runID: RunID.make()), to: out)

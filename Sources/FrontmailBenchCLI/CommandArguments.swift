@@ -24,6 +24,14 @@ enum CommandArguments {
             self = .parsed(parsed)
         }
     }
+
+    /// What the command exits with when it stops here (after `--help`, or on a usage error).
+    var exitCode: ExitCode {
+        switch self {
+        case .parsed: .success
+        case .exit(let code): code
+        }
+    }
 }
 
 extension Arguments.Spec {

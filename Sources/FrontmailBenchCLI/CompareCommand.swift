@@ -31,17 +31,13 @@ public enum CompareCommand {
         """
 
     public static func run(_ arguments: [String]) -> ExitCode {
-        let parsed: Arguments
-        switch CommandArguments(
+        let command = CommandArguments(
             "compare", arguments,
             spec: Arguments.Spec(
                 options: ["tolerance", "controls", "html", "summary-md"], flags: ["strict-only"],
                 repeatable: ["tolerance"]),
             usage: usage)
-        {
-        case .parsed(let arguments): parsed = arguments
-        case .exit(let code): return code
-        }
+        guard case .parsed(let parsed) = command else { return command.exitCode }
         guard parsed.positionals.count == 2 else {
             printError("compare: give a baseline and a current CSV\n\n\(usage)")
             return .usage
@@ -72,22 +68,7 @@ public enum CompareCommand {
             return .usage
         }
         let files = parsed.positionals
-        var parsedFiles: [[SummaryRow]] = []
-        for file in files {
-            do {
-                let data = try InputFileError.read(file)
-                parsedFiles.append(try SummaryCSV.parse(String(decoding: data, as: UTF8.self), unique: true).rows)
-            } catch let error as InputFileError {
-                printError(error.description)
-                return .dataError
-            } catch let error as CSVError {
-                printError("\(file): \(error)")
-                return .dataError
-            } catch {
-                printError("\(file): \(error)")
-                return .dataError
-            }
-        }
+        guard let parsedFiles = readSummaries(files) else { return .dataError }
         let comparison = Comparison(
             baseline: parsedFiles[0], current: parsedFiles[1], tolerance: tolerance, perMetric: perMetric,
             strictOnly: parsed.flag("strict-only"), blindControlsFail: blindControlsFail)

@@ -10,11 +10,8 @@ public enum ListCommand {
         """
 
     public static func run(_ arguments: [String]) -> ExitCode {
-        let parsed: Arguments
-        switch CommandArguments("list", arguments, spec: Arguments.Spec(flags: ["metrics"]), usage: usage) {
-        case .parsed(let arguments): parsed = arguments
-        case .exit(let code): return code
-        }
+        let command = CommandArguments("list", arguments, spec: Arguments.Spec(flags: ["metrics"]), usage: usage)
+        guard case .parsed(let parsed) = command else { return command.exitCode }
         if parsed.flag("metrics") {
             guard parsed.positionals.isEmpty else {
                 printError("list: --metrics takes no scenario files\n\(usage)")

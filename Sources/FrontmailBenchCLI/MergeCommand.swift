@@ -25,11 +25,8 @@ public enum MergeCommand {
     static let spec = Arguments.Spec(options: ["out", "junit", "summary-md", "run-id"])
 
     public static func run(_ arguments: [String]) -> ExitCode {
-        let parsed: Arguments
-        switch CommandArguments("merge", arguments, spec: spec, usage: usage) {
-        case .parsed(let arguments): parsed = arguments
-        case .exit(let code): return code
-        }
+        let command = CommandArguments("merge", arguments, spec: spec, usage: usage)
+        guard case .parsed(let parsed) = command else { return command.exitCode }
         guard !parsed.positionals.isEmpty else {
             printError("merge: name the shard files or the folders that hold them\n\n\(usage)")
             return .usage

@@ -21,11 +21,8 @@ public enum ReportCommand {
     static let spec = Arguments.Spec(options: ["out", "junit", "summary-md"])
 
     public static func run(_ arguments: [String]) -> ExitCode {
-        let parsed: Arguments
-        switch CommandArguments("report", arguments, spec: spec, usage: usage) {
-        case .parsed(let arguments): parsed = arguments
-        case .exit(let code): return code
-        }
+        let command = CommandArguments("report", arguments, spec: spec, usage: usage)
+        guard case .parsed(let parsed) = command else { return command.exitCode }
         guard !parsed.positionals.isEmpty else {
             printError("report: name at least one RUN.csv\n\n\(usage)")
             return .usage

@@ -55,11 +55,8 @@ public enum RunCommand {
     }
 
     public static func run(_ arguments: [String]) async -> ExitCode {
-        let parsed: Arguments
-        switch CommandArguments("run", arguments, spec: spec, usage: usage) {
-        case .parsed(let arguments): parsed = arguments
-        case .exit(let code): return code
-        }
+        let command = CommandArguments("run", arguments, spec: spec, usage: usage)
+        guard case .parsed(let parsed) = command else { return command.exitCode }
         let seed: UInt64?
         let sharding: ShardOptions
         let traceSend: Int?

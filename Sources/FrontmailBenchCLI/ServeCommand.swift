@@ -45,11 +45,8 @@ public enum ServeCommand {
         ], flags: ["share-port", "quick", "expose"])
 
     public static func run(_ arguments: [String]) -> ExitCode {
-        let parsed: Arguments
-        switch CommandArguments("serve", arguments, spec: spec, usage: usage) {
-        case .parsed(let arguments): parsed = arguments
-        case .exit(let code): return code
-        }
+        let command = CommandArguments("serve", arguments, spec: spec, usage: usage)
+        guard case .parsed(let parsed) = command else { return command.exitCode }
         let port: Int
         let seed: UInt64
         let loops: Int

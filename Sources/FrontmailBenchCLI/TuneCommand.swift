@@ -30,11 +30,8 @@ public enum TuneCommand {
     static let spec = Arguments.Spec(options: ["out", "jobs"], flags: ["quick", "no-progress"])
 
     public static func run(_ arguments: [String]) async -> ExitCode {
-        let parsed: Arguments
-        switch CommandArguments("tune", arguments, spec: spec, usage: usage) {
-        case .parsed(let arguments): parsed = arguments
-        case .exit(let code): return code
-        }
+        let command = CommandArguments("tune", arguments, spec: spec, usage: usage)
+        guard case .parsed(let parsed) = command else { return command.exitCode }
         let jobs: Int
         do {
             jobs = try parsed.integer("jobs") ?? ProcessInfo.processInfo.activeProcessorCount

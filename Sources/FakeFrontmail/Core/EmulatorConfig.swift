@@ -49,8 +49,7 @@ public struct EmulatorConfig: Sendable, Hashable, Codable {
         }
 
         public init(from decoder: any Decoder) throws {
-            try decoder.rejectUnknownKeys(["sending", "sent", "delivered"])
-            let container = try decoder.container(keyedBy: AnyKey.self)
+            let container = try decoder.strictContainer(["sending", "sent", "delivered"])
             let defaults = Lifecycle()
             sending = try container.decodeIfPresent(TimeSpan.self, forKey: AnyKey("sending")) ?? defaults.sending
             sent = try container.decodeIfPresent(TimeSpan.self, forKey: AnyKey("sent")) ?? defaults.sent
@@ -66,8 +65,7 @@ public struct EmulatorConfig: Sendable, Hashable, Codable {
     }
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(Set(CodingKeys.allCases.map(\.rawValue)))
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try decoder.strictContainer(keyedBy: CodingKeys.self)
         let defaults = EmulatorConfig()
         publicKeys = try container.decodeIfPresent([String].self, forKey: .publicKeys) ?? defaults.publicKeys
         allowMobileApps = try container.decodeIfPresent(Bool.self, forKey: .allowMobileApps) ?? defaults.allowMobileApps
@@ -139,8 +137,9 @@ public struct TemplateConfig: Sendable, Hashable, Codable {
     }
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(["id", "requiredParams", "turnstile", "locales", "defaultLocale", "services"])
-        let container = try decoder.container(keyedBy: AnyKey.self)
+        let container = try decoder.strictContainer([
+            "id", "requiredParams", "turnstile", "locales", "defaultLocale", "services",
+        ])
         id = try container.decode(String.self, forKey: AnyKey("id"))
         requiredParams = try container.decodeIfPresent([String].self, forKey: AnyKey("requiredParams")) ?? []
         turnstile = try container.decodeIfPresent(Bool.self, forKey: AnyKey("turnstile")) ?? false

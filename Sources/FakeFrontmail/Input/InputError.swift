@@ -114,6 +114,20 @@ extension Decoder {
                 path: InputError.path(codingPath + [key]), reason: "unknown field (accepted here: \(accepted))")
         }
     }
+
+    /// The object's fields, once no key outside `known` is found (`rejectUnknownKeys`).
+    public func strictContainer(_ known: Set<String>) throws -> KeyedDecodingContainer<AnyKey> {
+        try rejectUnknownKeys(known)
+        return try container(keyedBy: AnyKey.self)
+    }
+
+    /// The object's fields by `Keys`, once every key is found to be one of its cases.
+    public func strictContainer<Keys: CodingKey & CaseIterable>(
+        keyedBy keys: Keys.Type
+    ) throws -> KeyedDecodingContainer<Keys> {
+        try rejectUnknownKeys(Set(Keys.allCases.map(\.stringValue)))
+        return try container(keyedBy: keys)
+    }
 }
 
 extension InputError {

@@ -38,15 +38,12 @@ public struct CapacityModel: Sendable, Hashable, Codable {
         self.abandoned = abandoned
     }
 
-    private enum CodingKeys: String, CodingKey {
+    private enum CodingKeys: String, CodingKey, CaseIterable {
         case workers, serviceTime, mode, maxQueue, shedRetryAfter, schedule, abandoned
     }
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys([
-            "workers", "serviceTime", "mode", "maxQueue", "shedRetryAfter", "schedule", "abandoned",
-        ])
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try decoder.strictContainer(keyedBy: CodingKeys.self)
         workers = try container.requiredInteger(Int.self, .workers)
         serviceTime = try container.decode(Distribution.self, forKey: .serviceTime)
         mode = try container.decodeIfPresent(Mode.self, forKey: .mode) ?? .queue
@@ -107,11 +104,10 @@ public struct CapacityChange: Sendable, Hashable, Codable {
         self.factor = factor
     }
 
-    private enum CodingKeys: String, CodingKey { case from, to, workers, factor }
+    private enum CodingKeys: String, CodingKey, CaseIterable { case from, to, workers, factor }
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(["from", "to", "workers", "factor"])
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try decoder.strictContainer(keyedBy: CodingKeys.self)
         from = try container.decode(TimeSpan.self, forKey: .from)
         to = try container.decode(TimeSpan.self, forKey: .to)
         workers = try container.integer(Int.self, .workers)

@@ -59,8 +59,7 @@ extension RetryAfterSpec: Codable {
                 return
             }
         }
-        try decoder.rejectUnknownKeys(["httpDateIn"])
-        let container = try decoder.container(keyedBy: AnyKey.self)
+        let container = try decoder.strictContainer(["httpDateIn"])
         self = .httpDateIn(try container.decode(TimeSpan.self, forKey: AnyKey("httpDateIn")))
     }
 
@@ -120,8 +119,7 @@ extension BodySpec: Codable {
             }
             return
         }
-        try decoder.rejectUnknownKeys(["raw"])
-        let container = try decoder.container(keyedBy: AnyKey.self)
+        let container = try decoder.strictContainer(["raw"])
         self = .raw(try container.decode(String.self, forKey: AnyKey("raw")))
     }
 

@@ -17,11 +17,10 @@ public struct FaultPlan: Sendable, Hashable, Codable {
 
     public static let none = FaultPlan()
 
-    private enum CodingKeys: String, CodingKey { case rules, capacity }
+    private enum CodingKeys: String, CodingKey, CaseIterable { case rules, capacity }
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(["rules", "capacity"])
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try decoder.strictContainer(keyedBy: CodingKeys.self)
         rules = try container.decodeIfPresent([FaultRule].self, forKey: .rules) ?? []
         capacity = try container.decodeIfPresent(CapacityModel.self, forKey: .capacity)
     }
@@ -72,11 +71,10 @@ public struct FaultRule: Sendable, Hashable, Codable {
         self.limit = limit
     }
 
-    private enum CodingKeys: String, CodingKey { case name, match, action, limit }
+    private enum CodingKeys: String, CodingKey, CaseIterable { case name, match, action, limit }
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(["name", "match", "action", "limit"])
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try decoder.strictContainer(keyedBy: CodingKeys.self)
         name = try container.decodeIfPresent(String.self, forKey: .name)
         match = try container.decodeIfPresent(FaultMatch.self, forKey: .match) ?? FaultMatch()
         action = try container.decode(FaultAction.self, forKey: .action)
@@ -133,11 +131,12 @@ public struct FaultMatch: Sendable, Hashable, Codable {
         self.header = header
     }
 
-    private enum CodingKeys: String, CodingKey { case endpoint, attempt, from, to, probability, everyNth, header }
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case endpoint, attempt, from, to, probability, everyNth, header
+    }
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(["endpoint", "attempt", "from", "to", "probability", "everyNth", "header"])
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try decoder.strictContainer(keyedBy: CodingKeys.self)
         endpoint = try container.decodeIfPresent(Endpoint.self, forKey: .endpoint)
         attempt = try container.decodeIfPresent(AttemptRange.self, forKey: .attempt)
         from = try container.decodeIfPresent(TimeSpan.self, forKey: .from)
@@ -195,8 +194,7 @@ public struct AttemptRange: Sendable, Hashable, Codable {
             self = .exactly(value)
             return
         }
-        try decoder.rejectUnknownKeys(["min", "max"])
-        let container = try decoder.container(keyedBy: AnyKey.self)
+        let container = try decoder.strictContainer(["min", "max"])
         min = try container.integer(Int.self, AnyKey("min")) ?? 1
         max = try container.integer(Int.self, AnyKey("max"))
     }
@@ -234,8 +232,7 @@ public struct HeaderMatch: Sendable, Hashable, Codable {
     }
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(["name", "value", "prefix"])
-        let container = try decoder.container(keyedBy: AnyKey.self)
+        let container = try decoder.strictContainer(["name", "value", "prefix"])
         name = try container.decode(String.self, forKey: AnyKey("name"))
         value = try container.decodeIfPresent(String.self, forKey: AnyKey("value"))
         prefix = try container.decodeIfPresent(String.self, forKey: AnyKey("prefix"))

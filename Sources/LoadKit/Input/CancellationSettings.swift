@@ -35,8 +35,7 @@ public struct CancellationSettings: Sendable, Hashable {
 
 extension CancellationSettings: Decodable {
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(["phases", "samples", "backgroundLoad", "baseline", "soak"])
-        let container = try decoder.container(keyedBy: AnyKey.self)
+        let container = try decoder.strictContainer(["phases", "samples", "backgroundLoad", "baseline", "soak"])
         self.init()
         phases = try container.decodeIfPresent([CancellationPhase].self, forKey: AnyKey("phases")) ?? phases
         samples = try container.integer(Int.self, AnyKey("samples")) ?? samples

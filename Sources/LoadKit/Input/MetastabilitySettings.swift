@@ -68,8 +68,7 @@ public struct MetastabilitySettings: Sendable, Hashable {
 
 extension MetastabilitySettings: Decodable {
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(["trigger", "restore", "window", "threshold", "smooth"])
-        let container = try decoder.container(keyedBy: AnyKey.self)
+        let container = try decoder.strictContainer(["trigger", "restore", "window", "threshold", "smooth"])
         self.init()
         trigger = try container.decodeIfPresent(TimeSpan.self, forKey: AnyKey("trigger"))
         restore = try container.decodeIfPresent(TimeSpan.self, forKey: AnyKey("restore"))

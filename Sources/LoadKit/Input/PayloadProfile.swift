@@ -56,8 +56,7 @@ extension PayloadProfile: Decodable {
             }
             return
         }
-        try decoder.rejectUnknownKeys(["type", "bytes"])
-        let container = try decoder.container(keyedBy: AnyKey.self)
+        let container = try decoder.strictContainer(["type", "bytes"])
         let type = try container.decode(String.self, forKey: AnyKey("type"))
         guard type == "attachment" else {
             throw InputError(

@@ -10,8 +10,7 @@ extension Scenario: Decodable {
     ]
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(Self.fields)
-        let container = try decoder.container(keyedBy: AnyKey.self)
+        let container = try decoder.strictContainer(Self.fields)
         func key(_ name: String) -> AnyKey { AnyKey(name) }
         // Required by validate() (a tune file's base takes the sweep's name instead).
         name = try container.decodeIfPresent(String.self, forKey: key("name")) ?? ""
@@ -61,19 +60,14 @@ extension Scenario: Decodable {
 
     /// Decodes and validates a scenario file's bytes (read already, or carried in a shard's results).
     public static func load(data: Data, file: String) throws(InputFileError) -> Scenario {
-        var scenario: Scenario
         do {
-            scenario = try InputError.decode(Scenario.self, from: data)
-        } catch {
-            throw InputFileError(file: file, error: error)
-        }
-        scenario.file = file
-        do {
+            var scenario = try InputError.decode(Scenario.self, from: data)
+            scenario.file = file
             try scenario.validate()
+            return scenario
         } catch {
             throw InputFileError(file: file, error: error)
         }
-        return scenario
     }
 
     public func validate() throws(InputError) {
@@ -155,10 +149,9 @@ extension QuickSettings {
 
 extension QuickSettings: Decodable {
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys([
+        let container = try decoder.strictContainer([
             "sends", "duration", "concurrency", "rate", "samples", "backgroundLoad", "soak", "assertions", "wallBudget",
         ])
-        let container = try decoder.container(keyedBy: AnyKey.self)
         sends = try container.integer(Int.self, AnyKey("sends"))
         duration = try container.decodeIfPresent(TimeSpan.self, forKey: AnyKey("duration"))
         concurrency = try container.integer(Int.self, AnyKey("concurrency"))

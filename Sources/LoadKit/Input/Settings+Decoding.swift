@@ -7,11 +7,10 @@ import Frontmail
 
 extension ClientSettings: Decodable {
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys([
+        let container = try decoder.strictContainer([
             "maxRetries", "baseDelay", "maxDelay", "maxRetryAfter", "timeout", "maxConnections", "explicitKeys",
             "budget", "turnstile", "instances",
         ])
-        let container = try decoder.container(keyedBy: AnyKey.self)
         self.init()
         maxRetries = try container.integer(Int.self, AnyKey("maxRetries")) ?? maxRetries
         baseDelay = try container.decodeIfPresent(TimeSpan.self, forKey: AnyKey("baseDelay")) ?? baseDelay
@@ -40,8 +39,7 @@ extension ClientSettings: Decodable {
 
 extension ClientSettings.TurnstileSettings: Decodable {
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(["key", "badEvery"])
-        let container = try decoder.container(keyedBy: AnyKey.self)
+        let container = try decoder.strictContainer(["key", "badEvery"])
         if let name = try container.decodeIfPresent(String.self, forKey: AnyKey("key")) {
             guard let key = TurnstileKey(rawValue: name) else {
                 let accepted = TurnstileKey.allCases.map(\.rawValue).joined(separator: ", ")
@@ -57,8 +55,7 @@ extension ClientSettings.TurnstileSettings: Decodable {
 
 extension ClientSettings.ExplicitKeys: Decodable {
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(["pool", "sameBody"])
-        let container = try decoder.container(keyedBy: AnyKey.self)
+        let container = try decoder.strictContainer(["pool", "sameBody"])
         pool = try container.requiredInteger(Int.self, AnyKey("pool"))
         sameBody = try container.decodeIfPresent(Bool.self, forKey: AnyKey("sameBody")) ?? true
     }
@@ -66,10 +63,9 @@ extension ClientSettings.ExplicitKeys: Decodable {
 
 extension LoadSettings: Decodable {
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys([
+        let container = try decoder.strictContainer([
             "type", "concurrency", "sends", "duration", "rate", "maxInFlight", "stages", "policyTime", "control",
         ])
-        let container = try decoder.container(keyedBy: AnyKey.self)
         self.init()
         kind = try container.decodeIfPresent(Kind.self, forKey: AnyKey("type")) ?? .closed
         concurrency = try container.integer(Int.self, AnyKey("concurrency")) ?? concurrency
@@ -146,8 +142,7 @@ extension LoadSettings: Decodable {
 
 extension CalibratedRate: Decodable {
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(["fraction", "of"])
-        let container = try decoder.container(keyedBy: AnyKey.self)
+        let container = try decoder.strictContainer(["fraction", "of"])
         fraction = try container.decode(Double.self, forKey: AnyKey("fraction"))
         of = try container.decode(Reference.self, forKey: AnyKey("of"))
     }
@@ -155,8 +150,7 @@ extension CalibratedRate: Decodable {
 
 extension LoadSettings.Stage: Decodable {
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(["rate", "duration"])
-        let container = try decoder.container(keyedBy: AnyKey.self)
+        let container = try decoder.strictContainer(["rate", "duration"])
         rate = try container.decode(Double.self, forKey: AnyKey("rate"))
         duration = try container.decode(TimeSpan.self, forKey: AnyKey("duration"))
     }

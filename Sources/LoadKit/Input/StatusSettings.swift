@@ -50,8 +50,7 @@ public struct StatusSettings: Sendable, Hashable {
 
 extension StatusSettings: Decodable {
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(Self.fields)
-        let container = try decoder.container(keyedBy: AnyKey.self)
+        let container = try decoder.strictContainer(Self.fields)
         self.init()
         reads = try container.integer(Int.self, AnyKey("reads")) ?? reads
         unknown = try container.decodeIfPresent(Double.self, forKey: AnyKey("unknown")) ?? unknown

@@ -8,8 +8,7 @@ extension TuneFile: Decodable {
     ]
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(Self.fields)
-        let container = try decoder.container(keyedBy: AnyKey.self)
+        let container = try decoder.strictContainer(Self.fields)
         name = try container.decode(String.self, forKey: AnyKey("name"))
         description = try container.decodeIfPresent(String.self, forKey: AnyKey("description")) ?? ""
         base = try container.decode(Scenario.self, forKey: AnyKey("base"))
@@ -23,16 +22,15 @@ extension TuneFile: Decodable {
     /// Reads, decodes and validates a tune file. Errors are `FILE: field.path: reason`.
     public static func load(file: String) throws(InputFileError) -> TuneFile {
         let data = try InputFileError.read(file)
-        var tune: TuneFile
         do {
-            tune = try InputError.decode(TuneFile.self, from: data)
+            var tune = try InputError.decode(TuneFile.self, from: data)
             tune.base.name = tune.name
             tune.file = file
             try tune.validate()
+            return tune
         } catch {
             throw InputFileError(file: file, error: error)
         }
-        return tune
     }
 
     public func validate() throws(InputError) {
@@ -126,8 +124,7 @@ extension TuneFile: Decodable {
 
 extension PolicyPoint: Decodable {
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(["maxRetries", "baseDelay", "maxDelay", "timeout", "budget"])
-        let container = try decoder.container(keyedBy: AnyKey.self)
+        let container = try decoder.strictContainer(["maxRetries", "baseDelay", "maxDelay", "timeout", "budget"])
         let base = PolicyPoint.sdkDefault
         self.init(
             maxRetries: try container.integer(Int.self, AnyKey("maxRetries")) ?? base.maxRetries,
@@ -147,8 +144,9 @@ extension PolicyPoint: Decodable {
 
 extension PolicyGrid: Decodable {
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(["maxRetries", "baseDelay", "maxDelay", "timeout", "budget", "points"])
-        let container = try decoder.container(keyedBy: AnyKey.self)
+        let container = try decoder.strictContainer([
+            "maxRetries", "baseDelay", "maxDelay", "timeout", "budget", "points",
+        ])
         self.init(
             maxRetries: try container.decodeIfPresent([Int].self, forKey: AnyKey("maxRetries")),
             baseDelay: try container.decodeIfPresent([TimeSpan].self, forKey: AnyKey("baseDelay")),
@@ -231,8 +229,9 @@ extension PolicyGrid: Decodable {
 
 extension TuneEnvironment: Decodable {
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(["name", "description", "rules", "capacity", "metastability", "load", "map"])
-        let container = try decoder.container(keyedBy: AnyKey.self)
+        let container = try decoder.strictContainer([
+            "name", "description", "rules", "capacity", "metastability", "load", "map",
+        ])
         name = try container.decode(String.self, forKey: AnyKey("name"))
         description = try container.decodeIfPresent(String.self, forKey: AnyKey("description")) ?? ""
         rules = try container.decodeIfPresent([FaultRule].self, forKey: AnyKey("rules")) ?? []
@@ -259,8 +258,7 @@ extension TuneEnvironment: Decodable {
 
 extension TuneEnvironment.MapPoint: Decodable {
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(["load", "drop"])
-        let container = try decoder.container(keyedBy: AnyKey.self)
+        let container = try decoder.strictContainer(["load", "drop"])
         load = try container.decode(Double.self, forKey: AnyKey("load"))
         drop = try container.decode(TimeSpan.self, forKey: AnyKey("drop"))
     }
@@ -268,8 +266,7 @@ extension TuneEnvironment.MapPoint: Decodable {
 
 extension TuneQuick: Decodable {
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(["seeds", "grid", "environments", "duration"])
-        let container = try decoder.container(keyedBy: AnyKey.self)
+        let container = try decoder.strictContainer(["seeds", "grid", "environments", "duration"])
         seeds = try container.integer(Int.self, AnyKey("seeds"))
         grid = try container.decodeIfPresent(PolicyGrid.self, forKey: AnyKey("grid"))
         environments = try container.decodeIfPresent([String].self, forKey: AnyKey("environments"))
