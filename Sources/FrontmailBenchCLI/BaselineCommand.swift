@@ -28,6 +28,9 @@ public enum BaselineCommand {
             printError("baseline: give at least three runs (a spread between runs needs three)\n\n\(usage)")
             return .usage
         }
+        if let refused = refuseOutputsNamingInputs("baseline", [("out", out)], inputs: parsed.positionals) {
+            return refused
+        }
         guard let runs = readSummaries(parsed.positionals) else { return .dataError }
         let merged = BaselineMerge.merge(runs)
         do {

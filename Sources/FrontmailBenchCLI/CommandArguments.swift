@@ -58,3 +58,17 @@ enum CommandScenarios {
         }
     }
 }
+
+/// Refuses, before any work, an output option that names one of the command's inputs: nil when
+/// none does, else the usage exit after saying which.
+func refuseOutputsNamingInputs(
+    _ command: String, _ outputs: [(option: String, path: String?)], inputs: [String]
+) -> ExitCode? {
+    for (option, path) in outputs {
+        guard let path, let clash = OutputFile.clash(outputs: [path], inputs: inputs) else { continue }
+        printError(
+            "\(command): --\(option) \(clash.output) is an input of this command (\(clash.input)); give another path")
+        return .usage
+    }
+    return nil
+}

@@ -68,6 +68,11 @@ public enum CompareCommand {
             return .usage
         }
         let files = parsed.positionals
+        if let refused = refuseOutputsNamingInputs(
+            "compare", ["html", "summary-md"].map { ($0, parsed.value($0)) }, inputs: files)
+        {
+            return refused
+        }
         guard let parsedFiles = readSummaries(files) else { return .dataError }
         let comparison = Comparison(
             baseline: parsedFiles[0], current: parsedFiles[1], tolerance: tolerance, perMetric: perMetric,

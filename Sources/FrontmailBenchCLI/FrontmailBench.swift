@@ -19,6 +19,22 @@ public enum FrontmailBench {
         `frontmail-bench <command> --help` describes each command.
         """
 
+    /// The process's first step, before anything is printed: SIGINT, SIGTERM and SIGHUP are
+    /// received from here to the exit (a signal before a mode listens is kept for it), SIGPIPE
+    /// cannot end the process, and a child of another `frontmail-bench` ends with its parent.
+    public static func startProcess() {
+        ProcessSignals.install()
+        Lifeline.watchParent()
+    }
+
+    /// What the process exits with: the command's code, or 128 + a signal that no mode took
+    /// (one that came after the command stopped listening, or in a command that never does) when
+    /// the command itself succeeded.
+    public static func exitStatus(_ code: ExitCode) -> Int32 {
+        if code == .success, let signal = ProcessSignals.router.unheard { return 128 + signal }
+        return code.rawValue
+    }
+
     public static func main(_ arguments: [String]) async -> ExitCode {
         guard let command = arguments.first else {
             printError(usage)

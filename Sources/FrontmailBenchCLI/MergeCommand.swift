@@ -31,6 +31,11 @@ public enum MergeCommand {
             printError("merge: name the shard files or the folders that hold them\n\n\(usage)")
             return .usage
         }
+        if let refused = refuseOutputsNamingInputs(
+            "merge", ["junit", "summary-md"].map { ($0, parsed.value($0)) }, inputs: parsed.positionals)
+        {
+            return refused
+        }
         if let given = parsed.value("run-id"), let problem = RunID.problem(given) {
             printError("merge: --run-id \(problem)")
             return .usage

@@ -27,6 +27,11 @@ public enum ReportCommand {
             printError("report: name at least one RUN.csv\n\n\(usage)")
             return .usage
         }
+        if let refused = refuseOutputsNamingInputs(
+            "report", ["out", "junit", "summary-md"].map { ($0, parsed.value($0)) }, inputs: parsed.positionals)
+        {
+            return refused
+        }
         var runs: [RunResults] = []
         for path in parsed.positionals {
             do {

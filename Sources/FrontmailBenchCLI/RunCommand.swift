@@ -77,6 +77,12 @@ public enum RunCommand {
         case .loaded(let loaded): scenarios = loaded
         case .exit(let code): return code
         }
+        if let refused = refuseOutputsNamingInputs(
+            "run", [RunOption.junit, .summaryMarkdown].map { ($0.rawValue, parsed.value($0)) },
+            inputs: scenarios.map(\.file))
+        {
+            return refused
+        }
         let only = parsed.all(.only)
         if !only.isEmpty {
             let unknown = only.filter { name in !scenarios.contains { $0.name == name } }
@@ -114,7 +120,20 @@ public enum RunCommand {
         if sharding.shard != nil { return await runShard(scenarios, options: sharding, parsed: parsed, out: out) }
         let runID: String
         if let given = parsed.value(.runID) {
-            runID = given  // a child of an isolated run: the parent claimed it
+            let claimedByParent = ProcessInfo.processInfo.environment[ChildEnvironment.claimedRun] == given
+            unsetenv(ChildEnvironment.claimedRun)
+            if !claimedByParent {
+                do {
+                    _ = try ResultsWriter.claimExactly(root: out, runID: given)
+                } catch let exists as ResultsWriter.RunExists {
+                    printError("run: \(exists)")
+                    return .usage
+                } catch {
+                    printError("run: --out \(out.path) cannot be written (\(error.localizedDescription))")
+                    return .usage
+                }
+            }
+            runID = given
         } else {
             do {
                 runID = try ResultsWriter.claim(root: out, runID: RunID.make()).runID

@@ -2,7 +2,7 @@ import FakeFrontmail
 import Foundation
 import LoadKit
 
-/// `frontmail-bench serve`: the fake Frontmail API on 127.0.0.1 until SIGINT or SIGTERM.
+/// `frontmail-bench serve`: the fake Frontmail API on 127.0.0.1 until SIGINT, SIGTERM or SIGHUP.
 public enum ServeCommand {
     public static let usage = """
         usage: frontmail-bench serve [--port N] [--host ADDR] [--plan FILE] [--config FILE] [--seed N]
@@ -10,7 +10,7 @@ public enum ServeCommand {
                frontmail-bench serve --scenario FILE --shards N --part-out DIR [--quick] [--seed N] …
 
         Starts the fake Frontmail API. The first line on stdout is `listening on http://HOST:PORT`.
-        SIGINT or SIGTERM stops it, writes the ledger if asked and prints a one-line summary.
+        SIGINT, SIGTERM or SIGHUP stops it, writes the ledger if asked and prints a one-line summary.
 
           --port N          port to bind (default 0: any free port)
           --host ADDR       address to bind (default 127.0.0.1; loopback addresses only)
@@ -33,7 +33,7 @@ public enum ServeCommand {
           --scenario FILE   serve this scenario's fake: its emulator config, its plan (time-scaled)
                             and seed (--quick and --seed as the shards were given them)
           --shards N        how many shards will send here
-          --part-out DIR    on SIGINT/SIGTERM, write DIR/<scenario>.server.fmshard for `merge`
+          --part-out DIR    on a signal, write DIR/<scenario>.server.fmshard for `merge`
           --expose          allow a --host that is not loopback (a container's 0.0.0.0); the fake
                             has no authentication: expose it only on a private network
         """
@@ -83,6 +83,12 @@ public enum ServeCommand {
         }
         let plan: FaultPlan
         let config: EmulatorConfig
+        if let refused = refuseOutputsNamingInputs(
+            "serve", [("ledger", parsed.value("ledger"))],
+            inputs: ["plan", "config", "scenario"].compactMap { parsed.value($0) })
+        {
+            return refused
+        }
         do {
             plan = try parsed.value("plan").map(loadPlan) ?? .none
             config = try parsed.value("config").map(loadConfig) ?? EmulatorConfig()
@@ -98,6 +104,9 @@ public enum ServeCommand {
             printError("serve: --ledger \(ledgerPath) cannot be written (\(problem))")
             return .usage
         }
+        // Listening before the server starts: a supervisor that signals as soon as it reads the
+        // `listening on` line finds the handler in place.
+        let termination = TerminationSignal()
         let core = shared?.makeCore() ?? FakeFrontmailCore(config: config, plan: plan, seed: seed)
         let server: FakeFrontmailServer
         do {
@@ -114,7 +123,7 @@ public enum ServeCommand {
         }
         print("listening on \(server.url.absoluteString)")
         fflush(nil)
-        let signalName = waitForTerminationSignal()
+        let signalName = termination.wait()
         server.shutdown()
         if let ledgerPath = parsed.value("ledger") {
             do {
@@ -148,7 +157,7 @@ public enum ServeCommand {
         let url = URL(fileURLWithPath: path)
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            if isDirectory.boolValue { return "it is a folder" }
+            if let kind = OutputFile.nonRegularKind(at: path) { return "it is \(kind), not a regular file" }
             return FileManager.default.isWritableFile(atPath: path) ? nil : "permission denied"
         }
         let folder = url.deletingLastPathComponent().path

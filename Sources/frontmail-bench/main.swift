@@ -1,4 +1,5 @@
 import Foundation
 import FrontmailBenchCLI
 
-exit(await FrontmailBench.main(Array(CommandLine.arguments.dropFirst())).rawValue)
+FrontmailBench.startProcess()
+exit(FrontmailBench.exitStatus(await FrontmailBench.main(Array(CommandLine.arguments.dropFirst()))))

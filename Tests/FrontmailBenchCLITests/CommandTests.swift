@@ -58,6 +58,25 @@ struct CommandTests {
         #expect(await RunCommand.run([file.path, "--out", out.path, "--run-id", "X", "--no-progress"]) == .success)
         #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("X-run.csv").path))
         #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("X-one/ledger.csv").path))
+        // The same run id again: refused before any work, the first run's results untouched.
+        let runCSV = out.appendingPathComponent("X-run.csv")
+        let first = try Data(contentsOf: runCSV)
+        #expect(await RunCommand.run([file.path, "--out", out.path, "--run-id", "X", "--no-progress"]) == .usage)
+        #expect(try Data(contentsOf: runCSV) == first)
+        // An output that names the scenario file is refused; the file is unchanged.
+        let scenario = try Data(contentsOf: file)
+        for option in ["--junit", "--summary-md"] {
+            #expect(await RunCommand.run([file.path, "--out", out.path, option, file.path, "--no-progress"]) == .usage)
+        }
+        #expect(try Data(contentsOf: file) == scenario)
+        // Every command that writes a file refuses one of its inputs as that file.
+        #expect(ReportCommand.run([runCSV.path, "--out", runCSV.path]) == .usage)
+        #expect(ReportCommand.run([runCSV.path, "--junit", runCSV.path]) == .usage)
+        #expect(CompareCommand.run([runCSV.path, runCSV.path, "--html", runCSV.path]) == .usage)
+        #expect(BaselineCommand.run([runCSV.path, runCSV.path, runCSV.path, "--out", runCSV.path]) == .usage)
+        #expect(ServeCommand.run(["--plan", file.path, "--ledger", file.path]) == .usage)
+        #expect(try Data(contentsOf: runCSV) == first)
+        #expect(try Data(contentsOf: file) == scenario)
     }
 
     @Test("--trace-send: any value is a send number in range or a usage error naming the option")

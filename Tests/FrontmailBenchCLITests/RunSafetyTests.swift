@@ -114,6 +114,8 @@ struct RunSafetyTests {
     func serveChecks() {
         #expect(ServeCommand.run(["--ledger", "/nonexistent-folder/ledger.csv"]) == .usage)
         #expect(ServeCommand.run(["--ledger", FileManager.default.temporaryDirectory.path]) == .usage)
+        // A device node is refused, not replaced (as root, a rename over /dev/null deletes the device).
+        #expect(ServeCommand.run(["--ledger", "/dev/null"]) == .usage)
         #expect(ServeCommand.run(["--header-timeout", "0"]) == .usage)
         #expect(ServeCommand.run(["--idle-timeout", "nan"]) == .usage)
         #expect(ServeCommand.run(["--input-budget", "-1"]) == .usage)

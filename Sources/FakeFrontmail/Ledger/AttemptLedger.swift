@@ -217,30 +217,28 @@ public final class AttemptLedger: Sendable {
     /// Writes the ledger as CSV (documented in docs/csv.md).
     public func writeCSV(to url: URL) throws {
         let (records, keys) = state.withLock { ($0.records, $0.keyTable) }
-        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: url.path])
-        }
-        let handle = try FileHandle(forWritingTo: url)
-        defer { try? handle.close() }
-        var chunk = Self.csvHeader + "\n"
-        for (index, record) in records.enumerated() {
-            let finished = record.finished.isNaN ? "" : Self.fixed6(record.finished)
-            let message = record.message == 0 ? "" : MessageID.string(record.message)
-            let bench = record.benchSendID < 0 ? "" : String(record.benchSendID)
-            let fields = [
-                String(index), Self.fixed6(record.arrival), finished, String(record.connection),
-                record.endpoint.rawValue, keys[Int(record.keyID)], bench, String(record.fingerprint, radix: 16),
-                String(record.attempt), String(record.rule), record.action.name, String(record.status),
-                record.retryAfter.isNaN ? "" : String(record.retryAfter), message,
-                record.effect ? "1" : "0", record.clientGone ? "1" : "0", record.defects.names.joined(separator: "|"),
-            ]
-            chunk += fields.map(Self.csvField).joined(separator: ",") + "\n"
-            if chunk.utf8.count > 1 << 20 {
-                try handle.write(contentsOf: Data(chunk.utf8))
-                chunk = ""
+        try OutputFile.write(to: url) { handle in
+            var chunk = Self.csvHeader + "\n"
+            for (index, record) in records.enumerated() {
+                let finished = record.finished.isNaN ? "" : Self.fixed6(record.finished)
+                let message = record.message == 0 ? "" : MessageID.string(record.message)
+                let bench = record.benchSendID < 0 ? "" : String(record.benchSendID)
+                let fields = [
+                    String(index), Self.fixed6(record.arrival), finished, String(record.connection),
+                    record.endpoint.rawValue, keys[Int(record.keyID)], bench, String(record.fingerprint, radix: 16),
+                    String(record.attempt), String(record.rule), record.action.name, String(record.status),
+                    record.retryAfter.isNaN ? "" : String(record.retryAfter), message,
+                    record.effect ? "1" : "0", record.clientGone ? "1" : "0",
+                    record.defects.names.joined(separator: "|"),
+                ]
+                chunk += fields.map(Self.csvField).joined(separator: ",") + "\n"
+                if chunk.utf8.count > 1 << 20 {
+                    try handle.write(contentsOf: Data(chunk.utf8))
+                    chunk = ""
+                }
             }
+            try handle.write(contentsOf: Data(chunk.utf8))
         }
-        try handle.write(contentsOf: Data(chunk.utf8))
     }
 
     /// `value` with six decimals, as `String(format: "%.6f")` writes it (which costs ten times

@@ -34,13 +34,13 @@ package final class ProgressMeter: Sendable {
         }
         guard let line else { return }
         if live {
-            FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
+            StandardStream.error("\r\u{1B}[K" + line)
         } else {
             printError(line)
         }
     }
 
     package func finish() {
-        if live { FileHandle.standardError.write(Data("\n".utf8)) }
+        if live { StandardStream.error("\n") }
     }
 }

@@ -42,7 +42,7 @@ final class ProgressReporter: Sendable {
         }
         let length = lastLength.withLock { $0 }
         if length > 0 {
-            FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: length) + "\r").utf8))
+            StandardStream.error("\r" + String(repeating: " ", count: length) + "\r")
         }
     }
 
@@ -69,11 +69,11 @@ final class ProgressReporter: Sendable {
             defer { last = line.count }
             return line + String(repeating: " ", count: max(0, last - line.count))
         }
-        FileHandle.standardError.write(Data(("\r" + padded).utf8))
+        StandardStream.error("\r" + padded)
     }
 }
 
 /// One line on stderr: diagnostics, progress and errors (stdout carries verdicts and paths only).
 package func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+    StandardStream.error(message + "\n")
 }

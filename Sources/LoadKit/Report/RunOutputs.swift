@@ -1,3 +1,4 @@
+import FakeFrontmail
 import Foundation
 
 #if canImport(Glibc)
@@ -47,35 +48,19 @@ package struct RunOutputs {
         return (report, results.wallSummary)
     }
 
-    /// Writes `text` to the file at `path` through a temporary file and a rename (a reader never
-    /// sees half of it). A symbolic link is written through to its file. Anything at `path` that is
-    /// not a regular file (a device, a FIFO, a folder) is refused, never replaced.
+    /// Writes `text` to the file at `path` through a temporary file and a rename (`OutputFile`: a
+    /// reader never sees half of it, a link is written through, a device or FIFO is refused).
     package static func save(_ text: String, to path: String) throws {
-        guard !path.isEmpty else { throw OutputError(path: path, reason: "the path is empty") }
-        if let kind = nonRegularKind(at: path) {
-            throw OutputError(path: path, reason: "it is \(kind), not a regular file; give the path of a file")
-        }
         do {
-            let target = URL(fileURLWithPath: path).resolvingSymlinksInPath()
-            try text.write(to: target, atomically: true, encoding: .utf8)
+            try OutputFile.write(Data(text.utf8), to: URL(fileURLWithPath: path))
+        } catch let refused as OutputFile.Refused {
+            throw OutputError(path: refused.path, reason: refused.reason)
         } catch {
             throw OutputError(path: path, reason: error.localizedDescription)
         }
     }
 
-    /// What is at `path` (following links) when it exists and is not a regular file.
-    static func nonRegularKind(at path: String) -> String? {
-        var status = stat()
-        guard stat(path, &status) == 0 else { return nil }
-        switch status.st_mode & S_IFMT {
-        case S_IFREG: return nil
-        case S_IFDIR: return "a folder"
-        case S_IFIFO: return "a FIFO"
-        case S_IFCHR, S_IFBLK: return "a device"
-        case S_IFSOCK: return "a socket"
-        default: return "not a file"
-        }
-    }
+    static func nonRegularKind(at path: String) -> String? { OutputFile.nonRegularKind(at: path) }
 
     /// Appends `text` to the regular file at `path` (made when missing); anything else is refused
     /// before it is opened (opening a FIFO nobody reads would block).

@@ -36,6 +36,28 @@ package struct ResultsWriter {
         throw POSIXError(.EEXIST)
     }
 
+    /// Claims `runID` itself (one the user chose): refused when `root` holds that run already,
+    /// which a second `run --run-id R1` had overwritten without a word.
+    package static func claimExactly(root: URL, runID: String) throws -> ResultsWriter {
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let writer = ResultsWriter(root: root, runID: runID)
+        let fd = open(writer.runCSV.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            if errno == EEXIST { throw RunExists(runID: runID, file: writer.runCSV.path) }
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+        _ = close(fd)
+        return writer
+    }
+
+    package struct RunExists: Error, CustomStringConvertible {
+        var runID: String
+        var file: String
+        package var description: String {
+            "run id \(runID) has results already (\(file)); give another --run-id or another --out"
+        }
+    }
+
     func folder(of scenario: String) -> URL { root.appendingPathComponent("\(runID)-\(scenario)") }
 
     package var runCSV: URL { root.appendingPathComponent("\(runID)-run.csv") }

@@ -106,11 +106,11 @@ package struct RunSession {
         return entries.allSatisfy(\.passed) ? .success : .failure
     }
 
-    /// How long a signalled run may take to end, seconds: SIGINT or SIGTERM end every mode within
+    /// How long a signalled run may take to end, seconds: SIGINT, SIGTERM or SIGHUP end every mode within
     /// 2 s (this, and the process's own teardown), whatever a child or an output is doing.
     package static let signalDeadline = 1.8
 
-    /// Runs `work` to its end. SIGINT or SIGTERM print `notice`, cancel it (so it ends early with
+    /// Runs `work` to its end. SIGINT, SIGTERM or SIGHUP print `notice`, cancel it (so it ends early with
     /// what it has) and reach `signalled` with the signal (to forward it to child processes, which
     /// run in process groups of their own). Returns what the work returned or threw, and whether
     /// a signal cancelled it. A run still going `signalDeadline` seconds after the first signal, or
@@ -124,14 +124,14 @@ package struct RunSession {
             printError("interrupted: \(reason); ending now (results not yet written are lost)")
             _exit(130)
         }
-        let interruption = InterruptHandler { name in
+        let interruption = InterruptHandler(numbered: { signal in
             // Children first: at a second signal they are killed before this process ends.
-            signalled?(name == "SIGINT" ? SIGINT : SIGTERM)
+            signalled?(signal)
             if deadline.start() {
                 printError(notice)
                 task.cancel()
             }
-        }
+        })
         defer {
             interruption.stop()
             deadline.cancel()

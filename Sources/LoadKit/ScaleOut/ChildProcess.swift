@@ -7,7 +7,8 @@ import Synchronization
     import Darwin
 #endif
 
-/// Starts child processes with SIGINT and SIGTERM deliverable. A Swift task runs on a thread that
+/// Starts child processes with SIGINT, SIGTERM and SIGHUP deliverable, and ending with this process
+/// (`Lifeline`). A Swift task runs on a thread that
 /// blocks signals, and a child inherits the blocked set across exec (Foundation's `Process` keeps
 /// it): such a child would never see the signal a run forwards to it.
 enum ChildProcess {
@@ -40,6 +41,9 @@ enum ChildProcess {
             posix_spawn_file_actions_addclose(&actions, errorFDs[0])
             posix_spawn_file_actions_addclose(&actions, errorFDs[1])
         }
+        if let lifeline = Lifeline.parentReadEnd {
+            posix_spawn_file_actions_adddup2(&actions, lifeline, Lifeline.childDescriptor)
+        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -50,10 +54,15 @@ enum ChildProcess {
         sigemptyset(&defaults)
         sigaddset(&defaults, SIGINT)
         sigaddset(&defaults, SIGTERM)
+        sigaddset(&defaults, SIGHUP)
+        // Ignored here (`ProcessSignals`); a child starts with the default, as any program expects.
+        sigaddset(&defaults, SIGPIPE)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
+        var environment = environment
+        if Lifeline.parentReadEnd != nil { environment[Lifeline.variable] = String(Lifeline.childDescriptor) }
         let envp = Self.environment(overriding: environment)
         defer { for pointer in envp { free(pointer) } }
         var pid: pid_t = 0
@@ -172,7 +181,7 @@ enum ChildProcess {
                     while true {
                         let chunk = handle.availableData
                         if chunk.isEmpty { break }
-                        FileHandle.standardError.write(chunk)
+                        StandardStream.error(chunk)
                         kept.append(chunk)
                     }
                     drained.signal()

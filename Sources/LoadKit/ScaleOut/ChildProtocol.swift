@@ -37,6 +37,13 @@ enum ChildRequest: Sendable, Equatable {
     }
 }
 
+/// What a parent says to its children in their environment.
+package enum ChildEnvironment {
+    /// The run id the parent claimed for a scenario child's `--run-id`: the child writes into that
+    /// run, where a `--run-id` of the user's own must name a run that does not exist yet.
+    package static let claimedRun = "FRONTMAIL_BENCH_CLAIMED_RUN"
+}
+
 /// A line a child writes on stdout for its parent (everything else on its stdout is for people):
 /// the one place that spells and reads those lines.
 package enum ChildReply: Sendable, Equatable {
@@ -72,5 +79,5 @@ package enum ChildReply: Sendable, Equatable {
     }
 
     /// Writes the line on this process's stdout, for the parent.
-    package func send() { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+    package func send() { StandardStream.output(line + "\n") }
 }

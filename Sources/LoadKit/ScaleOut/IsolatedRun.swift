@@ -42,7 +42,8 @@ package struct IsolatedRun {
             let verdict = Mutex<String?>(nil)
             let outcome = await ChildProcess.runCapturing(
                 executable, arguments: request.arguments, children: children,
-                environment: scenario.timeZone.map { ["TZ": $0] } ?? [:]
+                environment: [ChildEnvironment.claimedRun: runID].merging(
+                    scenario.timeZone.map { ["TZ": $0] } ?? [:], uniquingKeysWith: { $1 })
             ) { reply in
                 if case .verdict(let line) = reply { verdict.withLock { $0 = line } }
             }

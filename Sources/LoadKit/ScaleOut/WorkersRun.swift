@@ -161,13 +161,13 @@ final class ProgressBoard: Sendable {
             defer { state.lastLength = text.count }
             return text + String(repeating: " ", count: max(0, state.lastLength - text.count))
         }
-        FileHandle.standardError.write(Data(("\r" + line).utf8))
+        StandardStream.error("\r" + line)
     }
 
     func clear() {
         let length = state.withLock { $0.lastLength }
         if length > 0 {
-            FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: length) + "\r").utf8))
+            StandardStream.error("\r" + String(repeating: " ", count: length) + "\r")
         }
     }
 }

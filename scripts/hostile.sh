@@ -1,0 +1,246 @@
+#!/usr/bin/env bash
+# The hostile user, black-box against a built frontmail-bench: signals at random moments in every
+# mode, stderr on a closed pipe, a killed parent, and outputs at hostile paths (an input, a FIFO, a
+# device node, an existing run id). Every case must end in its documented exit code with no trap,
+# no hang, no orphan and no destroyed file.
+#
+#   scripts/hostile.sh [--rounds N] [--seed S] [BINARY]
+#
+# BINARY defaults to .build/release/frontmail-bench. One round runs every case once (about a
+# minute on 2 cores); .ci/run runs one round. Prints the counts and exits 1 on any failure.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+rounds=1
+seed=$RANDOM
+binary=.build/release/frontmail-bench
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --rounds) rounds="$2"; shift 2 ;;
+        --seed) seed="$2"; shift 2 ;;
+        -h | --help) sed -n '2,10p' "$0"; exit 0 ;;
+        *) binary="$1"; shift ;;
+    esac
+done
+case "$rounds" in '' | *[!0-9]*) echo "hostile: --rounds must be a whole number" >&2; exit 64 ;; esac
+case "$seed" in '' | *[!0-9]*) echo "hostile: --seed must be a whole number" >&2; exit 64 ;; esac
+[ "$rounds" -ge 1 ] && [ "$rounds" -le 1000 ] || { echo "hostile: --rounds must be 1-1000" >&2; exit 64; }
+[ -x "$binary" ] || { echo "hostile: no executable $binary (swift build -c release first)" >&2; exit 64; }
+binary="$(cd "$(dirname "$binary")" && pwd)/$(basename "$binary")"
+RANDOM=$seed
+
+scratch="$(mktemp -d)"
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null; done
+    rm -rf "$scratch"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+cases=0 traps=0 hangs=0 orphans=0 destroyed=0 wrong=0
+fail() {
+    echo "FAIL [$1] $2" >&2
+    case "$1" in
+        trap) traps=$((traps + 1)) ;;
+        hang) hangs=$((hangs + 1)) ;;
+        orphan) orphans=$((orphans + 1)) ;;
+        destroyed) destroyed=$((destroyed + 1)) ;;
+        *) wrong=$((wrong + 1)) ;;
+    esac
+}
+
+# A trap (SIGILL, SIGTRAP), an abort or a segfault as the exit status, or a Swift fatal error on stderr.
+trapped() { # status stderr-file
+    case "$1" in 132 | 133 | 134 | 135 | 136 | 139) return 0 ;; esac
+    grep -qE "Fatal error|Illegal instruction|Trace/breakpoint" "$2" 2>/dev/null
+}
+
+# Waits up to $2 s for our child $1; sets status to its exit status, or to "hang" (and kills it).
+# (Not in a command substitution: a subshell cannot wait for its parent's children.)
+wait_for() {
+    local pid=$1 limit=$2 waited=0
+    while kill -0 "$pid" 2>/dev/null; do
+        if [ "$waited" -ge $((limit * 20)) ]; then
+            kill -KILL "$pid" 2>/dev/null
+            wait "$pid" 2>/dev/null
+            status=hang
+            return
+        fi
+        sleep 0.05
+        waited=$((waited + 1))
+    done
+    wait "$pid"
+    status=$?
+}
+
+random_delay() { printf '0.%03d' $((RANDOM % 1000 * $1 / 1)); } # 0 to $1 × 0.999 s (for $1 <= 1)
+
+scenario=scenarios/brownout-503.json
+signals=(INT TERM HUP)
+
+signal_run() { # a run in process, signalled at a random moment in its first second
+    local sig=${signals[RANDOM % 3]} out="$scratch/run-$cases"
+    "$binary" run "$scenario" --quick --out "$out" --no-progress >"$out.stdout" 2>"$out.stderr" &
+    local pid=$!
+    pids+=("$pid")
+    sleep "$(random_delay 1)"
+    kill -"$sig" "$pid" 2>/dev/null
+    wait_for "$pid" 10
+    cases=$((cases + 1))
+    if [ "$status" = hang ]; then fail hang "run SIG$sig did not end in 10 s"; return; fi
+    if trapped "$status" "$out.stderr"; then fail trap "run SIG$sig: status $status"; return; fi
+    # Ended by the signal (130), or finished before it (0 or 1, or 128 + it once the listener had stopped).
+    # Ended by the signal (130), finished before it (0 or 1), or 128 + it when it came while the
+    # finished run was writing its files: in every case the run CSV is there, whole.
+    case "$status" in 0 | 1 | 130 | 129 | 143) ;; *) fail wrong "run SIG$sig: status $status" ;; esac
+    local csv
+    csv=$(ls "$out"/*-run.csv 2>/dev/null | head -1)
+    [ -n "$csv" ] && [ -s "$csv" ] || fail destroyed "run SIG$sig: status $status but no run CSV with rows"
+}
+
+signal_serve() { # serve, signalled right after it says where it listens
+    local sig=${signals[RANDOM % 3]} out="$scratch/serve-$cases"
+    "$binary" serve --ledger "$out.ledger.csv" >"$out.stdout" 2>"$out.stderr" &
+    local pid=$! waited=0
+    pids+=("$pid")
+    while ! grep -q "^listening on" "$out.stdout" 2>/dev/null && [ $waited -lt 200 ]; do
+        sleep 0.01
+        waited=$((waited + 1))
+    done
+    kill -"$sig" "$pid" 2>/dev/null
+    wait_for "$pid" 10
+    cases=$((cases + 1))
+    if [ "$status" = hang ]; then fail hang "serve SIG$sig was ignored"; return; fi
+    if trapped "$status" "$out.stderr"; then fail trap "serve SIG$sig: status $status"; return; fi
+    [ "$status" = 0 ] || fail wrong "serve SIG$sig: status $status (0 expected: it stops and writes its ledger)"
+    [ -f "$out.ledger.csv" ] || fail destroyed "serve SIG$sig: no ledger"
+}
+
+closed_stderr() { # stderr (and stdout) on a pipe closed after its first line
+    local out="$scratch/pipe-$cases"
+    "$binary" run "$scenario" --quick --out "$out" 2>&1 | head -1 >/dev/null
+    local status=${PIPESTATUS[0]}
+    cases=$((cases + 1))
+    case "$status" in 141) fail wrong "run 2>&1 | head -1 died of SIGPIPE"; return ;; esac
+    if [ "$status" -ge 128 ]; then fail trap "run with a closed stderr: status $status"; return; fi
+    local csv
+    csv=$(ls "$out"/*-run.csv 2>/dev/null | head -1)
+    [ -n "$csv" ] && [ -s "$csv" ] || fail destroyed "run with a closed stderr left no run CSV with rows"
+}
+
+killed_parent() { # run DIR starts a child per scenario; SIGKILL to the parent must end the child
+    local out="$scratch/parent-$cases" folder="$scratch/suite-$cases"
+    mkdir -p "$folder"
+    # The first child runs for about 30 s: it must end within 5 s of its parent.
+    cp scenarios/cancellation-soak.json "$folder/1-soak.json"
+    cp scenarios/brownout-503.json "$folder/2-brownout.json"
+    "$binary" run "$folder" --out "$out" --no-progress >/dev/null 2>"$out.stderr" &
+    local pid=$! child="" waited=0
+    pids+=("$pid")
+    while [ -z "$child" ] && [ $waited -lt 400 ]; do
+        child=$(pgrep -P "$pid" | head -1)
+        sleep 0.02
+        waited=$((waited + 1))
+    done
+    cases=$((cases + 1))
+    if [ -z "$child" ]; then fail wrong "run DIR started no child in 8 s"; kill -KILL "$pid"; return; fi
+    pids+=("$child")
+    sleep "$(random_delay 1)"
+    kill -KILL "$pid"
+    wait "$pid" 2>/dev/null
+    [ "$(wait_for_foreign "$child" 5)" = ended ] || fail orphan "the scenario child $child outlived its killed parent by 5 s"
+}
+
+wait_for_foreign() { # a process that is not our child: wait until it is gone
+    local waited=0
+    while kill -0 "$1" 2>/dev/null && [ -z "$(ps -o stat= -p "$1" | grep Z)" ]; do
+        if [ $waited -ge $(($2 * 20)) ]; then
+            kill -KILL "$1" 2>/dev/null
+            echo alive
+            return
+        fi
+        sleep 0.05
+        waited=$((waited + 1))
+    done
+    echo ended
+}
+
+# Outputs at hostile paths: each must be refused (64) and leave the path as it was.
+hostile_outputs() {
+    local base="$scratch/outputs-$cases"
+    mkdir -p "$base"
+    cp "$scenario" "$base/s.json"
+    "$binary" run "$base/s.json" --quick --out "$base/out" --run-id R1 --no-progress >/dev/null 2>&1
+    local csv="$base/out/R1-run.csv"
+    [ -s "$csv" ] || { fail wrong "hostile outputs: the first run wrote no $csv"; return; }
+    mkfifo "$base/fifo"
+    local device=""
+    if [ "$(id -u)" = 0 ] && mknod "$base/null" c 1 3 2>/dev/null; then device="$base/null"; fi
+    local before
+    before=$(sha256sum "$base/s.json" "$csv" | sha256sum)
+    local attempts=(
+        "run $base/s.json --quick --out $base/out --junit $base/s.json --no-progress"
+        "run $base/s.json --quick --out $base/out --summary-md $base/s.json --no-progress"
+        "run $base/s.json --quick --out $base/out --run-id R1 --no-progress"
+        "report $csv --out $csv"
+        "report $csv --junit $csv"
+        "compare $csv $csv --html $csv"
+        "compare $csv $csv --summary-md $csv"
+        "baseline $csv $csv $csv --out $csv"
+        "report $csv --out $base/fifo"
+        "serve --ledger $base/fifo"
+        "serve --plan $base/s.json --ledger $base/s.json"
+    )
+    [ -n "$device" ] && attempts+=("serve --ledger $device" "report $csv --out $device")
+    for attempt in "${attempts[@]}"; do
+        cases=$((cases + 1))
+        # shellcheck disable=SC2086
+        timeout 30 "$binary" $attempt >/dev/null 2>"$base/stderr" </dev/null
+        local status=$?
+        if [ "$status" = 124 ]; then fail hang "$attempt"; continue; fi
+        if trapped "$status" "$base/stderr"; then fail trap "$attempt: status $status"; continue; fi
+        # 64 refused before any work; 70 refused at the write (a FIFO or device given as --out).
+        case "$status" in 64 | 70) ;; *) fail wrong "$attempt: status $status, not refused" ;; esac
+    done
+    [ "$(sha256sum "$base/s.json" "$csv" | sha256sum)" = "$before" ] || fail destroyed "an input changed"
+    [ -p "$base/fifo" ] || fail destroyed "the FIFO was replaced"
+    [ -z "$device" ] || [ -c "$device" ] || fail destroyed "the device node was replaced"
+}
+
+signal_merge() { # merge of two shards, SIGTERM at a random moment: whole outputs or none
+    local base="$scratch/merge-$cases"
+    mkdir -p "$base"
+    for shard in 0/2 1/2; do
+        "$binary" run "$scenario" --quick --shard "$shard" --run-id M --out "$base/parts" --no-progress \
+            >/dev/null 2>&1
+    done
+    "$binary" merge "$base/parts" --out "$base/merged" >/dev/null 2>"$base/stderr" &
+    local pid=$!
+    pids+=("$pid")
+    sleep "$(random_delay 1)"
+    kill -TERM "$pid" 2>/dev/null
+    wait_for "$pid" 10
+    cases=$((cases + 1))
+    if [ "$status" = hang ]; then fail hang "merge SIGTERM did not end in 10 s"; return; fi
+    if trapped "$status" "$base/stderr"; then fail trap "merge SIGTERM: status $status"; return; fi
+    case "$status" in 0 | 1 | 130 | 143) ;; *) fail wrong "merge SIGTERM: status $status" ;; esac
+    # No half-written file: only whole files (a temporary file is never left).
+    if ls -a "$base/merged" 2>/dev/null | grep -q '\.tmp$'; then fail destroyed "merge left a temporary file"; fi
+}
+
+start=$(date +%s)
+for round in $(seq "$rounds"); do
+    signal_run
+    signal_run
+    signal_serve
+    signal_serve
+    closed_stderr
+    killed_parent
+    hostile_outputs
+    signal_merge
+    printf 'hostile: round %d/%d, %d cases, %d failures, %d s\n' "$round" "$rounds" "$cases" \
+        $((traps + hangs + orphans + destroyed + wrong)) $(($(date +%s) - start)) >&2
+done
+echo "hostile: $cases cases (seed $seed): $traps traps, $hangs hangs, $orphans orphans, $destroyed destroyed files, $wrong wrong exits"
+[ $((traps + hangs + orphans + destroyed + wrong)) = 0 ]
