@@ -159,7 +159,7 @@ struct LoadExperiment {
                 publicKey: "pk_bench", apiURL: apiURL,
                 retry: seams.policyOverride ?? scenario.client.scaledPolicy(scale),
                 timeout: seams.timeoutOverride ?? scenario.client.timeout.seconds * scale,
-                transport: wrapTransport(transport, scenario, history), environment: environment)
+                transport: wrapTransport(transport, scenario, history, clock: clock), environment: environment)
         }
         let started = now()
         await drive(scenario, history: history, clients: clients, start: started, clock: clock)
@@ -179,13 +179,15 @@ struct LoadExperiment {
     /// The SDK's transport as the scenario needs it: with the bench id in a header when bodies carry
     /// none (`identical`), each status read's number in one (`status`), then a test's wrapper.
     private func wrapTransport(
-        _ transport: any FrontmailTransport, _ scenario: Scenario, _ history: History
+        _ transport: any FrontmailTransport, _ scenario: Scenario, _ history: History, clock: any FrontmailScheduler
     ) -> any FrontmailTransport {
         var wrapped = transport
         if scenario.payload == .identical {
             wrapped = BenchIDHeaderTransport(inner: wrapped) { scenario.benchID(history.number($0)) }
         }
-        if scenario.status != nil { wrapped = StatusReadTagTransport(inner: wrapped) }
+        if scenario.status != nil {
+            wrapped = StatusReadTagTransport(inner: wrapped, book: history.statusReads, clock: clock)
+        }
         return seams.transportWrapper?(wrapped) ?? wrapped
     }
 

@@ -34,6 +34,9 @@ public final class StatusReadBook: Sendable {
         public var attemptsAfterCancel = 0
         /// The status of the last attempt's answer (0: none reached the client).
         public var lastStatus = 0
+        /// When the last answer the transport handed the SDK arrived (NaN: none did), on the
+        /// reader's clock: the harness's own observation under the SDK, not the SDK's account.
+        public var answered = Double.nan
     }
 
     /// The read the current task makes (its place in `records`).
@@ -58,6 +61,10 @@ public final class StatusReadBook: Sendable {
 
     func cancelled(_ read: Int, at time: Double) {
         state.withLock { $0.records[read].cancelled = time }
+    }
+
+    func answered(_ read: Int, at time: Double) {
+        state.withLock { $0.records[read].answered = time }
     }
 
     func finished(_ read: Int, _ outcome: Outcome, at time: Double) {
@@ -165,13 +172,19 @@ struct StatusReader: Sendable {
 /// Under the SDK, adds the status read's number to each of its requests as `X-Bench-Send-Id`, so
 /// the server's ledger holds each read's requests (its status records carry the read's number;
 /// the send records' numbers are the sends').
+/// It also notes when each answer came back (`Record.answered`), so a read whose answer was in the
+/// client's hands before the cancel is not judged as one that ignored it.
 struct StatusReadTagTransport: FrontmailTransport {
     let inner: any FrontmailTransport
+    let book: StatusReadBook
+    let clock: any FrontmailScheduler
 
     func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
         guard let read = StatusReadBook.current else { return try await inner.send(request) }
         var tagged = request
         tagged.headers.set(name: FakeFrontmailCore.benchIDHeader, value: String(read))
-        return try await inner.send(tagged)
+        let response = try await inner.send(tagged)
+        book.answered(read, at: clock.now())
+        return response
     }
 }

@@ -175,6 +175,7 @@ public enum MetricCatalog {
         value(.statusUnknownMisreported, "reads", .mustNotGrow, .status),
         value(.statusCancelled, "reads", .info, .status),
         value(.statusCancelledNotAborted, "reads", .mustNotGrow, .status),
+        value(.statusAnsweredBeforeCancel, "reads", .info, .status),
         value(.statusAttemptsAfterCancel, "attempts", .mustNotGrow, .status),
         value(.statusCancelLateMax, "policy_ms", .lower, .status, statistic: "max"),
     ]

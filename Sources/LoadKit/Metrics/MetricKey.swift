@@ -143,6 +143,7 @@ extension MetricKey {
     package static let statusUnknownMisreported = MetricKey("status.unknown_misreported")
     package static let statusCancelled = MetricKey("status.cancelled")
     package static let statusCancelledNotAborted = MetricKey("status.cancelled_not_aborted")
+    package static let statusAnsweredBeforeCancel = MetricKey("status.answered_before_cancel")
     package static let statusAttemptsAfterCancel = MetricKey("status.attempts_after_cancel")
     package static let statusCancelLateMax = MetricKey("status.cancel_late.max")
 }

@@ -38,6 +38,7 @@ struct StatusProbe {
         var unknownNotFound = 0
         var cancelled = 0
         var cancelledNotAborted = 0
+        var answeredBeforeCancel = 0
         var attemptsAfterCancel = 0
         var lateMax = 0.0
         var unreported = 0
@@ -52,6 +53,9 @@ struct StatusProbe {
                     unknownMisreported += 1
                 }
                 unknownNotFound += record.outcome == .failed(code: .messageNotFound, status: 404) ? 1 : 0
+            case .known where record.cancelled.isFinite && Self.answeredBeforeCancel(record):
+                // Its answer was in the client's hands before the cancel: nothing was left to abort.
+                answeredBeforeCancel += 1
             case .known where record.cancelled.isFinite:
                 cancelled += 1
                 attemptsAfterCancel += record.attemptsAfterCancel
@@ -86,10 +90,19 @@ struct StatusProbe {
         recorder.record(.statusUnknownMisreported, Double(unknownMisreported))
         recorder.record(.statusCancelled, Double(cancelled))
         recorder.record(.statusCancelledNotAborted, Double(cancelledNotAborted))
+        recorder.record(.statusAnsweredBeforeCancel, Double(answeredBeforeCancel))
         recorder.record(.statusAttemptsAfterCancel, Double(attemptsAfterCancel))
         recorder.record(.statusCancelLateMax, cancelled == 0 ? .nan : lateMax)
         rows = recorder.rows
         metrics = recorder.metrics
+    }
+
+    /// A cancelled read that ended without `aborted` because its last answer reached the client
+    /// before the cancel and no attempt started after it (on the real clock, an answer and a
+    /// cancel can land together). A read whose answer came after the cancel ignored the cancel.
+    static func answeredBeforeCancel(_ record: StatusReadBook.Record) -> Bool {
+        record.outcome != .failed(code: .aborted, status: nil) && record.answered <= record.cancelled
+            && record.attemptsAfterCancel == 0
     }
 
     /// A request the server answered in full with a 404 (not one whose answer a fault cut off).

@@ -132,6 +132,7 @@ struct StatusReadTests {
                             duration: 0))
                 }
             }
+            if record.answered.isFinite { book.answered(read, at: record.answered) }
             book.finished(read, record.outcome, at: record.ended)
             for status in statuses {
                 ledger.request(
@@ -143,7 +144,7 @@ struct StatusReadTests {
 
     static func record(
         _ kind: StatusReadBook.Kind, _ outcome: StatusReadBook.Outcome, attempts: Int = 1, lastStatus: Int = 200,
-        cancelled: Double = .nan, ended: Double = 1, afterCancel: Int = 0
+        cancelled: Double = .nan, ended: Double = 1, afterCancel: Int = 0, answered: Double = .nan
     ) -> StatusReadBook.Record {
         var record = StatusReadBook.Record(kind: kind, started: 0)
         record.outcome = outcome
@@ -152,6 +153,7 @@ struct StatusReadTests {
         record.cancelled = cancelled
         record.ended = ended
         record.attemptsAfterCancel = afterCancel
+        record.answered = answered
         return record
     }
 
@@ -193,6 +195,15 @@ struct StatusReadTests {
         #expect(bad["status.cancelled_not_aborted"] == 1 && bad["status.attempts_after_cancel"] == 1)
         #expect(bad["status.cancel_late.max"] == 250)
         #expect(bad["status.unreported"] == 1 && bad["status.attempts_per_read.max"] == 2)
+        // On the real clock an answer and a cancel land together: a read whose answer was in hand
+        // before the cancel is not judged; one whose answer came after it ignored the cancel.
+        let together = metrics([
+            (Self.record(.known, .ok(matches: true), cancelled: 0.5, ended: 0.5, answered: 0.499), [200]),
+            (Self.record(.known, .ok(matches: true), cancelled: 0.5, ended: 0.6, answered: 0.6), [200]),
+            (Self.record(.known, .ok(matches: true), cancelled: 0.5, ended: 0.6), [200]),
+        ])
+        #expect(together["status.answered_before_cancel"] == 1)
+        #expect(together["status.cancelled"] == 2 && together["status.cancelled_not_aborted"] == 2)
         // A 404 the server answered in full and a request after it; one a fault cut off is not final.
         let retried = metrics([
             (
