@@ -39,6 +39,23 @@ struct HTTPRequestParserTests {
         #expect(consumed == text.utf8.count)
     }
 
+    @Test("leading zeros in a chunk size are its spelling, not its size: 00000000005 is five bytes")
+    func leadingZeros() {
+        let text =
+            "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n00000000005\r\nhello\r\n0000000000\r\n\r\n"
+        guard case .complete(let request, _) = parse(text) else {
+            Issue.record("refused: \(parse(text))")
+            return
+        }
+        #expect(request.body == Array("hello".utf8))
+        // Nine significant digits are still too large.
+        let huge = "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0100000000\r\n"
+        guard case .invalid(413, _) = parse(huge) else {
+            Issue.record("a 4 GiB chunk was not 413")
+            return
+        }
+    }
+
     @Test("a chunk size may be followed by whitespace before its extension; HTTP/1.0 needs no Host")
     func lenientWhereTheRFCIs() {
         let spaced = "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5 ;ext=1\r\nhello\r\n0\r\n\r\n"
@@ -97,6 +114,14 @@ struct HTTPRequestParserTests {
             "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0x5\r\nhello\r\n0\r\n\r\n",
             "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5zzz\r\nhello\r\n0\r\n\r\n",
             "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5;a\u{0}b\r\nhello\r\n0\r\n\r\n",
+            // Chunked applied twice, on two lines as on one; two idempotency keys (which send?).
+            "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+            "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, chunked\r\n\r\n0\r\n\r\n",
+            "POST / HTTP/1.1\r\nHost: x\r\nIdempotency-Key: a\r\nIdempotency-Key: b\r\nContent-Length: 0\r\n\r\n",
+            "POST / HTTP/1.1\r\nHost: x\r\nidempotency-key: a\r\nIdempotency-Key: a\r\nContent-Length: 0\r\n\r\n",
+            // A chunk-size line of leading zeros past the line limit.
+            "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" + String(repeating: "0", count: 5000)
+                + "5\r\nhello\r\n0\r\n\r\n",
             // Empty lines before a request count against the head limit (16 KB).
             String(repeating: "\r\n", count: 9000) + "GET / HTTP/1.1\r\nHost: x\r\n\r\n",
             String(repeating: "\r\n", count: 9000),

@@ -13,10 +13,15 @@ extension HTTPRequestParser {
             // chunk-size [; ext] CRLF
             var size = 0
             var digits = 0
+            // Leading zeros are a size's spelling, not its magnitude (`0001a` is 26 bytes); only
+            // significant digits count toward "too large", and the line's length bounds the rest.
+            var significant = 0
             while index < buffer.count, let digit = hexValue(buffer[index]) {
                 size = size &* 16 &+ digit
                 digits += 1
-                guard digits <= 8 else { return .invalid(413, "chunk too large") }
+                if size > 0 { significant += 1 }
+                guard significant <= 8 else { return .invalid(413, "chunk too large") }
+                guard index - lineStart < maxChunkLineBytes else { return .invalid(400, "chunk size too long") }
                 index += 1
             }
             guard index < buffer.count else { return .needMore }

@@ -85,6 +85,7 @@ public struct HTTPRequestParser: Sendable {
         }
         var headers = FrontmailHTTPHeaders()
         var hasHost = false
+        var hasKey = false
         var contentLength: Int?
         var chunked = false
         var connection: String?
@@ -105,12 +106,19 @@ public struct HTTPRequestParser: Sendable {
                 guard value.lowercased() == "chunked" else {
                     return .invalid(status: 400, reason: "unsupported Transfer-Encoding")
                 }
+                // RFC 9112 §6.1: chunked is applied once; a second line applies it again, as
+                // `chunked, chunked` on one line does (refused above).
+                guard !chunked else { return .invalid(status: 400, reason: "chunked applied more than once") }
                 chunked = true
             case "connection":
                 connection = value.lowercased()
             case "host":
                 guard !hasHost else { return .invalid(status: 400, reason: "more than one Host header") }
                 hasHost = true
+            case "idempotency-key":
+                // Two keys name two sends: which one the client meant is not the server's guess.
+                guard !hasKey else { return .invalid(status: 400, reason: "more than one Idempotency-Key header") }
+                hasKey = true
             default:
                 break
             }
