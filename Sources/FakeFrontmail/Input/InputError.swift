@@ -156,6 +156,9 @@ extension InputError {
             let (line, column) = position(of: error.offset, in: data)
             throw InputError(path: "", reason: "invalid JSON at line \(line), column \(column): \(error.reason)")
         }
+        if let path = DuplicateKeys.first(in: Array(data)) {
+            throw InputError(path: path, reason: "given twice in one object (which one is meant?)")
+        }
         do {
             return try JSONDecoder().decode(Value.self, from: data)
         } catch {
@@ -183,7 +186,8 @@ extension KeyedDecodingContainer {
             guard number == number.rounded(), number.isFinite else {
                 throw InputError(path: path, reason: "must be a whole number, not \(number)")
             }
-            throw InputError(path: path, reason: "must be \(Value.min)-\(Value.max)")
+            let bound = number < 0 ? "too small (at least \(Value.min))" : "too large (at most \(Value.max))"
+            throw InputError(path: path, reason: "\(String(format: "%.6g", number)) is \(bound)")
         }
         return try decodeIfPresent(Value.self, forKey: key)
     }

@@ -58,6 +58,10 @@ public struct Assertion: Sendable, Hashable, CustomStringConvertible {
             }
             value = .scaled(factor, parts[4])
         } else if let number = Double(parts[2]) {
+            // `nan` compares false with everything and `inf` passes or fails whatever was measured.
+            guard number.isFinite else {
+                throw InputError(path: "", reason: "'\(text)': \(parts[2]) is not a finite number (\(grammar))")
+            }
             value = .number(number)
         } else {
             value = .metric(parts[2] == "critical" ? "jitter.ks_critical" : parts[2])

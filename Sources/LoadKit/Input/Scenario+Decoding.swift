@@ -72,6 +72,7 @@ extension Scenario: Decodable {
 
     public func validate() throws(InputError) {
         try Scenario.checkName(name, "name")
+        try Scenario.checkDescription(description)
         guard timeScale >= 0.0001, timeScale <= 100 else {
             throw InputError(path: "timeScale", reason: "must be 0.0001-100 (0.01 runs 100× faster)")
         }
@@ -122,9 +123,31 @@ extension Scenario: Decodable {
 
 extension Scenario {
     /// A name that becomes part of a folder or file name: letters, digits, `-` and `_`.
+    /// The longest name: with a run id in front, a results folder's name stays far below the
+    /// 255 bytes a file name may have (a 250-character name failed only after its run).
+    static let maxNameLength = 100
+
+    /// A description is a line or a paragraph for people (`list`, the report), not a document.
+    static let maxDescriptionLength = 2000
+
+    static func checkDescription(_ description: String) throws(InputError) {
+        guard description.count <= maxDescriptionLength else {
+            throw InputError(
+                path: "description", reason: "is \(description.count) characters long; at most \(maxDescriptionLength)")
+        }
+    }
+
     static func checkName(_ name: String, _ path: String) throws(InputError) {
-        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
+        guard !name.isEmpty else {
+            throw InputError(path: path, reason: "is required (letters, digits, - or _; it names the results folder)")
+        }
+        guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
             throw InputError(path: path, reason: "must be letters, digits, - or _ (it names the results folder)")
+        }
+        guard name.utf8.count <= maxNameLength else {
+            throw InputError(
+                path: path,
+                reason: "is \(name.utf8.count) bytes long; at most \(maxNameLength) (it names the results folder)")
         }
     }
 }

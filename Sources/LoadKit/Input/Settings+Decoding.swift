@@ -79,6 +79,12 @@ extension LoadSettings: Decodable {
         }
         maxInFlight = try container.integer(Int.self, AnyKey("maxInFlight")) ?? maxInFlight
         stages = try container.decodeIfPresent([Stage].self, forKey: AnyKey("stages")) ?? []
+        // Stages replace the rate: both given, one of them would be ignored without a word.
+        if container.contains(AnyKey("rate")), container.contains(AnyKey("stages")) {
+            throw InputError(
+                path: InputError.path(container.codingPath + [AnyKey("stages")]),
+                reason: "give rate (with duration) or stages, not both")
+        }
         policyTime = try container.decodeIfPresent(Bool.self, forKey: AnyKey("policyTime")) ?? false
         control = try container.decodeIfPresent(ControlClient.self, forKey: AnyKey("control"))
     }

@@ -35,6 +35,7 @@ extension TuneFile: Decodable {
 
     public func validate() throws(InputError) {
         try Scenario.checkName(name, "name")
+        try Scenario.checkDescription(description)
         for (field, present) in [
             ("assertions", !base.assertions.isEmpty), ("metastability", base.metastability != nil),
             ("cancellation", base.cancellation != nil), ("quick", base.quick != nil),

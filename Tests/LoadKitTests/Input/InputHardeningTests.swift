@@ -150,7 +150,7 @@ struct InputHardeningTests {
         "JSON errors give the line and column; type errors the field; enums their values",
         arguments: [
             ("{\"name\": \"x\",\n \"load\": {\"type\": \"closed\" \"sends\": 1}}", "invalid JSON at line 2, column 28"),
-            (#"{"name": "x", "seed": -1, \#(closed)}"#, "seed: must be 0-18446744073709551615"),
+            (#"{"name": "x", "seed": -1, \#(closed)}"#, "seed: -1 is too small (at least 0)"),
             (
                 #"{"name": "x", "load": {"type": "closed", "sends": 1, "concurrency": 2.5}}"#,
                 "load.concurrency: must be a whole number, not 2.5"
@@ -160,6 +160,41 @@ struct InputHardeningTests {
                 "transport: 'carrierPigeon' is not one of socket, inProcess"
             ),
             (#"{"name": "x", "load": {"type": "closd", "sends": 1}}"#, "load.type: 'closd' is not one of closed, open"),
+            // Values that passed silently or were named badly (issue: hardening, third pass).
+            (#"{"name": "x", "name": "y", \#(closed)}"#, "name: given twice in one object"),
+            (
+                #"{"name": "x", "load": {"type": "closed", "sends": 10, "concurrency": 2, "send\u0073": 1000000}}"#,
+                "load.sends: given twice in one object"
+            ),
+            (
+                #"{"name": "x", \#(closed), "plan": {"rules": [{"action": {"type": "hang"}}, {"action": {"type": "hang", "type": "reset"}}]}}"#,
+                "plan.rules[1].action.type: given twice"
+            ),
+            (
+                #"{"name": "x", \#(closed), "assertions": ["send.ok >= nan"]}"#,
+                "assertions[0]: 'send.ok >= nan': nan is not a finite"
+            ),
+            (
+                #"{"name": "x", \#(closed), "assertions": ["send.ok < inf"]}"#,
+                "assertions[0]: 'send.ok < inf': inf is not a finite"
+            ),
+            (
+                #"{"name": "x", "load": {"type": "closed", "concurrency": 1, "sends": 99999999999999999999999}}"#,
+                "load.sends: 1e+23 is too large (at most 9223372036854775807)"
+            ),
+            (#"{\#(closed)}"#, "name: is required"),
+            (
+                #"{"name": "x", "load": {"type": "open", "rate": 5, "duration": "1s", "stages": [{"rate": 1, "duration": "1s"}]}}"#,
+                "load.stages: give rate (with duration) or stages, not both"
+            ),
+            (
+                "{\"name\": \"" + String(repeating: "n", count: 101) + "\", \(closed)}",
+                "name: is 101 bytes long; at most 100"
+            ),
+            (
+                "{\"name\": \"x\", \"description\": \"" + String(repeating: "d", count: 2001) + "\", \(closed)}",
+                "description: is 2001 characters long; at most 2000"
+            ),
             (
                 #"{"name": "x", \#(closed), "plan": {"rules": [{"match": {"endpoint": "sned"}, "action": {"type": "hang"}}]}}"#,
                 "plan.rules[0].match.endpoint: 'sned' is not one of"
