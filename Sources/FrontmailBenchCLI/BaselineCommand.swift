@@ -32,6 +32,11 @@ public enum BaselineCommand {
             return refused
         }
         guard let runs = readSummaries(parsed.positionals) else { return .dataError }
+        for (file, rows) in zip(parsed.positionals, runs)
+        where rows.contains(where: { $0.key == MetricKey.runInterrupted.text && $0.value > 0 }) {
+            printError("baseline: \(file) is an interrupted run (partial results): no baseline is made of one")
+            return .dataError
+        }
         let merged = BaselineMerge.merge(runs)
         do {
             try RunOutputs.save(SummaryCSV.render(merged, runID: RunID.make()), to: out)

@@ -36,7 +36,7 @@ enum CommandArguments {
 
 extension Arguments.Spec {
     func adding(flag: String) -> Arguments.Spec {
-        Arguments.Spec(options: options, flags: flags.union([flag]), repeatable: repeatable)
+        Arguments.Spec(options: options, flags: flags.union([flag]), repeatable: repeatable, unlisted: unlisted)
     }
 }
 

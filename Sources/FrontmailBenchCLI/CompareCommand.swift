@@ -27,7 +27,8 @@ public enum CompareCommand {
         $GITHUB_STEP_SUMMARY when it is set, at most 64 KB).
 
         exit: 0 no regression, 2 a regression (the failing rows are listed), 4 improvements beyond the
-        tolerance only (update the baseline), 64 bad arguments, 65 an unreadable file
+        tolerance only (update the baseline), 64 bad arguments, 65 an unreadable file, 70 an output that
+        cannot be written
         """
 
     public static func run(_ arguments: [String]) -> ExitCode {
@@ -46,6 +47,10 @@ public enum CompareCommand {
         var perMetric: [(pattern: String, tolerance: Double)] = []
         for value in parsed.all("tolerance") {
             if let equals = value.firstIndex(of: "=") {
+                guard equals != value.startIndex else {
+                    printError("compare: --tolerance \(value): the METRIC before '=' is empty (write METRIC=PCT)")
+                    return .usage
+                }
                 guard let percent = parsePercent(String(value[value.index(after: equals)...])) else {
                     printError("compare: --tolerance \(value): write METRIC=PCT, like p99_us=20%")
                     return .usage
@@ -84,7 +89,7 @@ public enum CompareCommand {
                     ChangeBarsChart.page(comparison, baseline: files[0], current: files[1]), to: html)
             }
             let markdown = SummaryMarkdown.truncated(
-                "## frontmail-bench compare\n\nbaseline `\(files[0])`, current `\(files[1])`\n\n"
+                "## frontmail-bench compare\n\nbaseline \(MarkdownText.code(files[0])), current \(MarkdownText.code(files[1]))\n\n"
                     + comparison.markdown())
             if let summary = parsed.value("summary-md") { try RunOutputs.save(markdown, to: summary) }
             if let step = RunOutputs().stepSummary { try RunOutputs.append(markdown, to: step) }

@@ -19,7 +19,8 @@ public enum MergeCommand {
           --summary-md FILE  write the Markdown summary there instead
 
         exit: 0 every assertion holds, 1 some failed, 64 bad arguments, 65 shards that cannot be
-        merged or a damaged shard file, 130 a shard was interrupted (the merge is partial)
+        merged or a damaged shard file, 70 results that cannot be written, 130 a shard was interrupted (the
+        merge is partial)
         """
 
     static let spec = Arguments.Spec(options: ["out", "junit", "summary-md", "run-id"])

@@ -35,7 +35,12 @@ public enum ReportCommand {
         var runs: [RunResults] = []
         for path in parsed.positionals {
             do {
-                runs.append(try RunResults.read(runCSV: URL(fileURLWithPath: path)))
+                let run = try RunResults.read(runCSV: URL(fileURLWithPath: path))
+                guard !run.isEmpty else {
+                    printError("\(path): no scenario ran in it (a header and no rows): nothing to report")
+                    return .dataError
+                }
+                runs.append(run)
             } catch {
                 printError("\(path): cannot be read as a run's summary (\(error))")
                 return .dataError

@@ -36,6 +36,9 @@ public enum ServeCommand {
           --part-out DIR    on a signal, write DIR/<scenario>.server.fmshard for `merge`
           --expose          allow a --host that is not loopback (a container's 0.0.0.0); the fake
                             has no authentication: expose it only on a private network
+
+        exit: 0 stopped by a signal (the ledger and part written), 64 bad arguments, 65 a bad plan,
+        config or scenario file, 70 the port cannot be bound or an output cannot be written
         """
 
     static let spec = Arguments.Spec(
@@ -66,6 +69,10 @@ public enum ServeCommand {
             return .usage
         }
         let host = parsed.value("host") ?? "127.0.0.1"
+        guard host == "localhost" || Self.isAddress(host) else {
+            printError("serve: --host '\(host)' is not an IPv4 or IPv6 address (127.0.0.1, ::1 or localhost)")
+            return .usage
+        }
         guard host.hasPrefix("127.") || host == "::1" || host == "localhost" || parsed.flag("expose") else {
             printError(
                 "serve: --host must be a loopback address (127.0.0.0/8 or ::1), not '\(host)' (--expose allows it)")
@@ -153,6 +160,13 @@ public enum ServeCommand {
     }
 
     /// Why `path` cannot be written (nil: it can). Creates nothing that was not there.
+    /// Whether `text` is an IPv4 or IPv6 address literal (`127.999.0.1` is not: 70 became 64).
+    static func isAddress(_ text: String) -> Bool {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
+    }
+
     static func unwritable(_ path: String) -> String? {
         let url = URL(fileURLWithPath: path)
         var isDirectory: ObjCBool = false

@@ -24,7 +24,8 @@ public enum TuneCommand {
           --no-progress   no live progress line on stderr (it is off anyway when stderr is not a terminal)
 
         exit: 0 every cell correct and the analytic check agrees, 1 a duplicate, a lost send or a
-        failed analytic check, 64 bad arguments, 65 a bad tune file, 130 interrupted (partial results written)
+        failed analytic check, 64 bad arguments, 65 a bad tune file, 70 results that cannot be written or an
+        internal failure, 130 interrupted (partial results written)
         """
 
     static let spec = Arguments.Spec(options: ["out", "jobs"], flags: ["quick", "no-progress"])

@@ -121,3 +121,92 @@ struct CompareCommandTests {
         )
     }
 }
+
+/// Verdicts and inputs `compare`, `baseline` and `report` got wrong under a hostile user.
+@Suite("compare, baseline and report: interrupted runs, impossible rates, empty runs, hostile keys")
+struct GateHardeningTests {
+    static let interrupted = SummaryRow(
+        scenario: "s", probe: "run", metric: "interrupted", statistic: "value", value: 1, unit: "flag")
+
+    @Test("an interrupted run fails compare even against an interrupted baseline, and makes no baseline")
+    func interruptedRuns() throws {
+        let directory = try CompareCommandTests.folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let rows = CompareCommandTests.baseline + [Self.interrupted]
+        let comparison = Comparison(baseline: rows, current: rows, tolerance: 0.05, perMetric: [])
+        #expect(comparison.lines.contains { $0.key == "s.run.interrupted.value" && $0.verdict == .regression })
+        let clean = Comparison(
+            baseline: CompareCommandTests.baseline, current: CompareCommandTests.baseline, tolerance: 0.05,
+            perMetric: [])
+        #expect(!clean.lines.contains { $0.verdict == .regression })
+        let partial = try CompareCommandTests.write(rows, "partial.csv", in: directory)
+        let whole = try CompareCommandTests.write(CompareCommandTests.baseline, "whole.csv", in: directory)
+        #expect(CompareCommand.run([partial, partial]) == .regression)
+        let out = directory.appendingPathComponent("baseline.csv").path
+        #expect(BaselineCommand.run([whole, whole, partial, "--out", out]) == .dataError)
+        #expect(!FileManager.default.fileExists(atPath: out))
+        #expect(BaselineCommand.run([whole, whole, whole, "--out", out]) == .success)
+    }
+
+    @Test("a success rate outside 0-1 is a damaged file; an empty tolerance pattern is a usage error")
+    func impossibleValues() throws {
+        let directory = try CompareCommandTests.folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var rows = CompareCommandTests.baseline
+        rows.append(
+            SummaryRow(
+                scenario: "s", probe: "send", metric: "success_rate", statistic: "value", value: 1.5, unit: "ratio"))
+        let impossible = try CompareCommandTests.write(rows, "impossible.csv", in: directory)
+        let whole = try CompareCommandTests.write(CompareCommandTests.baseline, "whole.csv", in: directory)
+        #expect(CompareCommand.run([whole, impossible]) == .dataError)
+        #expect(throws: CSVError.self) { try SummaryCSV.parse(try String(contentsOfFile: impossible, encoding: .utf8)) }
+        rows[rows.count - 1].value = 1
+        let possible = try CompareCommandTests.write(rows, "possible.csv", in: directory)
+        #expect(CompareCommand.run([whole, possible]) != .dataError)
+        #expect(CompareCommand.run([whole, whole, "--tolerance", "=5%"]) == .usage)
+    }
+
+    @Test("compare --summary-md writes a hostile scenario name and file name as text, not markup")
+    func escapedMarkdown() throws {
+        let directory = try CompareCommandTests.folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let hostile = SummaryRow(
+            scenario: "x|<img src=y>", probe: "idempotency", metric: "duplicates", statistic: "value", value: 3,
+            unit: "sends")
+        let before = try CompareCommandTests.write([], "a`b.csv", in: directory)
+        let after = try CompareCommandTests.write([hostile], "after.csv", in: directory)
+        let summary = directory.appendingPathComponent("summary.md").path
+        #expect(CompareCommand.run([before, after, "--summary-md", summary]) == .regression)
+        let text = try String(contentsOfFile: summary, encoding: .utf8)
+        #expect(text.contains(#"x\|\<img src=y\>"#))
+        #expect(!text.replacingOccurrences(of: "\\<", with: "").contains("<"))
+        // A file name with a backtick is a code span fenced with two.
+        #expect(text.contains("``" + before + "``"))
+        #expect(MarkdownText.key("send.success_rate") == "send.success_rate")
+        #expect(MarkdownText.key("a._b_") == #"a.\_b\_"#)
+    }
+
+    @Test("report refuses a run with no rows; serve a --host that is no address; run lists no internal option")
+    func smallRefusals() throws {
+        let directory = try CompareCommandTests.folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let empty = try CompareCommandTests.write([], "empty-run.csv", in: directory)
+        #expect(ReportCommand.run([empty, "--out", directory.appendingPathComponent("r.html").path]) == .dataError)
+        #expect(ServeCommand.run(["--host", "127.999.0.1"]) == .usage)
+        #expect(ServeCommand.isAddress("127.0.0.1") && ServeCommand.isAddress("::1") && !ServeCommand.isAddress("::g"))
+        do {
+            _ = try Arguments(["s.json", "--bogus"], spec: RunCommand.spec)
+            Issue.record("--bogus accepted")
+        } catch {
+            #expect(!error.message.contains("--progress-lines") && !error.message.contains("--same-process"))
+            #expect(error.message.contains("--workers"))
+        }
+        // Every command that can fail at a write says so in its exit codes.
+        for usage in [
+            RunCommand.usage, MergeCommand.usage, CompareCommand.usage, TuneCommand.usage, ServeCommand.usage,
+            ReportCommand.usage, BaselineCommand.usage,
+        ] {
+            #expect(usage.contains("70"), "\(usage.prefix(60))")
+        }
+    }
+}

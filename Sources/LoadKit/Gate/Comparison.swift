@@ -218,6 +218,12 @@ public struct Comparison: Sendable {
                     tolerance: tolerance,
                     polarity: Self.polarity(row), verdict: defect ? .regression : .new))
         }
+        // An interrupted run is partial whatever the baseline was: one interrupted too (an
+        // "unchanged" interruption) cannot make it pass.
+        for index in lines.indices
+        where lines[index].key.hasSuffix("." + MetricKey.runInterrupted.text) && (lines[index].current ?? 0) > 0 {
+            lines[index].verdict = .regression
+        }
     }
 
     /// A Markdown table of every line that is not unchanged, and a summary.
@@ -236,7 +242,7 @@ public struct Comparison: Sendable {
                     : line.change.isInfinite
                         ? (line.change > 0 ? "+∞" : "−∞") : String(format: "%+.1f%%", line.change * 100)
                 text +=
-                    "| \(line.key) | \(baseline) \(line.unit) | \(current) | \(change) | \(String(format: "%.0f%%", line.tolerance * 100)) | \(line.polarity.rawValue) | \(line.verdict.rawValue) |\n"
+                    "| \(MarkdownText.key(line.key)) | \(baseline) \(MarkdownText.key(line.unit)) | \(current) | \(change) | \(String(format: "%.0f%%", line.tolerance * 100)) | \(line.polarity.rawValue) | \(line.verdict.rawValue) |\n"
             }
             text += "\n"
         }
@@ -254,7 +260,7 @@ public struct Comparison: Sendable {
                 let baseline = line.baseline.map { String(format: "%.4gx", $0) } ?? "—"
                 let current = line.current.map { String(format: "%.4gx", $0) } ?? "—"
                 text +=
-                    "| \(line.key) | \(baseline) | \(current) | \(percent(line.spreads?.baseline)) / \(percent(line.spreads?.current)) | \(String(format: "%.2fx", 1 + line.tolerance)) | \(line.verdict.rawValue) |\n"
+                    "| \(MarkdownText.key(line.key)) | \(baseline) | \(current) | \(percent(line.spreads?.baseline)) / \(percent(line.spreads?.current)) | \(String(format: "%.2fx", 1 + line.tolerance)) | \(line.verdict.rawValue) |\n"
             }
             text += "\n"
         }
@@ -280,7 +286,9 @@ public struct Comparison: Sendable {
             let lost = unavailable.filter { $0.baseline.map { !$0.isNaN } ?? false }
             if !lost.isEmpty {
                 text += "\nwarning: \(lost.count) metrics were measured in the baseline and are n/a now: "
-                text += lost.prefix(5).map(\.key).joined(separator: ", ") + (lost.count > 5 ? ", …" : "")
+                text +=
+                    lost.prefix(5).map { MarkdownText.key($0.key) }.joined(separator: ", ")
+                    + (lost.count > 5 ? ", …" : "")
             }
         }
         return text + "\n"

@@ -8,11 +8,17 @@ public struct Arguments: Sendable {
         public var flags: Set<String>
         /// Options that may be given more than once (every other one is an error when repeated).
         public var repeatable: Set<String>
+        /// Options and flags a parent gives its children, left out of the list of known ones.
+        public var unlisted: Set<String>
 
-        public init(options: Set<String> = [], flags: Set<String> = [], repeatable: Set<String> = []) {
+        public init(
+            options: Set<String> = [], flags: Set<String> = [], repeatable: Set<String> = [],
+            unlisted: Set<String> = []
+        ) {
             self.options = options
             self.flags = flags
             self.repeatable = repeatable
+            self.unlisted = unlisted
         }
     }
 
@@ -81,7 +87,8 @@ public struct Arguments: Sendable {
                 }
                 values[name, default: []].append(value)
             } else {
-                let known = (spec.options.union(spec.flags)).sorted().map { "--\($0)" }.joined(separator: ", ")
+                let known = spec.options.union(spec.flags).subtracting(spec.unlisted).sorted().map { "--\($0)" }
+                    .joined(separator: ", ")
                 throw UsageError(message: "unknown option '--\(name)' (known: \(known))")
             }
         }

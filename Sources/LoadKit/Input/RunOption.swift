@@ -32,7 +32,8 @@ package enum RunOption: String, CaseIterable, Sendable {
     /// What `run` parses.
     package static let spec = Arguments.Spec(
         options: Set(allCases.filter { !$0.isFlag }.map(\.rawValue)),
-        flags: Set(allCases.filter(\.isFlag).map(\.rawValue)), repeatable: [RunOption.only.rawValue])
+        flags: Set(allCases.filter(\.isFlag).map(\.rawValue)), repeatable: [RunOption.only.rawValue],
+        unlisted: [RunOption.sameProcess.rawValue, RunOption.progressLines.rawValue])
 }
 
 extension Arguments {

@@ -53,35 +53,8 @@ package enum SummaryMarkdown {
         return kept + note
     }
 
-    /// Text as literal Markdown, safe in a table cell or a list item: newlines become spaces and
-    /// every character Markdown (or the HTML it allows) could read as markup is escaped.
-    static func cell(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "\n", "\r", "\r\n": out.append(" ")
-            case "\\", "`", "*", "_", "[", "]", "<", ">", "#", "|", "~", "!", "&": out += "\\" + String(character)
-            default: out.append(character)
-            }
-        }
-        return out
-    }
-
-    /// A code span (outside a table) that holds any text: fenced with one backtick more than the
-    /// longest run of backticks in it, padded when it starts or ends with one.
-    static func code(_ text: String) -> String {
-        let flat = text.map { $0 == "\n" || $0 == "\r" || $0 == "\r\n" ? " " : String($0) }.joined()
-        var longest = 0
-        var run = 0
-        for character in flat {
-            run = character == "`" ? run + 1 : 0
-            longest = max(longest, run)
-        }
-        let fence = String(repeating: "`", count: longest + 1)
-        let pad = flat.hasPrefix("`") || flat.hasSuffix("`") || flat.isEmpty ? " " : ""
-        return fence + pad + flat + pad + fence
-    }
+    static func cell(_ text: String) -> String { MarkdownText.cell(text) }
+    static func code(_ text: String) -> String { MarkdownText.code(text) }
 
     static func figure(_ value: Double?, places: Int) -> String {
         guard let value, value.isFinite else { return "–" }

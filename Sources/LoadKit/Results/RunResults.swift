@@ -62,6 +62,8 @@ package struct RunResults: Sendable {
 
     var runID: String
     var scenarios: [ScenarioEntry]
+    /// A run CSV with a header and no rows: nothing ran, nothing to report.
+    package var isEmpty: Bool { scenarios.isEmpty }
 
     /// The scenarios' wall seconds added up, and their budgets (nil when a scenario has none).
     var wallTotal: (seconds: Double, budget: Double?) {
