@@ -1,3 +1,4 @@
+import FakeFrontmail
 import Foundation
 import LoadKit
 
@@ -70,6 +71,15 @@ extension RunCommand {
                 return .usage
             }
             scenarios = scenarios.map { $0.withFixedRate(rate) }
+            // The file's checks again with the new rate: it may plan more sends than a run may hold.
+            for scenario in scenarios {
+                do throws(InputError) {
+                    try scenario.validate()
+                } catch {
+                    printError("run: --rate \(SummaryCSV.format(rate)) in \(scenario.name): \(error)")
+                    return .usage
+                }
+            }
         }
         for scenario in scenarios {
             if let problem = scenario.shardingProblem(shard, sharedServer: options.server != nil) {

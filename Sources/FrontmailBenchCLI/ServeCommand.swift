@@ -1,6 +1,11 @@
 import FakeFrontmail
 import Foundation
 import LoadKit
+import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// `frontmail-bench serve`: the fake Frontmail API on 127.0.0.1 until SIGINT, SIGTERM or SIGHUP.
 public enum ServeCommand {
@@ -25,8 +30,9 @@ public enum ServeCommand {
                             (default 60)
           --input-budget MB  bytes read and not yet parsed, over all connections (default 256);
                             beyond it a large partial request is answered 503 and closed
-          --share-port      bind a port another process already serves (SO_REUSEPORT: the kernel
-                            splits connections and ledgers between them); without it that is an error
+          --share-port      share the port with other serves started with --share-port (SO_REUSEPORT:
+                            the kernel splits connections and ledgers between them); a port that a
+                            serve without it holds is refused
 
         The shared server of a sharded run (docs/distributed.md): `run --shard i/N --server URL` on
         every shard, then `merge` with the part this server writes when it stops.
@@ -114,6 +120,10 @@ public enum ServeCommand {
         // Listening before the server starts: a supervisor that signals as soon as it reads the
         // `listening on` line finds the handler in place.
         let termination = TerminationSignal()
+        if options.sharePort, port != 0, let problem = Self.unsharedServer(host: host, port: port) {
+            printError("serve: --share-port \(port): \(problem)")
+            return .usage
+        }
         let core = shared?.makeCore() ?? FakeFrontmailCore(config: config, plan: plan, seed: seed)
         let server: FakeFrontmailServer
         do {
@@ -122,7 +132,10 @@ public enum ServeCommand {
             options.loops = loops
             server = try FakeFrontmailServer(core: core, options: options)
         } catch let error as SocketError where error.code == EADDRINUSE {
-            printError("serve: port \(port) is already in use (another serve?); --share-port splits it on purpose")
+            printError(
+                options.sharePort
+                    ? "serve: port \(port) is in use by a process that does not share it (start each serve with --share-port)"
+                    : "serve: port \(port) is already in use (another serve?); --share-port splits it on purpose")
             return .software
         } catch {
             printError("serve: \(error)")
@@ -160,6 +173,31 @@ public enum ServeCommand {
     }
 
     /// Why `path` cannot be written (nil: it can). Creates nothing that was not there.
+    /// Why a serve already on `port` may not be joined (it was started without --share-port, or it
+    /// is not a serve), or nil when it may, or when nothing answers there (this one is the first).
+    /// SO_REUSEPORT cannot tell: a serve with several loops sets it for its own listeners.
+    static func unsharedServer(host: String, port: Int) -> String? {
+        let address = host.contains(":") ? "[\(host)]" : (host == "localhost" ? "127.0.0.1" : host)
+        guard let url = URL(string: "http://\(address):\(port)\(FakeFrontmailCore.identityPath)") else { return nil }
+        let answer = Mutex<(Data?, Bool)>((nil, false))
+        let done = DispatchSemaphore(value: 0)
+        var request = URLRequest(url: url)
+        request.timeoutInterval = 2
+        let session = URLSession(configuration: .ephemeral)
+        defer { session.invalidateAndCancel() }
+        session.dataTask(with: request) { data, response, _ in
+            answer.withLock { $0 = (data, response != nil) }
+            done.signal()
+        }.resume()
+        guard done.wait(timeout: .now() + 3) == .success else { return "the process on it does not answer" }
+        let (data, answered) = answer.withLock { $0 }
+        guard answered else { return nil }
+        guard let data, let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            object["run_id"] != nil
+        else { return "the process on it is not a frontmail-bench serve" }
+        return object["shared"] as? Bool == true ? nil : "the serve on it was started without --share-port"
+    }
+
     /// Whether `text` is an IPv4 or IPv6 address literal (`127.999.0.1` is not: 70 became 64).
     static func isAddress(_ text: String) -> Bool {
         var v4 = in_addr()

@@ -140,20 +140,29 @@ struct HostileClientTests {
         #expect(core.ledger.count == 1)
     }
 
-    @Test("a second server on a port in use is refused unless it asks to share the port")
+    @Test("a second server on a port in use is refused unless both ask to share the port")
     func portInUse() async throws {
         let first = try FakeFrontmailServer(core: FakeFrontmailCore())
         defer { first.shutdown() }
         let taken = FakeFrontmailServer.Options(port: first.port)
-        #expect {
-            _ = try FakeFrontmailServer(core: FakeFrontmailCore(), options: taken)
-        } throws: { error in
-            (error as? SocketError)?.code == EADDRINUSE
-        }
         var sharing = taken
         sharing.sharePort = true
+        // The first did not share its port: neither a plain second server nor a sharing one joins it.
+        for options in [taken, sharing] {
+            #expect {
+                _ = try FakeFrontmailServer(core: FakeFrontmailCore(), options: options)
+            } throws: { error in
+                (error as? SocketError)?.code == EADDRINUSE
+            }
+        }
+        try await Self.stillServes(first)
+        var shares = FakeFrontmailServer.Options()
+        shares.sharePort = true
+        let open = try FakeFrontmailServer(core: FakeFrontmailCore(), options: shares)
+        defer { open.shutdown() }
+        sharing.port = open.port
         let second = try FakeFrontmailServer(core: FakeFrontmailCore(), options: sharing)
         second.shutdown()
-        try await Self.stillServes(first)
+        try await Self.stillServes(open)
     }
 }

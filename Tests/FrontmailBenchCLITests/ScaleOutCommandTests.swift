@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import FakeFrontmail
 @testable import FrontmailBenchCLI
 @testable import LoadKit
 
@@ -129,5 +130,62 @@ struct ShardOptionTests {
         #expect(
             try parse(["--scenario", scenario, "--shards", "2", "--part-out", folder.path])
                 == "server resets-and-truncation 2")
+    }
+}
+
+/// Shards and shared servers a hostile user set up wrong: each refused before anything runs.
+@Suite("scale-out: shards without sends, a --rate past the run's limit, a port that is not shared")
+struct ScaleOutRefusalTests {
+    static func file(_ json: String) throws -> (URL, String) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shards-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent("s.json")
+        try json.write(to: file, atomically: true, encoding: .utf8)
+        return (folder, file.path)
+    }
+
+    @Test("more shards than sends, and a --rate that plans more sends than a run holds, are usage errors")
+    func refusedShards() async throws {
+        let (folder, few) = try Self.file(#"{"name": "few", "load": {"type": "closed", "concurrency": 8, "sends": 2}}"#)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent("parts").path
+        #expect(await RunCommand.run([few, "--shard", "3/4", "--out", out, "--no-progress"]) == .usage)
+        #expect(await RunCommand.run([few, "--shard", "1/2", "--out", out, "--no-progress"]) == .success)
+        let open = folder.appendingPathComponent("open.json")
+        try #"{"name": "op", "load": {"type": "open", "rate": 10, "duration": "20s"}}"#.write(
+            to: open, atomically: true, encoding: .utf8)
+        // 1,000,000/s for 20 s is 20 million sends: the file's own check, run again with the rate.
+        #expect(
+            await RunCommand.run([open.path, "--shard", "0/2", "--rate", "1000000", "--out", out, "--no-progress"])
+                == .usage)
+        #expect(
+            !FileManager.default.fileExists(atPath: folder.appendingPathComponent("parts/op.shard-0-of-2.fmshard").path)
+        )
+    }
+
+    @Test("a serve started without --share-port cannot be joined; one started with it can; an empty port is free")
+    func sharePort() throws {
+        let lone = try FakeFrontmailServer(core: FakeFrontmailCore(), options: .init())
+        defer { lone.shutdown() }
+        // One loop, unshared: the port itself refuses a second listener.
+        var joining = FakeFrontmailServer.Options()
+        joining.port = lone.port
+        joining.sharePort = true
+        #expect(throws: SocketError.self) { try FakeFrontmailServer(core: FakeFrontmailCore(), options: joining) }
+        #expect(ServeCommand.unsharedServer(host: "127.0.0.1", port: lone.port) != nil)
+        // Several loops set SO_REUSEPORT for themselves: the identity says it is not shared.
+        var looped = FakeFrontmailServer.Options()
+        looped.loops = 2
+        let several = try FakeFrontmailServer(core: FakeFrontmailCore(), options: looped)
+        defer { several.shutdown() }
+        #expect(ServeCommand.unsharedServer(host: "127.0.0.1", port: several.port) != nil)
+        var sharing = FakeFrontmailServer.Options()
+        sharing.sharePort = true
+        let shared = try FakeFrontmailServer(core: FakeFrontmailCore(), options: sharing)
+        defer { shared.shutdown() }
+        #expect(ServeCommand.unsharedServer(host: "127.0.0.1", port: shared.port) == nil)
+        joining.port = shared.port
+        let second = try FakeFrontmailServer(core: FakeFrontmailCore(), options: joining)
+        second.shutdown()
     }
 }

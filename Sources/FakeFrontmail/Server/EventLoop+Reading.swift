@@ -93,7 +93,11 @@ extension EventLoop {
                     method: request.method, target: target, headers: request.headers, body: request.body)
                 if serverRequest.method == "GET", serverRequest.path == FakeFrontmailCore.identityPath {
                     // The server's identity, for the shards of a run: not the API, not in the ledger.
-                    reject(connection, ServerResponse.json(200, .object(["run_id": .string(core.runID)])))
+                    // `shared`: whether another `serve --share-port` may join this port.
+                    reject(
+                        connection,
+                        ServerResponse.json(
+                            200, .object(["run_id": .string(core.runID), "shared": .bool(options.sharePort)])))
                     return
                 }
                 let ticket = core.arrive(serverRequest, connection: connection.id)

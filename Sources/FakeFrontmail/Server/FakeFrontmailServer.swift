@@ -79,7 +79,10 @@ public final class FakeFrontmailServer: Sendable {
             let (probe, _) = try Socket.listen(host: options.host, port: options.port, reusePort: false)
             _ = Glibc.close(probe)
         }
-        let (first, port) = try Socket.listen(host: options.host, port: options.port, reusePort: true)
+        // SO_REUSEPORT lets any socket of this user join the port: set only when our own loops
+        // or a shared port need it (one loop unshared cannot be joined by a `serve --share-port`).
+        let reuse = options.sharePort || options.loops > 1
+        let (first, port) = try Socket.listen(host: options.host, port: options.port, reusePort: reuse)
         self.port = port
         var listeners = [first]
         for _ in 1..<max(1, options.loops) {

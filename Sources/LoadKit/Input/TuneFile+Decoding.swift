@@ -12,6 +12,10 @@ extension TuneFile: Decodable {
         name = try container.decode(String.self, forKey: AnyKey("name"))
         description = try container.decodeIfPresent(String.self, forKey: AnyKey("description")) ?? ""
         base = try container.decode(Scenario.self, forKey: AnyKey("base"))
+        // The sweep names its runs: a name in the base would be replaced without a word.
+        guard base.name.isEmpty else {
+            throw InputError(path: "base.name", reason: "the base takes the sweep's name (name); remove it")
+        }
         environments = try container.decode([TuneEnvironment].self, forKey: AnyKey("environments"))
         grid = try container.decode(PolicyGrid.self, forKey: AnyKey("grid"))
         seeds = try container.integer(Int.self, AnyKey("seeds")) ?? 3
@@ -149,12 +153,25 @@ extension PolicyGrid: Decodable {
             "maxRetries", "baseDelay", "maxDelay", "timeout", "budget", "points",
         ])
         self.init(
-            maxRetries: try container.decodeIfPresent([Int].self, forKey: AnyKey("maxRetries")),
+            maxRetries: try Self.wholeNumbers(container, "maxRetries"),
             baseDelay: try container.decodeIfPresent([TimeSpan].self, forKey: AnyKey("baseDelay")),
             maxDelay: try container.decodeIfPresent([TimeSpan].self, forKey: AnyKey("maxDelay")),
             timeout: try container.decodeIfPresent([TimeSpan].self, forKey: AnyKey("timeout")),
             budget: try container.decodeIfPresent([BudgetSetting].self, forKey: AnyKey("budget")))
         points = try container.decodeIfPresent([PolicyPoint].self, forKey: AnyKey("points"))
+    }
+
+    /// A list of whole numbers, each one named by its place when it is not (`[1, 2.5]` had said
+    /// only "The given data was not valid JSON.").
+    static func wholeNumbers(_ container: KeyedDecodingContainer<AnyKey>, _ name: String) throws -> [Int]? {
+        let path = InputError.path(container.codingPath + [AnyKey(name)])
+        return try container.decodeIfPresent([Double].self, forKey: AnyKey(name))?.enumerated().map {
+            index, value throws(InputError) in
+            guard value.isFinite, value == value.rounded(), abs(value) <= 1e15 else {
+                throw InputError(path: "\(path)[\(index)]", reason: "must be a whole number, not \(value)")
+            }
+            return Int(value)
+        }
     }
 
     func validate(path: String, defaultPolicy: PolicyPoint) throws(InputError) {

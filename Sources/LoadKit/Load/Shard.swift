@@ -104,6 +104,9 @@ extension Scenario {
             return
                 "\(name): load.concurrency \(load.concurrency) is below the \(shard.count) shards (each needs a sender)"
         }
+        if let sends = load.sends, sends < shard.count {
+            return "\(name): load.sends \(sends) is below the \(shard.count) shards (each needs a send)"
+        }
         if load.kind == .open, load.maxInFlight < shard.count {
             return
                 "\(name): load.maxInFlight \(load.maxInFlight) is below the \(shard.count) shards (each gets a share)"

@@ -247,6 +247,15 @@ struct TuneTests {
                 #"{"name": "v", "base": {\#(load)}, "environments": [{"name": "a", "map": {"load": 0.7, "drop": "5s"}, "metastability": {}}, {"name": "b", "map": {"load": 0.7, "drop": "5s"}, "metastability": {}}], "grid": {}}"#,
                 "environments[1].map: environments[0] has the same place in the map"
             ),
+            // The base takes the sweep's name; a grid's numbers are whole, each named by its place.
+            (
+                #"{"name": "v", "base": {"name": "other", \#(load)}, "environments": [{"name": "e"}], "grid": {}}"#,
+                "base.name: the base takes the sweep's name"
+            ),
+            (
+                #"{"name": "v", "base": {\#(load)}, "environments": [{"name": "e"}], "grid": {"maxRetries": [1, 2.5]}}"#,
+                "grid.maxRetries[1]: must be a whole number, not 2.5"
+            ),
             // An environment's own load is checked as every cell's scenario.
             (
                 #"{"name": "v", "base": {\#(load)}, "environments": [{"name": "e", "load": {"type": "open", "policyTime": true, "rate": -1, "duration": "5s"}}], "grid": {}}"#,
