@@ -1,22 +1,28 @@
 #!/usr/bin/env bash
 # The hostile user, black-box against a built frontmail-bench: signals at random moments in every
-# mode, stderr on a closed pipe, a killed parent, and outputs at hostile paths (an input, a FIFO, a
-# device node, an existing run id). Every case must end in its documented exit code with no trap,
-# no hang, no orphan and no destroyed file.
+# mode, stderr on a closed pipe, a killed parent, outputs at hostile paths (an input, a FIFO, a
+# device node, an existing run id), and structure-aware mutants of every input format (scenario,
+# tune file, plan, run CSV, .fmshard; scripts/lib/mutate.py). Every case must end in its documented
+# exit code with no trap, no hang, no orphan and no destroyed file, and a refused input's message
+# names the file.
 #
-#   scripts/hostile.sh [--rounds N] [--seed S] [BINARY]
+#   scripts/hostile.sh [--rounds N] [--mutants M] [--seed S] [BINARY]
 #
-# BINARY defaults to .build/release/frontmail-bench. One round runs every case once (about a
-# minute on 2 cores); .ci/run runs one round. Prints the counts and exits 1 on any failure.
+# BINARY defaults to .build/release/frontmail-bench. A round runs every signal and output case
+# once and M mutants (default 100) spread over the formats: about 10 s on 2 cores. .ci/run runs
+# two rounds; `--rounds 100` is the long run (over 10,000 cases). Prints the counts and exits 1 on
+# any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 rounds=1
+mutants=100
 seed=$RANDOM
 binary=.build/release/frontmail-bench
 while [ $# -gt 0 ]; do
     case "$1" in
         --rounds) rounds="$2"; shift 2 ;;
+        --mutants) mutants="$2"; shift 2 ;;
         --seed) seed="$2"; shift 2 ;;
         -h | --help) sed -n '2,10p' "$0"; exit 0 ;;
         *) binary="$1"; shift ;;
@@ -24,6 +30,8 @@ while [ $# -gt 0 ]; do
 done
 case "$rounds" in '' | *[!0-9]*) echo "hostile: --rounds must be a whole number" >&2; exit 64 ;; esac
 case "$seed" in '' | *[!0-9]*) echo "hostile: --seed must be a whole number" >&2; exit 64 ;; esac
+case "$mutants" in '' | *[!0-9]*) echo "hostile: --mutants must be a whole number" >&2; exit 64 ;; esac
+[ "$mutants" -le 100000 ] || { echo "hostile: --mutants must be 0-100000" >&2; exit 64; }
 [ "$rounds" -ge 1 ] && [ "$rounds" -le 1000 ] || { echo "hostile: --rounds must be 1-1000" >&2; exit 64; }
 [ -x "$binary" ] || { echo "hostile: no executable $binary (swift build -c release first)" >&2; exit 64; }
 binary="$(cd "$(dirname "$binary")" && pwd)/$(basename "$binary")"
@@ -229,7 +237,95 @@ signal_merge() { # merge of two shards, SIGTERM at a random moment: whole output
     if ls -a "$base/merged" 2>/dev/null | grep -q '\.tmp$'; then fail destroyed "merge left a temporary file"; fi
 }
 
+# --- structure-aware mutants of every input format -------------------------------------------
+
+# Runs one mutant; $1: the allowed statuses ("0 65"), the rest: the command. A refusal (65) must
+# name the file ($mutant) on stderr.
+mutant_case() {
+    local allowed="$1"
+    shift
+    cases=$((cases + 1))
+    timeout 20 "$@" >"$scratch/m.stdout" 2>"$scratch/m.stderr" </dev/null
+    local status=$?
+    if [ "$status" = 124 ]; then fail hang "$* (20 s)"; return; fi
+    if trapped "$status" "$scratch/m.stderr"; then fail trap "$*: status $status"; return; fi
+    case " $allowed " in *" $status "*) ;; *) fail wrong "$*: status $status, not one of $allowed: $(head -c 300 "$scratch/m.stderr")"; return ;; esac
+    if [ "$status" = 65 ] && ! grep -qF "$(basename "$mutant")" "$scratch/m.stderr"; then
+        fail wrong "$*: refused without naming the file: $(head -c 300 "$scratch/m.stderr")"
+    fi
+}
+
+# serve with a mutant plan: refused (65), or it listens and stops on SIGTERM (0).
+serve_mutant() {
+    cases=$((cases + 1))
+    "$binary" serve --port 0 --plan "$mutant" >"$scratch/m.stdout" 2>"$scratch/m.stderr" </dev/null &
+    local pid=$! waited=0
+    pids+=("$pid")
+    while kill -0 "$pid" 2>/dev/null && ! grep -q "^listening on" "$scratch/m.stdout" && [ $waited -lt 200 ]; do
+        sleep 0.02
+        waited=$((waited + 1))
+    done
+    kill -TERM "$pid" 2>/dev/null
+    wait_for "$pid" 10
+    if [ "$status" = hang ]; then fail hang "serve --plan $mutant"; return; fi
+    if trapped "$status" "$scratch/m.stderr"; then fail trap "serve --plan $mutant: status $status"; return; fi
+    case "$status" in 0 | 64 | 65) ;; *) fail wrong "serve --plan $mutant: status $status: $(head -c 300 "$scratch/m.stderr")" ;; esac
+    if [ "$status" = 65 ] && ! grep -qF "$(basename "$mutant")" "$scratch/m.stderr"; then
+        fail wrong "serve --plan $mutant: refused without naming the file"
+    fi
+}
+
+sources="$scratch/sources"
+prepare_sources() {
+    mkdir -p "$sources/plans" "$sources/runs" "$sources/shards"
+    python3 - "$sources/plans" scenarios/*.json <<'PY'
+import json, os, sys
+for name in sys.argv[2:]:
+    plan = json.load(open(name)).get("plan")
+    if plan:
+        json.dump(plan, open(os.path.join(sys.argv[1], os.path.basename(name)), "w"))
+PY
+    "$binary" run "$scenario" --quick --out "$sources/run" --run-id H --no-progress >/dev/null 2>&1
+    cp "$sources/run/H-run.csv" "$sources/runs/base-run.csv"
+    for shard in 0/2 1/2; do
+        "$binary" run "$scenario" --quick --shard "$shard" --run-id S --out "$sources/shards" --no-progress \
+            >/dev/null 2>&1
+    done
+    [ -s "$sources/runs/base-run.csv" ] && ls "$sources/shards"/*.fmshard >/dev/null 2>&1 || {
+        echo "hostile: could not make the mutation sources (a run and two shards)" >&2
+        exit 1
+    }
+}
+
+mutation_round() { # $1: the round's seed
+    local folder="$scratch/mutants" share=$((mutants / 10 + 1))
+    rm -rf "$folder"
+    python3 scripts/lib/mutate.py json "$1" $((share * 4)) "$folder/scenarios" scenarios/*.json &&
+        python3 scripts/lib/mutate.py json "$1" "$share" "$folder/tune" tune/*.json &&
+        python3 scripts/lib/mutate.py json "$1" "$share" "$folder/plans" "$sources/plans"/*.json &&
+        python3 scripts/lib/mutate.py csv "$1" $((share * 2)) "$folder/runs" "$sources/runs/base-run.csv" &&
+        python3 scripts/lib/mutate.py bytes "$1" $((share * 2)) "$folder/shards" "$sources/shards"/*.fmshard ||
+        { echo "hostile: the mutator failed (seed $1)" >&2; exit 1; }
+    for mutant in "$folder/scenarios"/*; do mutant_case "0 65" "$binary" list "$mutant"; done
+    for mutant in "$folder/tune"/*; do mutant_case "0 65" "$binary" tune "$mutant" --check; done
+    for mutant in "$folder/plans"/*; do serve_mutant; done
+    local index=0
+    for mutant in "$folder/runs"/*; do
+        index=$((index + 1))
+        # The mutant is named RUN.csv's way, so the report's siblings go beside it, in the scratch folder.
+        mutant_case "0 65" "$binary" report "$mutant" --out "$scratch/m-report.html"
+        mutant_case "0 2 4 65" "$binary" compare "$sources/runs/base-run.csv" "$mutant"
+    done
+    for mutant in "$folder/shards"/*; do
+        rm -rf "$scratch/merged"
+        local partner
+        partner=$(ls "$sources/shards"/*.fmshard | grep -v "$(basename "$mutant" | sed 's/^[0-9]*-//')" | head -1)
+        mutant_case "0 1 65 130" "$binary" merge "$mutant" "$partner" --out "$scratch/merged"
+    done
+}
+
 start=$(date +%s)
+[ "$mutants" -gt 0 ] && prepare_sources
 for round in $(seq "$rounds"); do
     signal_run
     signal_run
@@ -239,6 +335,7 @@ for round in $(seq "$rounds"); do
     killed_parent
     hostile_outputs
     signal_merge
+    [ "$mutants" -gt 0 ] && mutation_round $((seed + round))
     printf 'hostile: round %d/%d, %d cases, %d failures, %d s\n' "$round" "$rounds" "$cases" \
         $((traps + hangs + orphans + destroyed + wrong)) $(($(date +%s) - start)) >&2
 done

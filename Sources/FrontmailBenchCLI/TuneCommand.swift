@@ -22,13 +22,15 @@ public enum TuneCommand {
           --quick         the file's quick sweep (its "quick" block, or one seed)
           --jobs N        cells run at once (default: the number of cores)
           --no-progress   no live progress line on stderr (it is off anyway when stderr is not a terminal)
+          --check         read and check the file (with --quick, its quick sweep), say the sweep's
+                          size and run nothing
 
         exit: 0 every cell correct and the analytic check agrees, 1 a duplicate, a lost send or a
         failed analytic check, 64 bad arguments, 65 a bad tune file, 70 results that cannot be written or an
         internal failure, 130 interrupted (partial results written)
         """
 
-    static let spec = Arguments.Spec(options: ["out", "jobs"], flags: ["quick", "no-progress"])
+    static let spec = Arguments.Spec(options: ["out", "jobs"], flags: ["quick", "no-progress", "check"])
 
     public static func run(_ arguments: [String]) async -> ExitCode {
         let command = CommandArguments("tune", arguments, spec: spec, usage: usage)
@@ -56,6 +58,13 @@ public enum TuneCommand {
             return .dataError
         }
         if parsed.flag("quick") { tune = tune.quickened() }
+        if parsed.flag("check") {
+            let runs = tune.policies.count * tune.environments.count * tune.seeds
+            print(
+                "\(file): tune \(tune.name): \(tune.policies.count) policies × \(tune.environments.count) environments × \(tune.seeds) seeds = \(runs) runs"
+            )
+            return .success
+        }
         let out = URL(fileURLWithPath: parsed.value("out") ?? "results")
         let writer: ResultsWriter
         do {

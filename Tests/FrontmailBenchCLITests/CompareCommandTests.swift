@@ -209,4 +209,18 @@ struct GateHardeningTests {
             #expect(usage.contains("70"), "\(usage.prefix(60))")
         }
     }
+
+    @Test("tune --check reads and checks a tune file and runs nothing; a bad one is 65")
+    func tuneCheck() async throws {
+        let directory = try CompareCommandTests.folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let out = directory.appendingPathComponent("never")
+        #expect(await TuneCommand.run(["tune/retry-defaults.json", "--check", "--out", out.path]) == .success)
+        #expect(await TuneCommand.run(["tune/retry-storms.json", "--check", "--quick", "--out", out.path]) == .success)
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+        let bad = directory.appendingPathComponent("bad.json")
+        try #"{"name": "b", "base": {"name": "x"}, "environments": [], "grid": {}}"#.write(
+            to: bad, atomically: true, encoding: .utf8)
+        #expect(await TuneCommand.run([bad.path, "--check"]) == .dataError)
+    }
 }
