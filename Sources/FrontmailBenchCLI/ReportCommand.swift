@@ -1,3 +1,4 @@
+import FakeFrontmail
 import Foundation
 import LoadKit
 
@@ -41,6 +42,9 @@ public enum ReportCommand {
                     return .dataError
                 }
                 runs.append(run)
+            } catch let error as InputFileError {
+                printError(error.description)
+                return .dataError
             } catch {
                 printError("\(path): cannot be read as a run's summary (\(error))")
                 return .dataError

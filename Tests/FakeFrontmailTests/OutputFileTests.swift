@@ -66,4 +66,24 @@ struct OutputFileTests {
         #expect(OutputFile.clash(outputs: [folder.appendingPathComponent("new.csv").path], inputs: [input.path]) == nil)
         #expect(OutputFile.clash(outputs: [input.path], inputs: []) == nil)
     }
+
+    @Test("an input that is missing, a folder or unreadable is said in those words, not Foundation's codes")
+    func inputWording() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func reason(_ path: String) -> String {
+            do {
+                _ = try InputFileError.read(path)
+                return "read"
+            } catch {
+                return error.description
+            }
+        }
+        #expect(reason(folder.appendingPathComponent("missing.json").path).hasSuffix("missing.json: no such file"))
+        #expect(reason(folder.path).hasSuffix(": is a folder, not a file"))
+        let file = folder.appendingPathComponent("ok.json")
+        try Data("{}".utf8).write(to: file)
+        #expect(reason(file.path) == "read")
+        #expect(!reason(folder.appendingPathComponent("missing.json").path).contains("Code="))
+    }
 }

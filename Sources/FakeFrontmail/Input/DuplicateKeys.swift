@@ -41,38 +41,50 @@ enum DuplicateKeys {
         }
 
         private mutating func object(path: String) -> String? {
-            index += 1
             var seen: Set<String> = []
-            while true {
-                skipSpace()
-                guard index < bytes.count else { return nil }
-                if bytes[index] == UInt8(ascii: "}") {
-                    index += 1
-                    return nil
-                }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                    continue
-                }
-                guard bytes[index] == UInt8(ascii: "\""), let key = string() else { return nil }
+            return members(closing: "}") { walker, _ in
+                guard walker.bytes[walker.index] == UInt8(ascii: "\""), let key = walker.string() else { return .stop }
                 let keyPath = path.isEmpty ? key : path + "." + key
-                guard seen.insert(key).inserted else { return keyPath }
-                skipSpace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
-                index += 1
-                let before = index
-                if let found = value(path: keyPath) { return found }
-                guard index > before else { return nil }
+                guard seen.insert(key).inserted else { return .found(keyPath) }
+                walker.skipSpace()
+                guard walker.index < walker.bytes.count, walker.bytes[walker.index] == UInt8(ascii: ":") else {
+                    return .stop
+                }
+                walker.index += 1
+                return walker.member(path: keyPath)
             }
         }
 
         private mutating func array(path: String) -> String? {
+            members(closing: "]") { walker, element in walker.member(path: "\(path)[\(element)]") }
+        }
+
+        enum Step {
+            case next
+            case stop
+            case found(String)
+        }
+
+        /// One value inside a container; `.stop` when it is not JSON (a `}` where a value belongs:
+        /// the reader reports it, not this walk).
+        private mutating func member(path: String) -> Step {
+            let before = index
+            if let found = value(path: path) { return .found(found) }
+            return index > before ? .next : .stop
+        }
+
+        /// The members of the object or array that starts at `index`, up to `closing`, each handed
+        /// to `each` with its place; the first duplicate found, or nil.
+        private mutating func members(
+            closing: Character, _ each: (inout Walker, Int) -> Step
+        ) -> String? {
+            let close = UInt8(ascii: closing.unicodeScalars.first!)
             index += 1
             var element = 0
             while true {
                 skipSpace()
                 guard index < bytes.count else { return nil }
-                if bytes[index] == UInt8(ascii: "]") {
+                if bytes[index] == close {
                     index += 1
                     return nil
                 }
@@ -81,10 +93,11 @@ enum DuplicateKeys {
                     element += 1
                     continue
                 }
-                let before = index
-                if let found = value(path: "\(path)[\(element)]") { return found }
-                // Not JSON (a `}` where an element belongs): the reader reports it, not this walk.
-                guard index > before else { return nil }
+                switch each(&self, element) {
+                case .next: continue
+                case .stop: return nil
+                case .found(let path): return path
+                }
             }
         }
 

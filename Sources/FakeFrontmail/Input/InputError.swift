@@ -80,12 +80,27 @@ public struct InputFileError: Error, CustomStringConvertible, Sendable {
     public var description: String { "\(file): \(error.path.isEmpty ? "" : error.path + ": ")\(error.reason)" }
 
     public static func read(_ path: String) throws(InputFileError) -> Data {
+        if let problem = unreadable(path) {
+            throw InputFileError(file: path, error: InputError(path: "", reason: problem))
+        }
         do {
             return try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
             throw InputFileError(
-                file: path, error: InputError(path: "", reason: "cannot be read (\(error.localizedDescription))"))
+                file: path, error: InputError(path: "", reason: "cannot be read (\(String(cString: strerror(EIO))))"))
         }
+    }
+
+    /// Why the file at `path` cannot be read, in the words of its cause (Foundation's say
+    /// `Code=260 "The file doesn't exist."`), or nil when it can.
+    public static func unreadable(_ path: String) -> String? {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            return errno == ENOENT ? "no such file" : "cannot be read (\(String(cString: strerror(errno))))"
+        }
+        if status.st_mode & S_IFMT == S_IFDIR { return "is a folder, not a file" }
+        guard access(path, R_OK) == 0 else { return "cannot be read (\(String(cString: strerror(errno))))" }
+        return nil
     }
 }
 

@@ -80,18 +80,15 @@ struct StatusProbe {
         recorder.record(.statusMismatched, Double(mismatched))
         recorder.record(counts: errors, as: { .statusErrors($0) })
         recorder.record(counts: book.attemptErrors, as: { .statusAttemptErrors($0) })
-        recorder.record(.statusAttempts, Double(attempts))
-        recorder.record(.statusUnreported, Double(unreported))
-        recorder.record(.statusDefects, Double(defects))
-        recorder.record(.statusAttemptsPerReadMax, Double(attemptsMax))
-        recorder.record(.statusUnknownReads, Double(unknownReads))
-        recorder.record(.statusUnknownNotFound, Double(unknownNotFound))
-        recorder.record(.statusUnknownRetried, Double(unknownRetried))
-        recorder.record(.statusUnknownMisreported, Double(unknownMisreported))
-        recorder.record(.statusCancelled, Double(cancelled))
-        recorder.record(.statusCancelledNotAborted, Double(cancelledNotAborted))
-        recorder.record(.statusAnsweredBeforeCancel, Double(answeredBeforeCancel))
-        recorder.record(.statusAttemptsAfterCancel, Double(attemptsAfterCancel))
+        let counts: [(MetricKey, Int)] = [
+            (.statusAttempts, attempts), (.statusUnreported, unreported),
+            (.statusDefects, defects), (.statusAttemptsPerReadMax, attemptsMax), (.statusUnknownReads, unknownReads),
+            (.statusUnknownNotFound, unknownNotFound), (.statusUnknownRetried, unknownRetried),
+            (.statusUnknownMisreported, unknownMisreported), (.statusCancelled, cancelled),
+            (.statusCancelledNotAborted, cancelledNotAborted), (.statusAnsweredBeforeCancel, answeredBeforeCancel),
+            (.statusAttemptsAfterCancel, attemptsAfterCancel),
+        ]
+        for (key, count) in counts { recorder.record(key, Double(count)) }
         recorder.record(.statusCancelLateMax, cancelled == 0 ? .nan : lateMax)
         rows = recorder.rows
         metrics = recorder.metrics

@@ -1,3 +1,4 @@
+import FakeFrontmail
 import Foundation
 
 /// A run as its results folder holds it (the CSV is the source of truth): per scenario its
@@ -86,7 +87,7 @@ package struct RunResults: Sendable {
     /// Reads `ROOT/<run>-<scenario>/` for each scenario of the run CSV (in its order), with
     /// `errors` for scenarios that have no verdict (by name).
     package static func read(runCSV: URL, errors: [String: String] = [:], order: [String] = []) throws -> RunResults {
-        let text = try String(contentsOf: runCSV, encoding: .utf8)
+        let text = String(decoding: try InputFileError.read(runCSV.path), as: UTF8.self)
         let (runID, rows) = try SummaryCSV.parse(text, unique: true)
         let root = runCSV.deletingLastPathComponent()
         var names: [String] = []
