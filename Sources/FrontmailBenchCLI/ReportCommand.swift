@@ -42,11 +42,9 @@ public enum ReportCommand {
                     return .dataError
                 }
                 runs.append(run)
-            } catch let error as InputFileError {
-                printError(error.description)
-                return .dataError
             } catch {
-                printError("\(path): cannot be read as a run's summary (\(error))")
+                // A file that cannot be read names itself; one that can is not a run's summary.
+                printError((error as? InputFileError)?.description ?? "\(path): not a run's summary (\(error))")
                 return .dataError
             }
         }
