@@ -43,7 +43,7 @@ package enum ProcessSignals {
     private static let installed = Mutex(false)
     private static let unheardEnd: EndDeadline = EndDeadline(seconds: RunSession.signalDeadline) { reason in
         printError("interrupted: \(reason); ending now")
-        _exit(128 + (router.unheard ?? SIGTERM))
+        _exit(128 + (router.firstKept ?? SIGTERM))
     }
 
     /// Installs the handlers (once; later calls do nothing). SIGPIPE is ignored from here on: a
@@ -110,7 +110,8 @@ package final class SignalRouter: Sendable {
         var nextID = 0
         /// Signals that came while nobody listened, oldest first.
         var pending: [Int32] = []
-        var keptBefore = false
+        /// The first signal ever kept (a listener that takes it does not make it unsent).
+        var firstKept: Int32?
     }
 
     private let state = Mutex(State())
@@ -124,8 +125,8 @@ package final class SignalRouter: Sendable {
         let (listener, first) = state.withLock { state -> (Listener?, Bool) in
             if let newest = state.listeners.last { return (newest, false) }
             state.pending.append(signal)
-            defer { state.keptBefore = true }
-            return (nil, !state.keptBefore)
+            defer { state.firstKept = state.firstKept ?? signal }
+            return (nil, state.firstKept == nil)
         }
         if let listener {
             listener.action(signal)
@@ -151,6 +152,9 @@ package final class SignalRouter: Sendable {
     package func stopListening(_ id: Int) {
         state.withLock { state in state.listeners.removeAll { $0.id == id } }
     }
+
+    /// The first signal that came while nobody listened, taken by a listener since or not.
+    package var firstKept: Int32? { state.withLock { $0.firstKept } }
 
     /// The first signal that came while nobody listened and no listener has taken since.
     package var unheard: Int32? { state.withLock { $0.pending.first } }
