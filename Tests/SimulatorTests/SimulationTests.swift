@@ -112,9 +112,10 @@ struct SimulationTests {
     @Test("a detached task that sleeps on the virtual clock fails the run, naming the call and the thread")
     func detachedEscape() async throws {
         let error = await #expect(throws: SimulationError.self) {
-            // A long grace: on a machine busy with other tests the detached task may start late,
-            // and the run must wait for it rather than call the wait a deadlock.
-            _ = try await Simulation.run(stallGrace: 60) { clock in
+            // A long grace: on a machine busy with other tests the detached task may start late
+            // (past 60 s beside a CPU hog and a build), and the run must wait for it rather than
+            // call the wait a deadlock. The grace only ends a run that would hang.
+            _ = try await Simulation.run(stallGrace: 600) { clock in
                 await Task.detached { try? await clock.sleep(seconds: 1) }.value
             }
         }
