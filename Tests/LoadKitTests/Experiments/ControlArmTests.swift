@@ -149,11 +149,17 @@ struct ControlArmTests {
         #expect(correct.rows.contains { $0.probe == "control" && $0.metric == "latency" && $0.statistic == "p99" })
         // An SDK that holds each send three seconds keeps every send it started in flight past the
         // last arrival, even when a loaded machine stretches the second of arrivals: at a cap of 64,
-        // 64 in flight and 36 dropped, where plain URLSession beside it keeps up.
+        // 64 in flight and 36 dropped. Whether plain URLSession beside it keeps up depends on the
+        // machine (beside a CPU hog it dropped 36 too): asserted is the SDK's own drop count, and
+        // that the verdict is its drops beyond the control's, judged as the assertion says.
         var runner = ScenarioRunner(outputFolder: nil, runID: "T", progress: false)
         runner.seams.transportWrapper = { HoldingTransport(inner: $0) }
         let holding = try await runner.run(try makeScenario(Self.scenario(maxInFlight: 64)))
-        #expect(!holding.passed, "\(holding.verdictLine)")
-        #expect((holding.metrics["send.dropped"] ?? 0) >= 30, "\(holding.metrics["send.dropped"] ?? .nan)")
+        let sdkDropped = holding.metrics["send.dropped"] ?? .nan
+        let controlDropped = holding.metrics["control.dropped"] ?? .nan
+        #expect(sdkDropped >= 30, "\(sdkDropped)")
+        let excess = holding.metrics["control.excess_drop_rate"] ?? .nan
+        #expect(abs(excess - (sdkDropped - controlDropped) / 100) < 1e-12)
+        #expect(holding.passed == (excess <= 0.05), "\(holding.verdictLine)")
     }
 }
