@@ -34,17 +34,32 @@ package enum ProcessSignals {
         }
     }
 
-    /// The router of this process's signals: one nobody takes arms the end (`RunSession.signalDeadline`).
-    package static let router: SignalRouter = SignalRouter { signal, _ in
-        // A second one fires the end at once.
-        if unheardEnd.start() { printError("\(name(signal)): finishing what is being written, then stopping") }
-    }
+    /// The router of this process's signals: one nobody takes arms the end (`RunSession.signalDeadline`);
+    /// a listener that takes it later disarms that end (its own deadline governs from then on:
+    /// a run signalled while it loaded its files was ended mid-write with 129 and no run CSV).
+    package static let router: SignalRouter = SignalRouter(
+        unheard: { signal, _ in
+            let deadline = unheardEnd.withLock { current -> EndDeadline in
+                if let current { return current }
+                let made = EndDeadline(seconds: RunSession.signalDeadline) { reason in
+                    printError("interrupted: \(reason); ending now")
+                    _exit(128 + signal)
+                }
+                current = made
+                return made
+            }
+            // A second one fires the end at once.
+            if deadline.start() { printError("\(name(signal)): finishing what is being written, then stopping") }
+        },
+        taken: {
+            unheardEnd.withLock { current in
+                current?.cancel()
+                current = nil
+            }
+        })
 
     private static let installed = Mutex(false)
-    private static let unheardEnd: EndDeadline = EndDeadline(seconds: RunSession.signalDeadline) { reason in
-        printError("interrupted: \(reason); ending now")
-        _exit(128 + (router.firstKept ?? SIGTERM))
-    }
+    private static let unheardEnd = Mutex<EndDeadline?>(nil)
 
     /// Installs the handlers (once; later calls do nothing). SIGPIPE is ignored from here on: a
     /// closed stdout or stderr is an error of that write (`StandardStream`), not the process's end.
@@ -116,9 +131,14 @@ package final class SignalRouter: Sendable {
 
     private let state = Mutex(State())
     private let unheardAction: @Sendable (Int32, Bool) -> Void
+    private let takenAction: @Sendable () -> Void
 
-    package init(unheard: @escaping @Sendable (Int32, Bool) -> Void) {
+    /// `taken` runs when a listener takes signals that were kept.
+    package init(
+        unheard: @escaping @Sendable (Int32, Bool) -> Void, taken: @escaping @Sendable () -> Void = {}
+    ) {
         unheardAction = unheard
+        takenAction = taken
     }
 
     package func deliver(_ signal: Int32) {
@@ -144,6 +164,7 @@ package final class SignalRouter: Sendable {
             return (state.nextID, state.pending)
         }
         if !kept.isEmpty {
+            takenAction()
             DispatchQueue.global().async { for signal in kept { action(signal) } }
         }
         return id

@@ -35,7 +35,11 @@ struct SignalRouterTests {
     @Test("a signal while nobody listens is kept, said once as the first, and handed to the next listener at once")
     func keptUntilListened() async {
         let seen = Seen()
-        let router = SignalRouter { signal, first in seen.add("unheard \(signal) first=\(first)") }
+        // `taken`: the process disarms the end it armed for the kept signals (the listener's own
+        // deadline governs); without it a run signalled while loading was ended mid-write.
+        let router = SignalRouter(
+            unheard: { signal, first in seen.add("unheard \(signal) first=\(first)") },
+            taken: { seen.add("taken") })
         router.deliver(SIGTERM)
         router.deliver(SIGINT)
         #expect(seen.all == ["unheard \(SIGTERM) first=true", "unheard \(SIGINT) first=false"])
@@ -53,6 +57,7 @@ struct SignalRouterTests {
             }
         }
         #expect(taken.all == ["\(SIGTERM)", "\(SIGINT)"])
+        #expect(seen.all.last == "taken")
         #expect(router.unheard == nil)
         // Taken, but still the signal the process ends with if it outlives the deadline.
         #expect(router.firstKept == SIGTERM)
