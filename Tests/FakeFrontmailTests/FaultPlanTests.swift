@@ -97,6 +97,14 @@ struct FaultPlanTests {
         #expect(abs(span.seconds - seconds) < 1e-12)
     }
 
+    @Test(
+        "a sub-second duration is the number of seconds its decimal spelling names, to the last bit",
+        arguments: [("13861000us", "13.861"), ("13861ms", "13.861"), ("1500000000ns", "1.5"), ("700ms", "0.7")])
+    func exactDurations(text: String, decimal: String) throws {
+        let span = try #require(TimeSpan(parsing: text))
+        #expect(span.seconds == Double(decimal))
+    }
+
     @Test("bad durations are rejected", arguments: ["", "ms", "2", "2 s", "two s", "1e3s", "5d"])
     func badDurations(text: String) {
         #expect(TimeSpan(parsing: text) == nil)

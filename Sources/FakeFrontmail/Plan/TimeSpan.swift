@@ -14,15 +14,17 @@ public struct TimeSpan: Sendable, Hashable, Comparable, Codable, CustomStringCon
     /// Parses `250ms`, `2s`, `1m`, `1h`, `100us`, `-10s`; nil for anything else.
     public init?(parsing text: String) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        let units: [(String, Double)] = [
-            ("ms", 1e-3), ("us", 1e-6), ("µs", 1e-6), ("ns", 1e-9), ("s", 1), ("m", 60), ("h", 3600),
+        // Sub-second units divide (a division by 1000 is correctly rounded, a product with 1e-3 is
+        // not: `13861000us` must be the 13.861 s a Retry-After of 13.861 is, not 13.860999…).
+        let units: [(String, Double, Double)] = [
+            ("ms", 1, 1e3), ("us", 1, 1e6), ("µs", 1, 1e6), ("ns", 1, 1e9), ("s", 1, 1), ("m", 60, 1), ("h", 3600, 1),
         ]
-        for (suffix, factor) in units where trimmed.hasSuffix(suffix) {
+        for (suffix, factor, divisor) in units where trimmed.hasSuffix(suffix) {
             let number = trimmed.dropLast(suffix.count)
             guard !number.isEmpty, number.allSatisfy({ $0.isNumber || $0 == "." || $0 == "-" }),
                 let value = Double(number), value.isFinite
             else { return nil }
-            self.seconds = value * factor
+            self.seconds = value * factor / divisor
             return
         }
         return nil
