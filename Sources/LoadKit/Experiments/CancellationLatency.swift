@@ -153,7 +153,7 @@ public enum CancellationLatency {
             for index in 0..<backgroundLoad {
                 background.addTask { _ = await send("background-\(index)") }
             }
-            try await waitUntil(timeout: 120, "the background sends to reach the server") {
+            try await waitUntil(timeout: stallLimit, "the background sends to reach the server") {
                 core.ledger.count >= backgroundLoad
             }
             var random = SeededRandom(seed: 77)
@@ -181,16 +181,20 @@ public enum CancellationLatency {
                         case .beforeFirstAttempt:
                             break
                         case .inFlight:
-                            try await waitUntil(timeout: 30, "the \(phase) sample's request to reach the server") {
+                            try await waitUntil(
+                                timeout: stallLimit, "the \(phase) sample's request to reach the server"
+                            ) {
                                 core.ledger.count > before
                             }
                         case .slowBody:
-                            try await waitUntil(timeout: 30, "the \(phase) sample's request to reach the server") {
+                            try await waitUntil(
+                                timeout: stallLimit, "the \(phase) sample's request to reach the server"
+                            ) {
                                 core.ledger.count > before
                             }
                             try await Task.sleep(nanoseconds: 20_000_000)
                         case .backoff:
-                            try await waitUntil(timeout: 30, "the backoff sample to start its backoff") {
+                            try await waitUntil(timeout: stallLimit, "the backoff sample to start its backoff") {
                                 observer.count > backoffsBefore
                             }
                         case .random:

@@ -48,6 +48,11 @@ struct WaitTimedOut: Error, CustomStringConvertible {
     }
 }
 
+/// How long an experiment waits for a state that must come (a request to reach the server, a send
+/// to start its backoff) before it calls the run stuck. It only ends a run that would hang: a
+/// machine starved by a CPU hog beside two other runs once took more than 30 s to get there.
+let stallLimit: Double = 600
+
 /// Polls `condition` every 0.2 ms until it holds or `timeout` seconds pass; `what` names the
 /// condition in the error. `yielding` first polls between yields for up to 1,000 turns (for
 /// conditions that hold within microseconds, where a sleep's timer would be most of the wait).
@@ -78,7 +83,7 @@ extension CancellationLatency {
             try? await waitUntilCancelled()
             return core.now()
         }
-        try await waitUntil(timeout: 30, "the reference task to start") { entered.load(ordering: .acquiring) }
+        try await waitUntil(timeout: stallLimit, "the reference task to start") { entered.load(ordering: .acquiring) }
         let cancelledAt = core.now()
         waiting.cancel()
         return await waiting.value - cancelledAt
@@ -164,11 +169,11 @@ extension CancellationLatency {
             let task = Task { try? await client.send(templateID: "tpl_bench", params: ["soak": true]) }
             switch phase {
             case .inFlight:
-                try await waitUntil(timeout: 10, yielding: true, "the send to enter the transport") {
+                try await waitUntil(timeout: stallLimit, yielding: true, "the send to enter the transport") {
                     transport.entered > entered && clock.deadlines > deadlines
                 }
             case .backoff:
-                try await waitUntil(timeout: 10, yielding: true, "the send to start a backoff") {
+                try await waitUntil(timeout: stallLimit, yielding: true, "the send to start a backoff") {
                     clock.sleeps > sleeps
                 }
             }

@@ -36,7 +36,7 @@ public enum HeldRequestCPU {
                 for index in 0..<held {
                     group.addTask { _ = await CancellationLatency.rawSend(harness: harness, key: "held-\(index)") }
                 }
-                try await waitUntil(timeout: 120, "the held requests to reach the server") {
+                try await waitUntil(timeout: stallLimit, "the held requests to reach the server") {
                     core.ledger.count >= held
                 }
                 let before = ThreadCPU.now()

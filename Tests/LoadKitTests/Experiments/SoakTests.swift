@@ -45,15 +45,17 @@ struct SoakTests {
     func backoff() async throws {
         // Other tests that free much memory during the leaky batches hide part of its growth (one
         // full `swift test` in about four measured 311 KiB): the leak must show in one of three
-        // measurements.
+        // measurements. A measurement with too few clean pairs (another test allocating throughout,
+        // as the explorer's simulations do) is taken again, up to six times in all.
         var measured: [Double] = []
-        for _ in 0..<3 {
+        for _ in 0..<6 where measured.count < 3 {
             let excess = try await Self.pairedExcess(.backoff)
-            try #require(
-                !excess.isNaN, "malloc's bytes in use are not measurable here, or other tests moved them throughout")
+            if excess.isNaN { continue }
             measured.append(excess)
             if excess > Self.limit { break }
         }
+        try #require(
+            !measured.isEmpty, "malloc's bytes in use are not measurable here, or other tests moved them throughout")
         #expect(measured.contains { $0 > Self.limit }, "\(measured) KiB per 1,000")
     }
 
