@@ -84,7 +84,9 @@ struct LoadExperiment {
 
     private func runLoad(_ scenario: Scenario) async throws -> Measurement {
         let observed = try await observe(scenario, shard: .whole)
-        return Measurement.judging(scenario, observed)
+        let measurement = Measurement.judging(scenario, observed)
+        if progress { measurement.notes.forEach(printError) }
+        return measurement
     }
 
     /// Runs the load (or the shard's part of it) and keeps what happened, unjudged. With `server`,
@@ -157,7 +159,8 @@ struct LoadExperiment {
         let clients = try (0..<scenario.client.instances).map { _ in
             try Frontmail(
                 publicKey: "pk_bench", apiURL: apiURL,
-                retry: seams.policyOverride ?? scenario.client.scaledPolicy(scale),
+                retry: seams.policyOverride ?? seams.policyDefect.map { $0(scenario.client.scaledPolicy(scale)) }
+                    ?? scenario.client.scaledPolicy(scale),
                 timeout: seams.timeoutOverride ?? scenario.client.timeout.seconds * scale,
                 transport: wrapTransport(transport, scenario, history, clock: clock), environment: environment)
         }

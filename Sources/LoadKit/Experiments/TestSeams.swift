@@ -22,6 +22,9 @@ struct TestSeams: Sendable {
     var transportWrapper: (@Sendable (any FrontmailTransport) -> any FrontmailTransport)?
     /// A policy handed to the SDK instead of the scenario's (the probes still expect the scenario's).
     var policyOverride: RetryPolicy?
+    /// The scenario's policy changed before the SDK gets it (one retry too many or too few, a
+    /// doubled delay), for a broken client of any scenario; the probes still expect the scenario's.
+    var policyDefect: (@Sendable (RetryPolicy) -> RetryPolicy)?
     /// A per-attempt timeout handed to the SDK instead of the scenario's, in the run's seconds
     /// (scaled on the real clock, policy seconds on virtual time).
     var timeoutOverride: TimeInterval?

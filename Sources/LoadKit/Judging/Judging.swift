@@ -23,6 +23,7 @@ extension Measurement {
         measurement.metrics = probes.metrics
         measurement.files = probes.files
         measurement.effects = probes.effects
+        measurement.notes = probes.notes
         measurement.addTimeSeries(scenario, observed, ledger: ledger)
         if let payload = observed.payload {
             var recorder = MetricRecorder(scenario: scenario.name)
@@ -31,7 +32,7 @@ extension Measurement {
             measurement.rows += recorder.rows
             measurement.metrics.merge(recorder.metrics) { $1 }
             if let first = payload.first {
-                printError("  payload: \(payload.mismatches) bodies differ; first: \(first)")
+                measurement.notes.append("  payload: \(payload.mismatches) bodies differ; first: \(first)")
             }
         }
         measurement.addRunRows(scenario: scenario.name, timeScale: scenario.timeScale)

@@ -60,6 +60,12 @@ public enum MetricCatalog {
             value(.sendErrorMismatches, "sends", .mustNotGrow, source),
             value(.attemptsUnreported, "requests", .lower, source),
             value(.attemptsUnseen, "attempts", .mustNotGrow, source),
+            // From the ledger against the file: more requests than the policy allows (over sockets
+            // libcurl's own resend can add one), a request after an answer that ends a send, a
+            // retryable failure with attempts left that was not retried.
+            value(.attemptsOverLimit, "sends", .lower, source),
+            value(.attemptsAfterFinalAnswer, "sends", .mustNotGrow, source),
+            value(.attemptsGaveUpEarly, "sends", .mustNotGrow, source),
             value(.loadServerRequests, "requests", .info, source),
             value(.loadAmplification, "requests/send", .lower, source),
             value(.retryBudgetRefused, "retries", .info, source),
@@ -128,6 +134,7 @@ public enum MetricCatalog {
             value(.jitterExactRetryAfterWaits, "waits", .info, source).virtualTimeOnly(),
             value(.jitterExactRetryAfterGapErrors, "waits", .mustNotGrow, source).virtualTimeOnly(),
             value(.jitterExactRealizedSamples, "retries", .info, source).virtualTimeOnly(),
+            value(.jitterExactOverCap, "retries", .mustNotGrow, source).virtualTimeOnly(),
             value(.jitterExactRealizedKSD, "D", .info, source).virtualTimeOnly(),
             value(.jitterExactRealizedKSCritical001, "D", .info, source).virtualTimeOnly(),
             value(.attemptsExactTimeouts, "attempts", .info, source).virtualTimeOnly(),

@@ -54,6 +54,15 @@ struct BudgetReplay {
         case refusal(cost: Int)
     }
 
+    /// Whether the ledger holds every charge of the bucket, in an order it can replay: a client with a
+    /// budget on virtual time, whose sends are told apart (no explicit keys shared by sends), with no
+    /// status reads (their retries draw on the same bucket) and no refuse window (a refused
+    /// connection never reaches the ledger).
+    static func applies(to scenario: Scenario) -> Bool {
+        scenario.client.budget != .none && scenario.clock == .virtual && scenario.client.explicitKeys == nil
+            && scenario.status == nil && RefuseWindows(scenario).isEmpty
+    }
+
     /// Decisions checked, refusals among them, and violations.
     private(set) var decisions = 0
     private(set) var refusals = 0

@@ -231,10 +231,16 @@ struct JitterProbe {
     }
 
     /// Sends retried after an answer (that reached the client) whose Retry-After was over the limit.
+    /// Sends that share an explicit key share their requests, so another send's first attempt is
+    /// not a retry: they are left out, as are sends a refuse window may have hidden attempts of.
     static func overLimitRetried(scenario: Scenario, records: [History.Record], ledger: LedgerIndex) -> Int {
+        guard scenario.client.explicitKeys == nil else { return 0 }
         let limit = scenario.client.maxRetryAfter.seconds * scenario.timeScale
+        // A refused attempt never reaches the ledger: the client's attempts and the server's no
+        // longer line up for a send that lived through a refuse window.
+        let refused = RefuseWindows(scenario)
         var count = 0
-        for record in records where record.attempts > 1 {
+        for record in records where record.attempts > 1 && !refused.touches(record) {
             let attempts = ledger.attempts(sendID: scenario.benchID(record.sendID))
             for (index, status) in record.attemptStatuses.enumerated().dropLast() where status == 429 || status >= 500 {
                 guard index < attempts.count, UInt16(attempts[index].status) == status else { continue }

@@ -13,7 +13,10 @@ import Frontmail
 /// apart: such a group is checked as a whole (its requests against the sum of its sends' attempts),
 /// and its sends' attempts per send are their own counts, which that check holds to the ledger.
 /// A failed send whose last request got a plan's error answer in full must throw that answer's
-/// code and status (`send.error_mismatches`).
+/// code and status (`send.error_mismatches`). From the ledger alone, against the scenario file: a
+/// send with more requests than `maxRetries + 1` (`attempts.over_limit`), one with a request after
+/// an answer the contract never retries (`attempts.after_final_answer`), and one that stopped after
+/// a failure it could still retry (`attempts.gave_up_early`).
 struct OutcomeProbe {
     var rows: [SummaryRow] = []
     var metrics: [String: Double] = [:]
@@ -39,10 +42,27 @@ struct OutcomeProbe {
         var unseen = 0
         var errorsChecked = 0
         var errorMismatches = 0
+        var overLimit = 0
+        var afterFinal = 0
+        var gaveUp = 0
+        // A budget may refuse a retry, and a refused connection never reaches the ledger: giving
+        // up early is judged where neither can hide an attempt.
+        let refused = RefuseWindows(scenario)
+        let judgesGivingUp = scenario.client.budget == .none && refused.isEmpty
+        let limit = scenario.client.maxRetryAfter.seconds * scenario.timeScale
         for (benchID, group) in reported {
-            let served = ledger.count(sendID: benchID)
-            unreported += max(0, served - group.attempts)
-            unseen += max(0, group.answered - served)
+            let count = ledger.count(sendID: benchID)
+            unreported += max(0, count - group.attempts)
+            unseen += max(0, group.answered - count)
+            guard group.sends == 1 else { continue }
+            if count > scenario.client.maxRetries + 1 { overLimit += 1 }
+            let served = ledger.attempts(sendID: benchID)
+            if served.dropLast().contains(where: { Self.endsTheSend($0, limit: limit) }) { afterFinal += 1 }
+            if judgesGivingUp, let last = served.last, served.count < scenario.client.maxRetries + 1,
+                !Self.endsTheSend(last, limit: limit)
+            {
+                gaveUp += 1
+            }
         }
         for record in records {
             switch record.outcome {
@@ -50,7 +70,9 @@ struct OutcomeProbe {
             case .failed(let code, let status):
                 errors[code.rawValue, default: 0] += 1
                 let benchID = scenario.benchID(record.sendID)
-                if (reported[benchID]?.sends ?? 1) == 1, let last = ledger.attempts(sendID: benchID).last,
+                // The ledger's last request is the client's last attempt unless a refusal hid one.
+                if (reported[benchID]?.sends ?? 1) == 1, !refused.touches(record),
+                    let last = ledger.attempts(sendID: benchID).last,
                     let answer = Self.planError(last, scenario.plan)
                 {
                     errorsChecked += 1
@@ -84,6 +106,9 @@ struct OutcomeProbe {
         recorder.record(.sendErrorMismatches, Double(errorMismatches))
         recorder.record(.attemptsUnreported, Double(unreported))
         recorder.record(.attemptsUnseen, Double(unseen))
+        recorder.record(.attemptsOverLimit, Double(overLimit))
+        recorder.record(.attemptsAfterFinalAnswer, Double(afterFinal))
+        if judgesGivingUp { recorder.record(.attemptsGaveUpEarly, Double(gaveUp)) }
         let serverRequests = ledger.sendRequests
         recorder.record(.loadServerRequests, Double(serverRequests))
         recorder.record(.loadAmplification, started == 0 ? .nan : Double(serverRequests) / Double(started))
@@ -100,6 +125,25 @@ struct OutcomeProbe {
         let action = plan.rules[Int(request.rule)].action
         guard action.body == nil, let status = action.status, status >= 400 else { return nil }
         return (action.code ?? ServerResponse.defaultCode(for: status), status)
+    }
+
+    /// Whether the client received this answer whole and the contract says no request follows it:
+    /// a status under 500 other than 429 (a 2xx, read or malformed, and every other 4xx), or a
+    /// Retry-After the server meant as more than `limit` seconds.
+    static func endsTheSend(_ request: LedgerRecord, limit: Double) -> Bool {
+        guard delivered(request) else { return false }
+        return request.status < 500 && request.status != 429
+            || request.retryAfter.isFinite && request.retryAfter > limit
+    }
+
+    /// Whether the client received this answer whole (the server wrote all of it, and the client
+    /// was still there to read it).
+    static func delivered(_ request: LedgerRecord) -> Bool {
+        guard request.status != 0, !request.clientGone else { return false }
+        switch request.action {
+        case .fault(.truncate), .fault(.commitThenDrop), .fault(.reset), .fault(.close), .fault(.hang): return false
+        default: return true
+        }
     }
 
     func latencyCSV() -> String {

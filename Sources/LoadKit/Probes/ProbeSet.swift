@@ -9,6 +9,8 @@ enum ProbeSet {
         var files: [ResultFile: String] = [:]
         /// Server-side effects per send (from the idempotency probe), for history.csv.
         var effects: [Int: Int] = [:]
+        /// Lines about what a probe found first, for a run that shows its progress.
+        var notes: [String] = []
     }
 
     static func run(_ scenario: Scenario, history: History, ledger: LedgerIndex, elapsed: Double) -> Output {
@@ -30,13 +32,13 @@ enum ProbeSet {
             output.files[.jitterSamples] = probe.samplesCSV()
             output.files[.jitterHistogram] = probe.histogramCSV()
         }
-        if scenario.client.budget != .none, scenario.clock == .virtual {
+        if BudgetReplay.applies(to: scenario) {
             let replay = BudgetReplay(scenario: scenario, ledger: ledger)
             var recorder = MetricRecorder(scenario: scenario.name)
             replay.record(into: &recorder)
             output.add(recorder.rows, recorder.metrics)
             if let first = replay.firstViolation {
-                printError("  budget: \(replay.violations) violations; first: \(first)")
+                output.notes.append("  budget: \(replay.violations) violations; first: \(first)")
             }
         }
         if scenario.status != nil {

@@ -9,7 +9,7 @@ import Foundation
 ///   defect the server flags (`status.defects`: the token in the query, an `Authorization` header,
 ///   no client header, a private key);
 /// - reads of unknown messages: a 404 is final, so no request may follow one at the server
-///   (`status.unknown_retried`), and a read whose last answer was the server's 404 must throw
+///   (`status.unknown_retried`), and a read whose last request got the server's own 404 must throw
 ///   `message_not_found` with status 404 (`status.unknown_misreported`);
 /// - cancelled reads: each must end `aborted` at the cancel (`status.cancel_late.max`, policy ms:
 ///   exactly 0 on virtual time) and no attempt may start after it (`status.attempts_after_cancel`).
@@ -49,7 +49,11 @@ struct StatusProbe {
             case .unknown:
                 unknownReads += 1
                 if requests.dropLast().contains(where: Self.answeredNotFound) { unknownRetried += 1 }
-                if record.lastStatus == 404, record.outcome != .failed(code: .messageNotFound, status: 404) {
+                // Judged where the last request got the server's own 404 (a plan's 404 carries the
+                // plan's code), answered in full.
+                if let last = requests.last, last.status == 404, !last.clientGone, last.rule < 0,
+                    record.outcome != .failed(code: .messageNotFound, status: 404)
+                {
                     unknownMisreported += 1
                 }
                 unknownNotFound += record.outcome == .failed(code: .messageNotFound, status: 404) ? 1 : 0

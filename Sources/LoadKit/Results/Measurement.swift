@@ -21,6 +21,9 @@ package struct Measurement {
     /// Wall seconds from the scenario's start to its measurement (nil for shards merged: no one
     /// process ran them).
     var wallSeconds: Double?
+    /// Lines about what the judging found first (a budget's first wrong decision, a body that
+    /// differs), printed by a run that shows its progress.
+    var notes: [String] = []
 
     /// Rows measured before the experiment (a calibration's), first in the summary and readable
     /// by assertions.

@@ -196,6 +196,7 @@ package enum ShardMerge {
         scenario.clock = .real
         let observed = observation(shards: shards, server: server, bucketWidth: scenario.timeScale)
         var measurement = Measurement.judging(scenario, observed)
+        measurement.notes.forEach(printError)
         measurement.addShardRows(scenario: scenario.name, shards: shards.count, peakBytes: peakBytes)
         return (scenario, measurement, shards.count)
     }

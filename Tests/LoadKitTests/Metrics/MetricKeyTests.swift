@@ -84,8 +84,9 @@ struct MetricKeyTests {
     @Test("the metrics only virtual time measures are declared so, and a sharded run refuses them by that")
     func virtualOnly() throws {
         let declared = Set(MetricCatalog.all.filter(\.virtualOnly).compactMap(\.name))
-        #expect(declared.count == 10)
+        #expect(declared.count == 11)
         #expect(declared.contains(MetricKey.jitterExactRetryAfterGapErrors.text))
+        #expect(declared.contains(MetricKey.jitterExactOverCap.text))
         #expect(declared.contains(MetricKey.retryExactBudgetViolations.text))
         #expect(!declared.contains(MetricKey.jitterCapMismatches.text))
         // By the declaration, not by the name: every one of them is refused in a sharded run.
