@@ -32,7 +32,7 @@ import tempfile
 LAYERS = {
     "Sources/FakeFrontmail": ["Harness", "Server", "Core", "Ledger", "Plan", "Input"],
     "Sources/LoadKit": [
-        "Tune",
+        ("Tune", "Explore"),
         "ScaleOut",
         "Run",
         "Report",

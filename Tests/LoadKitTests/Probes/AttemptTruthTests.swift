@@ -106,26 +106,3 @@ extension AttemptTruthTests {
         #expect(invented.metrics["attempts.unseen"] == 1)
     }
 }
-
-/// Sends a request that got a 5xx once more before the SDK sees the answer: a retry below the SDK,
-/// which its observer never hears of.
-struct HiddenRetryTransport: FrontmailTransport {
-    let inner: any FrontmailTransport
-    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
-        let response = try await inner.send(request)
-        guard response.status >= 500 else { return response }
-        return try await inner.send(request)
-    }
-}
-
-/// Reports every attempt twice.
-struct DoubleCountingObserver: SendObserver {
-    let base: any SendObserver
-    func record(_ event: SendEvent) {
-        base.record(event)
-        switch event {
-        case .attemptStarted, .attemptFinished: base.record(event)
-        default: break
-        }
-    }
-}

@@ -103,16 +103,3 @@ struct SharedKeyGapTests {
         #expect((result.metrics["jitter.samples"] ?? 0) > 50)
     }
 }
-
-/// A client clock that sleeps `sleepFactor` times what it is asked and fires deadlines late: the
-/// SDK above it reports the waits it asked for.
-struct SkewedClock: WrappingClock {
-    let base: any FrontmailScheduler
-    let sleepFactor: Double
-    let deadlineLag: Double
-
-    func sleep(seconds: TimeInterval) async throws { try await base.sleep(seconds: seconds * sleepFactor) }
-    func startDeadline(_ deadline: TimeInterval, onExpiry expire: @escaping @Sendable () -> Void) -> UInt64 {
-        base.startDeadline(deadline + deadlineLag, onExpiry: expire)
-    }
-}

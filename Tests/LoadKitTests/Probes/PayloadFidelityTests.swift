@@ -5,21 +5,6 @@ import Testing
 
 @testable import LoadKit
 
-/// Rewrites every send body under the SDK, as a broken writer would have written it.
-struct BodyRewritingTransport: FrontmailTransport {
-    let inner: any FrontmailTransport
-    let rewrite: @Sendable (String) -> String
-
-    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
-        guard request.method == "POST", let body = request.body, let text = String(data: body, encoding: .utf8) else {
-            return try await inner.send(request)
-        }
-        var changed = request
-        changed.body = Data(rewrite(text).utf8)
-        return try await inner.send(changed)
-    }
-}
-
 /// `payload-fidelity`: every body the server receives is compared with the one the driver
 /// intended; a writer that drops or changes anything fails it.
 @Suite("payload fidelity: what the server received against what the app sent")

@@ -5,52 +5,6 @@ import Testing
 
 @testable import LoadKit
 
-/// A transport that puts the status token into the URL, where the guide says it must never go:
-/// as a query parameter of any name, or as a path segment; with `keepHeader` false it moves the
-/// token out of its header (the server, which reads only the header, then knows no message).
-struct TokenInURL: FrontmailTransport {
-    enum Place: Sendable {
-        case query(String)
-        case path
-    }
-
-    let inner: any FrontmailTransport
-    var place = Place.query("token")
-    var keepHeader = false
-
-    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
-        guard let token = request.headers["X-Frontmail-Status-Token"] else { return try await inner.send(request) }
-        var moved = request
-        if !keepHeader {
-            moved.headers = FrontmailHTTPHeaders(
-                request.headers.filter { !FrontmailHTTPHeaders.namesEqual($0.name, "X-Frontmail-Status-Token") }
-                    .map { ($0.name, $0.value) })
-        }
-        switch place {
-        case .query(let name):
-            var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
-            components?.queryItems = [URLQueryItem(name: name, value: token)]
-            moved.url = components?.url ?? request.url
-        case .path:
-            moved.url = request.url.appendingPathComponent(token)
-        }
-        return try await inner.send(moved)
-    }
-}
-
-/// A client clock whose sleeps do not end on cancellation (a deadline resumes them, nothing
-/// else): an SDK that waits out its backoff after the caller cancelled.
-struct DeafSleepClock: WrappingClock {
-    let base: any FrontmailScheduler
-
-    func sleep(seconds: TimeInterval) async throws {
-        let deadline = base.now() + seconds
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            _ = base.startDeadline(deadline) { done.resume() }
-        }
-    }
-}
-
 /// `status(messageID:statusToken:)` under faults: the scenario `status-under-faults` passes with
 /// the real SDK and fails with SDKs that read status wrongly.
 @Suite("status reads: retried like sends, 404 final, cancellation at once")

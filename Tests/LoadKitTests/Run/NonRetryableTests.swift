@@ -4,23 +4,6 @@ import Testing
 
 @testable import LoadKit
 
-/// A transport that sends a request once more when its answer is a 4xx other than 429 or a 2xx
-/// that is not the API's JSON: an SDK that retries what the guide says is never retried (the
-/// second request is its own, so the server's ledger holds both).
-struct RetryingNonRetryable: FrontmailTransport {
-    let inner: any FrontmailTransport
-
-    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
-        let response = try await inner.send(request)
-        let clientError = (400..<500).contains(response.status) && response.status != 429
-        let malformed =
-            (200..<300).contains(response.status)
-            && (try? JSONSerialization.jsonObject(with: response.body) as? [String: Any])?["message_id"] == nil
-        guard clientError || malformed else { return response }
-        return try await inner.send(request)
-    }
-}
-
 /// Other 4xx answers, and 2xx answers the SDK cannot read, are never retried: the scenarios that
 /// send them hold each send to one request on the server.
 @Suite("non-retryable answers get one request each")
@@ -51,18 +34,6 @@ struct NonRetryableTests {
         let result = try await Self.run(name, broken: true)
         let failed = failedAssertions(result)
         #expect(failed.isSuperset(of: caughtBy), "\(result.verdictLine)")
-    }
-}
-
-/// A client that does not read the API's error body: every error answer reaches the SDK without
-/// it, so the SDK falls back to the code of the status alone (`bad_request`, `internal_error`).
-struct ErrorBodyBlind: FrontmailTransport {
-    let inner: any FrontmailTransport
-
-    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
-        var response = try await inner.send(request)
-        if response.status >= 400 { response.body = Data() }
-        return response
     }
 }
 

@@ -1,0 +1,140 @@
+import FakeFrontmail
+import Foundation
+import LoadKit
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `frontmail-bench explore`: generated scenarios judged by universal properties, failures shrunk.
+public enum ExploreCommand {
+    public static let usage = """
+        usage: frontmail-bench explore [--runs N | --time DURATION] [--seed S] [--jobs N] [--out DIR]
+                                       [--broken NAME] [--stop-on-failure] [--no-progress]
+               frontmail-bench explore --list-broken
+
+        Draws scenarios from a seed (a client from the whole valid range, a payload, 1-200 sends,
+        status reads and cancels, a plan from a random subset of the fault kinds), runs each on
+        virtual time through the SDK and judges it by every universal property (docs/explore.md).
+        A case that breaks one is shrunk to a small scenario file that still breaks it, written to
+        DIR/<run>-explore/found/<property>-<n>.json; `frontmail-bench run FILE` replays it. Prints
+        one verdict line per property (PASS, FAIL or VACUOUS: never checked) and writes
+        DIR/<run>-explore/explore.csv.
+
+          --runs N        stop after N cases (1-10000000)
+          --time DURATION stop starting cases after this long (default 60s; up to 1 day)
+          --seed S        the first case's seed (default 1): the same seed and --runs give the
+                          same cases, verdicts and files
+          --jobs N        cases run at once (default: the number of cores, 1-64)
+          --out DIR       where results go (default results)
+          --broken NAME   explore one of the suite's deliberately broken clients instead of the
+                          SDK as it is (--list-broken names them): proof that a property catches it
+          --stop-on-failure
+                          stop once a case broke a property (after shrinking it)
+          --list-broken   list the broken clients with the property each must fail
+          --no-progress   no progress lines on stderr
+
+        exit: 0 nothing found, 1 a property failed, 64 bad arguments, 70 results that cannot be
+        written or an internal failure, 130 interrupted (what was found so far is written)
+        """
+
+    static let spec = Arguments.Spec(
+        options: ["runs", "time", "seed", "jobs", "out", "broken"],
+        flags: ["list-broken", "no-progress", "stop-on-failure"])
+
+    public static func run(_ arguments: [String]) async -> ExitCode {
+        let command = CommandArguments("explore", arguments, spec: spec, usage: usage)
+        guard case .parsed(let parsed) = command else { return command.exitCode }
+        if parsed.flag("list-broken") {
+            for client in BrokenClient.all {
+                print(
+                    "\(client.name.padding(toLength: 24, withPad: " ", startingAt: 0)) \(client.property): \(client.summary)"
+                )
+            }
+            return .success
+        }
+        let options: Explorer.Options
+        do {
+            options = try Self.options(parsed)
+        } catch {
+            printError("explore: \(error)\n\n\(usage)")
+            return .usage
+        }
+        let out = URL(fileURLWithPath: parsed.value("out") ?? "results")
+        let writer: ExploreWriter
+        do {
+            writer = try ExploreWriter.claim(root: out, runID: RunID.make())
+        } catch {
+            printError("explore: --out \(out.path) cannot be written (\(error.localizedDescription))")
+            return .software
+        }
+        let bound = options.runs.map { "\($0) cases" } ?? String(format: "%.0f s", options.seconds ?? 0)
+        printError(
+            "explore: seed \(options.seed), \(bound), \(options.jobs) at a time"
+                + (options.broken.map { ", broken client \($0.name)" } ?? ""))
+        var explorer = Explorer(options: options)
+        if !parsed.flag("no-progress") { explorer.progress = { printError($0) } }
+        let (outcome, cancelled) = await RunSession.interruptible(
+            notice: "\ninterrupted: stopping and writing what was found so far…"
+        ) { [explorer] in await explorer.run() }
+        guard case .success(var summary) = outcome else {
+            printError("explore: the exploration failed")
+            return .software
+        }
+        do {
+            try writer.write(&summary)
+        } catch {
+            printError("explore: results could not be written to \(writer.folder.path) (\(error))")
+            return .software
+        }
+        for line in summary.verdictLines { print(line) }
+        printError(
+            String(
+                format: "explore: %d cases, %d sends in %.1f s (%.0f cases/s); results in %@", summary.runs,
+                summary.sends, summary.wallSeconds, Double(summary.runs) / max(summary.wallSeconds, 1e-9),
+                writer.folder.path))
+        if cancelled || summary.interrupted { return .interrupted }
+        return summary.failed ? .failure : .success
+    }
+
+    /// The options, range-checked where they are read.
+    static func options(_ parsed: Arguments) throws -> Explorer.Options {
+        var options = Explorer.Options()
+        if let runs = try parsed.integer("runs") {
+            guard (1...10_000_000).contains(runs) else {
+                throw Arguments.UsageError(message: "--runs must be 1-10000000, not \(runs)")
+            }
+            options.runs = runs
+        }
+        if let text = parsed.value("time") {
+            guard options.runs == nil else {
+                throw Arguments.UsageError(message: "give --runs or --time, not both")
+            }
+            guard let span = TimeSpan(parsing: text), span.seconds >= 1, span.seconds <= 86_400 else {
+                throw Arguments.UsageError(
+                    message: "--time must be a duration from 1s to 1 day (60s, 10m), not '\(text)'")
+            }
+            options.seconds = span.seconds
+        }
+        if options.runs == nil, options.seconds == nil { options.seconds = 60 }
+        options.seed = try parsed.unsigned("seed") ?? 1
+        let jobs = try parsed.integer("jobs") ?? ProcessInfo.processInfo.activeProcessorCount
+        guard (1...64).contains(jobs) else {
+            throw Arguments.UsageError(message: "--jobs needs a whole number from 1 to 64, not \(jobs)")
+        }
+        options.jobs = jobs
+        options.stopOnFailure = parsed.flag("stop-on-failure")
+        if let name = parsed.value("broken") {
+            guard let broken = BrokenClient.named(name) else {
+                throw Arguments.UsageError(
+                    message:
+                        "--broken: no broken client '\(name)' (\(BrokenClient.all.map(\.name).joined(separator: ", ")))"
+                )
+            }
+            options.broken = broken
+        }
+        return options
+    }
+}

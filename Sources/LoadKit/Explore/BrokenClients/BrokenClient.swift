@@ -1,0 +1,146 @@
+import Foundation
+import Frontmail
+
+/// The suite's own deliberately broken clients, by name (`explore --broken NAME`): each breaks
+/// one promise of the guide through the seams a verdict test uses (a wrapper around the
+/// transport, the clock or the observer; a broken draw, Retry-After reading or budget), never by
+/// changing the SDK. `explore` must find every one with no scenario written for it.
+package struct BrokenClient: Sendable {
+    package var name: String
+    /// What it does wrong.
+    package var summary: String
+    /// The property that must catch it.
+    package var property: String
+    let apply: @Sendable (inout TestSeams) -> Void
+
+    func apply(to seams: inout TestSeams) { apply(&seams) }
+
+    package static func named(_ name: String) -> BrokenClient? { all.first { $0.name == name } }
+
+    package static let all: [BrokenClient] = transports + clocks + draws + policies + budgets
+
+    static let transports: [BrokenClient] = [
+        BrokenClient(
+            name: "duplicating", summary: "sends each first attempt a second time under a new key",
+            property: "one-effect-per-send"
+        ) { $0.transportWrapper = { DuplicatingTransport(base: $0) } },
+        BrokenClient(
+            name: "fabricating", summary: "answers a 503 with a 202 and a message id the server never issued",
+            property: "no-lost-send"
+        ) { $0.transportWrapper = { FabricatingTransport(base: $0) } },
+        BrokenClient(
+            name: "key-changing", summary: "sends every attempt under a fresh key", property: "same-key"
+        ) { $0.transportWrapper = { KeyChangingTransport(base: $0) } },
+        BrokenClient(
+            name: "body-changing", summary: "appends spaces to the body of later attempts", property: "same-body"
+        ) { $0.transportWrapper = { BodyChangingTransport(base: $0) } },
+        BrokenClient(
+            name: "retry-after-blind", summary: "never sees a Retry-After header", property: "retry-after-obeyed"
+        ) { $0.transportWrapper = { RetryAfterStrippingTransport(base: $0) } },
+        BrokenClient(
+            name: "retries-final-answers", summary: "sends a request again after a 4xx or a malformed 2xx",
+            property: "no-retry-after-final-answer"
+        ) { $0.transportWrapper = { RetryingNonRetryable(inner: $0) } },
+        BrokenClient(
+            name: "error-body-blind", summary: "never reads an error answer's body (throws the status's code)",
+            property: "error-is-last-answer"
+        ) { $0.transportWrapper = { ErrorBodyBlind(inner: $0) } },
+        BrokenClient(
+            name: "hidden-retry", summary: "resends a request that got a 5xx below the SDK, unreported",
+            property: "attempts-reported"
+        ) { $0.transportWrapper = { HiddenRetryTransport(inner: $0) } },
+        BrokenClient(
+            name: "status-token-in-url", summary: "puts a status read's token in the query instead of its header",
+            property: "status-read"
+        ) { $0.transportWrapper = { TokenInURL(inner: $0) } },
+        BrokenClient(
+            name: "null-dropping", summary: "drops a null param from the body it writes", property: "payload-intact"
+        ) {
+            $0.transportWrapper = {
+                BodyRewritingTransport(inner: $0) { $0.replacingOccurrences(of: ":null,", with: ":\"\",") }
+            }
+        },
+    ]
+
+    static let clocks: [BrokenClient] = [
+        BrokenClient(
+            name: "double-counting", summary: "reports every attempt to its observer twice",
+            property: "attempts-reported"
+        ) { $0.observerWrapper = { DoubleCountingObserver(base: $0) } },
+        BrokenClient(
+            name: "deaf-backoff", summary: "waits out a backoff after its caller cancelled", property: "cancel-aborts"
+        ) { $0.clockWrapper = { DeafSleepClock(base: $0) } },
+        BrokenClient(
+            name: "sleeps-longer", summary: "sleeps 10 % longer than the wait it reports",
+            property: "waits-in-policy"
+        ) { $0.clockWrapper = { SkewedClock(base: $0, sleepFactor: 1.1, deadlineLag: 0) } },
+        BrokenClient(
+            name: "late-deadline", summary: "fires each attempt's timeout 5 ms late", property: "timeout-exact"
+        ) { $0.clockWrapper = { SkewedClock(base: $0, sleepFactor: 1, deadlineLag: 0.005) } },
+    ]
+
+    static let draws: [BrokenClient] = [
+        BrokenClient(
+            name: "no-jitter", summary: "waits the whole cap every time", property: ExploreProperty.jitterUniform
+        ) { $0.drawDefect = { _ in 0.999_999 } },
+        BrokenClient(
+            name: "equal-jitter", summary: "waits half the cap plus a draw over the other half",
+            property: ExploreProperty.jitterUniform
+        ) { $0.drawDefect = { 0.5 + $0 / 2 } },
+        BrokenClient(
+            name: "cap-after-jitter", summary: "draws over eight caps, then clips to the cap",
+            property: ExploreProperty.jitterUniform
+        ) { $0.drawDefect = { min(1, $0 * 8) } },
+        BrokenClient(
+            name: "fraction-truncating", summary: "reads a Retry-After of 1.5 as 1",
+            property: "retry-after-obeyed"
+        ) { $0.retryAfterDefect = .truncatesFractions },
+        BrokenClient(
+            name: "dates-in-local-time",
+            summary: "reads an HTTP-date Retry-After in UTC-10 instead of GMT (10 h late: over the limit)",
+            property: "no-early-give-up"
+        ) { $0.retryAfterDefect = .datesInZone(TimeZone(secondsFromGMT: -36_000) ?? .gmt) },
+    ]
+
+    static let policies: [BrokenClient] = [
+        BrokenClient(
+            name: "one-retry-short", summary: "gives up one retry before its policy's maxRetries",
+            property: "no-early-give-up"
+        ) { $0.policyDefect = changed { $0.maxRetries = max(0, $0.maxRetries - 1) } },
+        BrokenClient(
+            name: "one-retry-extra", summary: "retries once more than its policy's maxRetries",
+            property: "attempt-bound"
+        ) { $0.policyDefect = changed { $0.maxRetries += 1 } },
+        BrokenClient(
+            name: "doubled-backoff", summary: "draws its waits over twice its policy's caps",
+            property: "waits-in-policy"
+        ) {
+            $0.policyDefect = changed {
+                $0.baseDelay *= 2
+                $0.maxDelay *= 2
+            }
+        },
+    ]
+
+    /// A policy defect that applies `change` to the scenario's policy.
+    private static func changed(
+        _ change: @escaping @Sendable (inout RetryPolicy) -> Void
+    ) -> @Sendable (RetryPolicy) -> RetryPolicy {
+        { policy in
+            var copy = policy
+            change(&copy)
+            return copy
+        }
+    }
+
+    static let budgets: [BrokenClient] = [
+        ("never-charged", "a retry budget that retries take nothing from", RetryBudgetDefect.neverCharged),
+        ("never-refilled", "a retry budget that successes never refill", .neverRefilled),
+        ("never-refunds", "a retry budget that forgets a success's refund", .neverRefunds),
+        ("charges-first-attempt", "a retry budget that charges first attempts too", .chargesFirstAttempt),
+        ("rewards-every-success", "a retry budget that rewards every success as a first try", .rewardsEverySuccess),
+        ("timeout-at-retry-cost", "a retry budget that charges a timeout like any retry", .timeoutAtRetryCost),
+    ].map { name, summary, defect in
+        BrokenClient(name: name, summary: summary, property: "attempt-bound") { $0.budgetDefect = defect }
+    }
+}

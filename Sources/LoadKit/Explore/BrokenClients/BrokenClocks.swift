@@ -1,0 +1,61 @@
+import Foundation
+import Frontmail
+
+/// A client clock built on another: everything it does not say otherwise is `base`'s, so a broken
+/// clock in a test states only what it breaks.
+protocol WrappingClock: FrontmailScheduler {
+    var base: any FrontmailScheduler { get }
+}
+
+extension WrappingClock {
+    func now() -> TimeInterval { base.now() }
+    func wallNow() -> Date { base.wallNow() }
+    func sleep(seconds: TimeInterval) async throws { try await base.sleep(seconds: seconds) }
+    func startDeadline(_ deadline: TimeInterval, onExpiry expire: @escaping @Sendable () -> Void) -> UInt64 {
+        base.startDeadline(deadline, onExpiry: expire)
+    }
+    func cancelDeadline(_ token: UInt64) -> Bool { base.cancelDeadline(token) }
+    func startExchange(
+        _ transport: any FrontmailTransport, _ request: FrontmailHTTPRequest
+    ) -> Task<Result<FrontmailHTTPResponse, any Error>, Never> {
+        base.startExchange(transport, request)
+    }
+}
+
+/// Reports every attempt twice.
+struct DoubleCountingObserver: SendObserver {
+    let base: any SendObserver
+    func record(_ event: SendEvent) {
+        base.record(event)
+        switch event {
+        case .attemptStarted, .attemptFinished: base.record(event)
+        default: break
+        }
+    }
+}
+
+/// A client clock whose sleeps do not end on cancellation (a deadline resumes them, nothing
+/// else): an SDK that waits out its backoff after the caller cancelled.
+struct DeafSleepClock: WrappingClock {
+    let base: any FrontmailScheduler
+
+    func sleep(seconds: TimeInterval) async throws {
+        let deadline = base.now() + seconds
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            _ = base.startDeadline(deadline) { done.resume() }
+        }
+    }
+}
+
+/// A client clock that sleeps `sleepFactor` times what it is asked and fires deadlines late: the
+/// SDK above it reports the waits it asked for.
+struct SkewedClock: WrappingClock {
+    let base: any FrontmailScheduler
+    let sleepFactor: Double
+    let deadlineLag: Double
+
+    func sleep(seconds: TimeInterval) async throws { try await base.sleep(seconds: seconds * sleepFactor) }
+    func startDeadline(_ deadline: TimeInterval, onExpiry expire: @escaping @Sendable () -> Void) -> UInt64 {
+        base.startDeadline(deadline + deadlineLag, onExpiry: expire)
+    }
+}

@@ -1,0 +1,176 @@
+import FakeFrontmail
+import Foundation
+import Frontmail
+import Synchronization
+
+// Clients broken on purpose below the SDK: each misbehaves between the SDK and the server, so a
+// verdict test and `explore --broken` can show that the suite catches it (never a modified SDK).
+
+/// A version-4 key made from `key` and `salt` (the same for the same pair): a broken client's new
+/// key, seeded so that a run on virtual time is the same in every process (the plan's decisions
+/// are seeded by the key).
+func derivedKey(_ key: String, salt: Int) -> String {
+    var random = SeededRandom(seed: Fingerprint.of(key), mixing: UInt64(salt))
+    let words = (random.next(), random.next())
+    let hex = String(format: "%016llx%016llx", words.0, words.1)
+    let digits = Array(hex)
+    let variant = "89ab"[String.Index(utf16Offset: Int(words.1 >> 62), in: "89ab")]
+    return String(digits[0..<8]) + "-" + String(digits[8..<12]) + "-4" + String(digits[13..<16]) + "-"
+        + String(variant) + String(digits[17..<20]) + "-" + String(digits[20..<32])
+}
+
+/// With every attempt, also sends a copy under another key: two effects for one send.
+struct DuplicatingTransport: FrontmailTransport {
+    let base: any FrontmailTransport
+    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
+        var copy = request
+        copy.headers.set(name: "Idempotency-Key", value: derivedKey(request.headers["Idempotency-Key"] ?? "", salt: 0))
+        _ = try? await base.send(copy)
+        return try await base.send(request)
+    }
+}
+
+/// Answers 202 with a message id the server never issued, without sending anything.
+struct FabricatingTransport: FrontmailTransport {
+    let base: any FrontmailTransport
+    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
+        let response = try await base.send(request)
+        guard response.status == 503 else { return response }
+        return FrontmailHTTPResponse(
+            status: 202, body: Data(#"{"message_id":"msg_4000000000","status":"queued"}"#.utf8))
+    }
+}
+
+/// Sends every attempt with a fresh key.
+final class KeyChangingTransport: FrontmailTransport {
+    let base: any FrontmailTransport
+    private let attempts = Mutex(0)
+    init(base: any FrontmailTransport) { self.base = base }
+    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
+        var copy = request
+        let salt = attempts.withLock { count -> Int in
+            count += 1
+            return count
+        }
+        copy.headers.set(
+            name: "Idempotency-Key", value: derivedKey(request.headers["Idempotency-Key"] ?? "", salt: salt))
+        return try await base.send(copy)
+    }
+}
+
+/// Re-encodes the body on every attempt with a trailing space.
+final class BodyChangingTransport: FrontmailTransport {
+    let base: any FrontmailTransport
+    let counter = Mutex(0)
+    init(base: any FrontmailTransport) { self.base = base }
+    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
+        var copy = request
+        let spaces = counter.withLock { value -> Int in
+            value += 1
+            return value % 7
+        }
+        copy.body = request.body.map { $0 + Data(repeating: 32, count: spaces) }
+        return try await base.send(copy)
+    }
+}
+
+/// Drops the Retry-After header from every response.
+struct RetryAfterStrippingTransport: FrontmailTransport {
+    let base: any FrontmailTransport
+    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
+        var response = try await base.send(request)
+        response.headers = FrontmailHTTPHeaders(
+            response.headers.fields.filter { !$0.name.lowercased().hasPrefix("retry-after") }.map {
+                ($0.name, $0.value)
+            })
+        return response
+    }
+}
+
+/// A transport that sends a request once more when its answer is a 4xx other than 429 or a 2xx
+/// that is not the API's JSON: an SDK that retries what the guide says is never retried (the
+/// second request is its own, so the server's ledger holds both).
+struct RetryingNonRetryable: FrontmailTransport {
+    let inner: any FrontmailTransport
+
+    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
+        let response = try await inner.send(request)
+        let clientError = (400..<500).contains(response.status) && response.status != 429
+        let malformed =
+            (200..<300).contains(response.status)
+            && (try? JSONSerialization.jsonObject(with: response.body) as? [String: Any])?["message_id"] == nil
+        guard clientError || malformed else { return response }
+        return try await inner.send(request)
+    }
+}
+
+/// A client that does not read the API's error body: every error answer reaches the SDK without
+/// it, so the SDK falls back to the code of the status alone (`bad_request`, `internal_error`).
+struct ErrorBodyBlind: FrontmailTransport {
+    let inner: any FrontmailTransport
+
+    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
+        var response = try await inner.send(request)
+        if response.status >= 400 { response.body = Data() }
+        return response
+    }
+}
+
+/// Sends a request that got a 5xx once more before the SDK sees the answer: a retry below the SDK,
+/// which its observer never hears of.
+struct HiddenRetryTransport: FrontmailTransport {
+    let inner: any FrontmailTransport
+    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
+        let response = try await inner.send(request)
+        guard response.status >= 500 else { return response }
+        return try await inner.send(request)
+    }
+}
+
+/// A transport that puts the status token into the URL, where the guide says it must never go:
+/// as a query parameter of any name, or as a path segment; with `keepHeader` false it moves the
+/// token out of its header (the server, which reads only the header, then knows no message).
+struct TokenInURL: FrontmailTransport {
+    enum Place: Sendable {
+        case query(String)
+        case path
+    }
+
+    let inner: any FrontmailTransport
+    var place = Place.query("token")
+    var keepHeader = false
+
+    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
+        guard let token = request.headers["X-Frontmail-Status-Token"] else { return try await inner.send(request) }
+        var moved = request
+        if !keepHeader {
+            moved.headers = FrontmailHTTPHeaders(
+                request.headers.filter { !FrontmailHTTPHeaders.namesEqual($0.name, "X-Frontmail-Status-Token") }
+                    .map { ($0.name, $0.value) })
+        }
+        switch place {
+        case .query(let name):
+            var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
+            components?.queryItems = [URLQueryItem(name: name, value: token)]
+            moved.url = components?.url ?? request.url
+        case .path:
+            moved.url = request.url.appendingPathComponent(token)
+        }
+        return try await inner.send(moved)
+    }
+}
+
+/// Rewrites every send body under the SDK, as a broken writer would have written it.
+struct BodyRewritingTransport: FrontmailTransport {
+    let inner: any FrontmailTransport
+    let rewrite: @Sendable (String) -> String
+
+    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
+        guard request.method == "POST", let body = request.body, let text = String(data: body, encoding: .utf8) else {
+            return try await inner.send(request)
+        }
+        var changed = request
+        changed.body = Data(rewrite(text).utf8)
+        return try await inner.send(changed)
+    }
+}

@@ -1,0 +1,63 @@
+import FakeFrontmail
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Files an exploration's results: `ROOT/<run>-explore/explore.csv` (one row per property) and
+/// each distinct failure as a scenario file, `found/<property>-<n>.json`, which `run` replays.
+package struct ExploreWriter {
+    package let folder: URL
+    package let runID: String
+
+    /// Claims `ROOT/<run>-explore` for a new exploration, exclusively (`<run>-2` when taken), so
+    /// no earlier run's files are replaced.
+    package static func claim(root: URL, runID base: String) throws -> ExploreWriter {
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        for attempt in 1...1000 {
+            let runID = attempt == 1 ? base : "\(base)-\(attempt)"
+            let folder = root.appendingPathComponent("\(runID)-explore")
+            if mkdir(folder.path, 0o755) == 0 { return ExploreWriter(folder: folder, runID: runID) }
+            guard errno == EEXIST else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        }
+        throw POSIXError(.EEXIST)
+    }
+
+    var found: URL { folder.appendingPathComponent("found") }
+
+    /// Writes each failure's file (setting its path) and explore.csv.
+    package func write(_ summary: inout ExploreSummary) throws {
+        var counts: [String: Int] = [:]
+        for index in summary.found.indices {
+            let failure = summary.found[index]
+            counts[failure.property, default: 0] += 1
+            let name = "\(failure.property)-\(counts[failure.property] ?? 1)"
+            if index == 0 || !FileManager.default.fileExists(atPath: found.path) {
+                try FileManager.default.createDirectory(at: found, withIntermediateDirectories: true)
+            }
+            let file = found.appendingPathComponent(name + ".json")
+            try OutputFile.write(Data(failure.fileText(name: name, broken: summary.options.broken).utf8), to: file)
+            summary.found[index].file = file.path
+        }
+        try OutputFile.write(Data(summary.csv.utf8), to: folder.appendingPathComponent("explore.csv"))
+    }
+}
+
+extension Found {
+    /// The shrunk case as a scenario file that fails the property's checks when `run` replays it.
+    func fileText(name: String, broken: BrokenClient?) -> String {
+        let property = ExploreProperty.all.first { $0.name == self.property }
+        let summary = property?.summary ?? "the run completes"
+        var description =
+            "explore found \(self.property) broken (\(summary)) in case \(original.index), seed \(original.drawn.seed); shrunk from \(original.drawn.size.sends) sends and \(original.drawn.size.rules) rules in \(shrinkRuns) runs"
+        if let broken { description += "; client: --broken \(broken.name)" }
+        if let error { description += "; the run failed: \(error)" }
+        // The property's checks, where the failing run recorded them: `run` then fails on them.
+        let checks = (property?.violations ?? []).filter { metrics[$0] != nil }.map { "\($0.text) == 0" }
+        let text = shrunk.json(name: name, description: String(description.prefix(2000)), assertions: checks)
+        return text + "\n"
+    }
+}

@@ -1,0 +1,187 @@
+import FakeFrontmail
+import Foundation
+import Synchronization
+
+/// `frontmail-bench explore`: generated scenarios on virtual time, each judged by every universal
+/// property; a case that breaks one is shrunk to a small scenario file that still breaks it
+/// (docs/explore.md). The same seed and number of runs give the same cases, verdicts and files.
+package struct Explorer: Sendable {
+    package struct Options: Sendable {
+        /// Stop after this many generated cases (with `seconds`, whichever comes first).
+        package var runs: Int?
+        /// Stop starting cases after this many wall seconds.
+        package var seconds: Double?
+        package var seed: UInt64 = 1
+        /// Cases run at once (each a simulation on a thread of its own).
+        package var jobs = 1
+        /// One of the suite's deliberately broken clients instead of the SDK as it is.
+        package var broken: BrokenClient?
+        /// Runs one failure's shrinking may take.
+        package var shrinkRuns = 300
+        /// Stop once a case broke a property (after shrinking what it broke).
+        package var stopOnFailure = false
+
+        package init() {}
+    }
+
+    /// What one case gave: each property's judgement, the pooled jitter draws, or why it could not run.
+    struct Outcome: Sendable {
+        var index: Int
+        var drawn: ExploreCase
+        var judged: [String: (checked: Int, violations: Int)] = [:]
+        var metrics: [String: Double] = [:]
+        var realized: [Double] = []
+        var sends = 0
+        var error: String?
+
+        /// The properties this case broke, in the catalog's order.
+        var broken: [String] {
+            ExploreProperty.all.map(\.name).filter { (judged[$0]?.violations ?? 0) > 0 }
+                + (error == nil ? [] : [Explorer.runCompletes])
+        }
+    }
+
+    /// The property of a case that could not run to its end (a deadlock, work that escaped the
+    /// simulation, a generated file the checks refused).
+    static let runCompletes = "run-completes"
+
+    let options: Options
+    /// Called with a progress line about once a second.
+    package var progress: (@Sendable (String) -> Void)?
+
+    package init(options: Options) { self.options = options }
+
+    /// The seed of case `index`: independent streams from one `--seed`.
+    static func caseSeed(_ seed: UInt64, _ index: Int) -> UInt64 {
+        var random = SeededRandom(seed: seed, mixing: UInt64(index))
+        return random.next() % 1_000_000_000_000
+    }
+
+    /// Explores until the runs or the time are used up or the task is cancelled.
+    package func run() async -> ExploreSummary {
+        var summary = ExploreSummary(options: options)
+        let started = ContinuousClock.now
+        var lastProgress = started
+        var index = 0
+        var pooledChecks = 0
+        while !Task.isCancelled {
+            if let runs = options.runs, index >= runs { break }
+            if let seconds = options.seconds, (ContinuousClock.now - started).seconds >= seconds { break }
+            let width = min(options.jobs, (options.runs ?? Int.max) - index)
+            let batch = await withTaskGroup(of: Outcome.self) { group in
+                for offset in 0..<width {
+                    let caseIndex = index + offset
+                    group.addTask { await self.explore(index: caseIndex) }
+                }
+                var outcomes: [Outcome] = []
+                for await outcome in group { outcomes.append(outcome) }
+                return outcomes.sorted { $0.index < $1.index }
+            }
+            index += width
+            for outcome in batch {
+                summary.add(outcome)
+                for property in outcome.broken where summary.wantsShrink(property) {
+                    if Task.isCancelled { break }
+                    let found = await shrink(outcome, property: property, started: started)
+                    summary.add(found)
+                    progress?(
+                        "found \(found.property) in case \(outcome.index) (seed \(outcome.drawn.seed)): shrunk to \(found.shrunk.size.sends) sends, \(found.shrunk.size.rules) rules"
+                    )
+                }
+            }
+            if options.stopOnFailure, summary.failed { break }
+            // The pooled draws are tested each time their number doubles (at most ~30 times a run).
+            if summary.realized.count >= 32, summary.realized.count >= 2 * pooledChecks {
+                pooledChecks = summary.realized.count
+                summary.testPooled(elapsed: (ContinuousClock.now - started).seconds)
+            }
+            if (ContinuousClock.now - lastProgress).seconds >= 1 {
+                lastProgress = ContinuousClock.now
+                progress?(summary.progressLine(elapsed: (lastProgress - started).seconds))
+            }
+        }
+        summary.testPooled(elapsed: (ContinuousClock.now - started).seconds)
+        summary.interrupted = Task.isCancelled
+        summary.wallSeconds = (ContinuousClock.now - started).seconds
+        return summary
+    }
+
+    /// Draws and runs case `index`.
+    func explore(index: Int) async -> Outcome {
+        let drawn = CaseGenerator.draw(seed: Self.caseSeed(options.seed, index))
+        return await measure(drawn, index: index)
+    }
+
+    /// Runs one case through the SDK (or the broken client) on virtual time and judges it.
+    func measure(_ drawn: ExploreCase, index: Int) async -> Outcome {
+        var outcome = Outcome(index: index, drawn: drawn)
+        do {
+            let scenario = try drawn.scenario(name: "explore-\(index)", description: "").onVirtualTime()
+            var experiment = LoadExperiment(scenario: scenario, progress: false)
+            if let broken = options.broken { broken.apply(to: &experiment.seams) }
+            let measurement = try await experiment.run()
+            outcome.metrics = measurement.metrics
+            for property in ExploreProperty.all { outcome.judged[property.name] = property.judge(measurement.metrics) }
+            outcome.sends = Int(measurement.metrics[.sendSends] ?? 0)
+            if let history = measurement.history, let ledger = measurement.ledger {
+                outcome.realized =
+                    JitterProbe.ExactTiming(scenario: scenario, history: history, ledger: LedgerIndex(ledger)).realized
+            }
+            if measurement.interrupted, !Task.isCancelled { outcome.error = "the run ended before its sends did" }
+        } catch {
+            outcome.error = "\(error)"
+        }
+        return outcome
+    }
+
+    /// Makes a failing case smaller while it still breaks `property`: each step tries the
+    /// shrinker's candidates in order and keeps the first that still fails, until none does or
+    /// the runs allowed are used up.
+    func shrink(_ failing: Outcome, property: String, started: ContinuousClock.Instant) async -> Found {
+        var smallest = failing
+        var runs = 0
+        var improved = true
+        while improved, runs < options.shrinkRuns, !Task.isCancelled {
+            improved = false
+            for candidate in Shrinker.candidates(smallest.drawn) {
+                if runs >= options.shrinkRuns || Task.isCancelled { break }
+                runs += 1
+                let outcome = await measure(candidate, index: failing.index)
+                if outcome.broken.contains(property) {
+                    smallest = outcome
+                    improved = true
+                    break
+                }
+            }
+        }
+        return Found(
+            property: property, original: failing, shrunk: smallest.drawn, metrics: smallest.metrics,
+            error: smallest.error, shrinkRuns: runs, secondsToFind: (ContinuousClock.now - started).seconds)
+    }
+}
+
+/// A failure explore found and shrank.
+struct Found: Sendable {
+    var property: String
+    var original: Explorer.Outcome
+    var shrunk: ExploreCase
+    /// The shrunk case's metrics (its found file asserts the property's recorded ones).
+    var metrics: [String: Double]
+    var error: String?
+    var shrinkRuns: Int
+    /// Wall seconds from the start of the exploration to the end of the shrinking.
+    var secondsToFind: Double
+    /// The file it was written to, once written.
+    var file: String?
+
+    /// Failures are one when they break the same property with the same shape: the kinds of the
+    /// plan's rules and the features the shrunk case still has.
+    var signature: String {
+        var parts = shrunk.rules.map(\.fault.kind).sorted()
+        if shrunk.capacity != nil { parts.append("capacity") }
+        if shrunk.status != nil { parts.append("status") }
+        if shrunk.client.budget != nil { parts.append("budget") }
+        if shrunk.client.keyPool != nil { parts.append("keys") }
+        return property + ":" + parts.joined(separator: "+")
+    }
+}

@@ -1,0 +1,115 @@
+import FakeFrontmail
+import Foundation
+import Testing
+
+@testable import LoadKit
+
+/// The generator draws only valid scenario files, the shrinker only smaller ones, and a case's
+/// JSON is the same bytes for the same seed.
+@Suite("explore: generated cases")
+struct CaseGeneratorTests {
+    @Test("every drawn case is a scenario file the decoder and its range checks accept, the same for its seed")
+    func drawnCasesAreValid() throws {
+        var kinds: Set<String> = []
+        var spellings: Set<String> = []
+        for seed in UInt64(0)..<400 {
+            let drawn = CaseGenerator.draw(seed: seed)
+            let scenario = try drawn.scenario(name: "case-\(seed)", description: "")
+            #expect(scenario.clock == .virtual)
+            #expect((1...200).contains(drawn.load.sends))
+            #expect(
+                CaseGenerator.draw(seed: seed).json(name: "x", description: "")
+                    == drawn.json(name: "x", description: ""))
+            for rule in drawn.rules {
+                kinds.insert(rule.fault.kind)
+                if case .respond(_, let retryAfter?, _) = rule.fault {
+                    spellings.insert("\(retryAfter)".prefix { $0 != "(" }.description)
+                }
+            }
+            if drawn.capacity != nil { kinds.insert("capacity") }
+        }
+        // Every fault kind and every Retry-After spelling appears somewhere in 400 cases.
+        let expected: Set<String> = [
+            "respond", "delay", "slowBody", "hang", "reset", "close", "truncate", "commitThenDrop", "commitThenDelay",
+            "refuse", "capacity",
+        ]
+        #expect(kinds == expected)
+        #expect(spellings == ["seconds", "httpDateIn", "text"])
+        #expect(CaseGenerator.draw(seed: 1) != CaseGenerator.draw(seed: 2))
+    }
+
+    @Test("every shrink candidate weighs less than its case and is still a valid file")
+    func candidatesShrink() throws {
+        for seed in UInt64(0)..<60 {
+            let drawn = CaseGenerator.draw(seed: seed)
+            for candidate in Shrinker.candidates(drawn) {
+                #expect(candidate.weight < drawn.weight)
+                _ = try candidate.scenario(name: "shrunk", description: "")
+            }
+        }
+    }
+
+    @Test("a property counts what a run recorded: its violations, and nothing where it was not checked")
+    func propertyJudgement() throws {
+        let property = try #require(ExploreProperty.all.first { $0.name == "one-effect-per-send" })
+        #expect(
+            property.judge(["idempotency.sends": 10, "idempotency.duplicates": 2, "idempotency.unexpected": 1]) == (
+                10, 3
+            ))
+        #expect(property.judge(["idempotency.sends": 10, "idempotency.duplicates": 0]) == (10, 0))
+        #expect(property.judge(["send.sends": 10]) == (0, 0))
+        #expect(property.judge(["idempotency.sends": 4, "idempotency.duplicates": .nan]) == (4, 0))
+        #expect(property.judge(["idempotency.sends": 4, "idempotency.duplicates": .infinity]) == (4, 1))
+    }
+}
+
+/// The explorer finds nothing in the SDK as it is, and finds each broken client it is given,
+/// shrunk to a small file that `run` fails on.
+@Suite("explore: the search")
+struct ExplorerTests {
+    /// Small on purpose: the other tests of this process measure timing beside it.
+    static func explore(runs: Int, seed: UInt64 = 1, broken: String? = nil) async -> ExploreSummary {
+        var options = Explorer.Options()
+        options.runs = runs
+        options.seed = seed
+        options.jobs = 1
+        options.broken = broken.flatMap(BrokenClient.named)
+        options.stopOnFailure = broken != nil
+        options.shrinkRuns = 100
+        return await Explorer(options: options).run()
+    }
+
+    @Test("the SDK as it is breaks no property in 40 generated cases, and the same seed gives the same table")
+    func correctSDKPasses() async {
+        let summary = await Self.explore(runs: 40)
+        let failed = summary.failed
+        #expect(!failed, "\(summary.verdictLines.filter { $0.hasPrefix("FAIL") })")
+        #expect(summary.runs == 40)
+        let again = await Self.explore(runs: 40)
+        #expect(again.csv == summary.csv)
+        // Most properties are checked somewhere in 40 cases.
+        #expect(summary.verdictLines.filter { $0.hasPrefix("PASS") }.count >= 12, "\(summary.verdictLines)")
+    }
+
+    @Test(
+        "a broken client is found by its property and shrunk to at most 3 sends and 5 rules",
+        arguments: ["duplicating", "key-changing", "retries-final-answers", "late-deadline", "error-body-blind"])
+    func brokenFound(name: String) async throws {
+        let broken = try #require(BrokenClient.named(name))
+        let summary = await Self.explore(runs: 40, broken: name)
+        let failure = try #require(summary.found.first { $0.property == broken.property }, "\(summary.verdictLines)")
+        #expect(failure.shrunk.size.sends <= 3)
+        #expect(failure.shrunk.size.rules <= 5)
+        // The found file is a scenario that fails the property's checks with the broken client
+        // and passes them with the SDK as it is.
+        let text = failure.fileText(name: "found-1", broken: broken)
+        let scenario = try Scenario.load(data: Data(text.utf8), file: "found-1.json")
+        #expect(!scenario.assertions.isEmpty)
+        var runner = ScenarioRunner(outputFolder: nil, runID: "replay", progress: false)
+        broken.apply(to: &runner.seams)
+        let replayed = try await runner.run(scenario)
+        #expect(!replayed.passed, "\(replayed.verdictLine)")
+        let correct = try await ScenarioRunner(outputFolder: nil, runID: "replay", progress: false).run(scenario)
+        #expect(correct.passed, "\(correct.verdictLine)")
+    }
+}
