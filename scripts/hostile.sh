@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The hostile user, black-box against a built frontmail-bench: signals at random moments in every
-# mode, stderr on a closed pipe, a killed parent, outputs at hostile paths (an input, a FIFO, a
+# mode (run, serve, merge, explore), stderr on a closed pipe, a killed parent, outputs at hostile paths (an input, a FIFO, a
 # device node, an existing run id), and structure-aware mutants of every input format (scenario,
 # tune file, plan, run CSV, .fmshard; scripts/lib/mutate.py). Every case must end in its documented
 # exit code with no trap, no hang, no orphan and no destroyed file, and a refused input's message
@@ -135,6 +135,35 @@ closed_stderr() { # stderr (and stdout) on a pipe closed after its first line
     local csv
     csv=$(ls "$out"/*-run.csv 2>/dev/null | head -1)
     [ -n "$csv" ] && [ -s "$csv" ] || fail destroyed "run with a closed stderr left no run CSV with rows"
+}
+
+signal_explore() { # explore, signalled at a random moment in its first second: what it found so far, whole
+    local sig=${signals[RANDOM % 3]} out="$scratch/explore-$cases"
+    "$binary" explore --runs 1000000 --jobs 2 --seed $RANDOM --out "$out" >"$out.stdout" 2>"$out.stderr" &
+    local pid=$!
+    pids+=("$pid")
+    sleep "$(random_delay 1)"
+    kill -"$sig" "$pid" 2>/dev/null
+    wait_for "$pid" 10
+    cases=$((cases + 1))
+    if [ "$status" = hang ]; then fail hang "explore SIG$sig did not end in 10 s"; return; fi
+    if trapped "$status" "$out.stderr"; then fail trap "explore SIG$sig: status $status"; return; fi
+    [ "$status" = 130 ] || fail wrong "explore SIG$sig: status $status (130 expected)"
+    local csv
+    csv=$(ls "$out"/*-explore/explore.csv 2>/dev/null | head -1)
+    [ -n "$csv" ] && [ -s "$csv" ] || fail destroyed "explore SIG$sig: status $status but no explore.csv"
+}
+
+closed_explore() { # explore's output on a pipe closed after its first line
+    local out="$scratch/explore-pipe-$cases"
+    "$binary" explore --runs 200 --jobs 2 --seed $RANDOM --out "$out" 2>&1 | head -1 >/dev/null
+    local status=${PIPESTATUS[0]}
+    cases=$((cases + 1))
+    if [ "$status" -ge 128 ]; then fail trap "explore with a closed pipe: status $status"; return; fi
+    [ "$status" = 0 ] || fail wrong "explore with a closed pipe: status $status (0 expected: the SDK passes)"
+    local csv
+    csv=$(ls "$out"/*-explore/explore.csv 2>/dev/null | head -1)
+    [ -n "$csv" ] && [ -s "$csv" ] || fail destroyed "explore with a closed pipe left no explore.csv"
 }
 
 killed_parent() { # run DIR starts a child per scenario; SIGKILL to the parent must end the child
@@ -335,6 +364,8 @@ for round in $(seq "$rounds"); do
     killed_parent
     hostile_outputs
     signal_merge
+    signal_explore
+    closed_explore
     [ "$mutants" -gt 0 ] && mutation_round $((seed + round))
     printf 'hostile: round %d/%d, %d cases, %d failures, %d s\n' "$round" "$rounds" "$cases" \
         $((traps + hangs + orphans + destroyed + wrong)) $(($(date +%s) - start)) >&2
