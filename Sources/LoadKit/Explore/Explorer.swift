@@ -1,6 +1,5 @@
 import FakeFrontmail
 import Foundation
-import Synchronization
 
 /// `frontmail-bench explore`: generated scenarios on virtual time, each judged by every universal
 /// property; a case that breaks one is shrunk to a small scenario file that still breaks it
@@ -78,6 +77,8 @@ package struct Explorer: Sendable {
                 return outcomes.sorted { $0.index < $1.index }
             }
             index += width
+            // A case a signal cut short is partial: it is neither counted nor judged.
+            if Task.isCancelled { break }
             for outcome in batch {
                 summary.add(outcome)
                 for property in outcome.broken where summary.wantsShrink(property) {
@@ -147,7 +148,7 @@ package struct Explorer: Sendable {
                 if runs >= options.shrinkRuns || Task.isCancelled { break }
                 runs += 1
                 let outcome = await measure(candidate, index: failing.index)
-                if outcome.broken.contains(property) {
+                if !Task.isCancelled, outcome.broken.contains(property) {
                     smallest = outcome
                     improved = true
                     break
