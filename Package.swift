@@ -31,7 +31,7 @@ let package = Package(
         // The command line on top of LoadKit: each command parses, makes one call and prints.
         .target(
             name: "FrontmailBenchCLI",
-            dependencies: ["LoadKit", "FakeFrontmail", "Frontmail"]
+            dependencies: ["LoadKit", "FakeFrontmail", "Frontmail", "Simulator"]
         ),
         .executableTarget(
             name: "frontmail-bench",

@@ -27,11 +27,13 @@ while read -r name property _; do
         --out "$out/$name" > /dev/null 2> "$out/$name.log"
     csv=$(ls "$out/$name"/*-explore/explore.csv 2> /dev/null | head -1)
     # Its own property when that failed, else the property that failed first.
-    row=$( [ -n "$csv" ] && awk -F, -v p="$property" '$2 == "FAIL" && $1 == p' "$csv")
-    [ -z "$row" ] && [ -n "$csv" ] && row=$(awk -F, '$2 == "FAIL"' "$csv" | sort -t, -k10,10g | head -1)
+    # Columns: kind,property,verdict,checked,violations,failing_cases,cases,distinct_failures,
+    # smallest_sends,smallest_rules,first_found_s,reached_cases.
+    row=$( [ -n "$csv" ] && awk -F, -v p="$property" '$1 == "property" && $3 == "FAIL" && $2 == p' "$csv")
+    [ -z "$row" ] && [ -n "$csv" ] && row=$(awk -F, '$1 == "property" && $3 == "FAIL"' "$csv" | sort -t, -k11,11g | head -1)
     if [ -n "$row" ]; then
-        printf '%-24s %-28s %-28s %9s %6s %6s\n' "$name" "$property" "$(echo "$row" | cut -d, -f1)" \
-            "$(echo "$row" | cut -d, -f10)" "$(echo "$row" | cut -d, -f8)" "$(echo "$row" | cut -d, -f9)"
+        printf '%-24s %-28s %-28s %9s %6s %6s\n' "$name" "$property" "$(echo "$row" | cut -d, -f2)" \
+            "$(echo "$row" | cut -d, -f11)" "$(echo "$row" | cut -d, -f9)" "$(echo "$row" | cut -d, -f10)"
     else
         printf '%-24s %-28s %-28s %9s %6s %6s\n' "$name" "$property" "NOT FOUND" - - -
         missed=$((missed + 1))

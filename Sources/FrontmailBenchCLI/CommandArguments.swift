@@ -1,6 +1,7 @@
 import FakeFrontmail
 import Foundation
 import LoadKit
+import Simulator
 
 /// How a subcommand's arguments begin: parsed, or an exit already decided (`--help` printed its
 /// usage: exit 0; a bad argument was reported with the usage: exit 64).
@@ -71,4 +72,16 @@ func refuseOutputsNamingInputs(
         return .usage
     }
     return nil
+}
+
+/// `--schedule P` of `run` and `explore`: fifo, random, pct or pct:D (nil: not given).
+func schedulePolicy(_ text: String?) throws(Arguments.UsageError) -> Schedule.Policy? {
+    guard let text else { return nil }
+    guard let policy = Schedule.policy(parsing: text) else {
+        throw Arguments.UsageError(
+            message:
+                "--schedule must be fifo, random, pct or pct:D (D \(Schedule.depths.lowerBound)-\(Schedule.depths.upperBound)), not '\(text.prefix(40))'"
+        )
+    }
+    return policy
 }

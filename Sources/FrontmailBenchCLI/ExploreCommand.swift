@@ -1,6 +1,7 @@
 import FakeFrontmail
 import Foundation
 import LoadKit
+import Simulator
 
 #if canImport(Glibc)
     import Glibc
@@ -11,8 +12,8 @@ import LoadKit
 /// `frontmail-bench explore`: generated scenarios judged by universal properties, failures shrunk.
 public enum ExploreCommand {
     public static let usage = """
-        usage: frontmail-bench explore [--runs N | --time DURATION] [--seed S] [--jobs N] [--out DIR]
-                                       [--broken NAME] [--stop-on-failure] [--no-progress]
+        usage: frontmail-bench explore [--runs N | --time DURATION] [--seed S] [--schedule P] [--jobs N]
+                                       [--out DIR] [--broken NAME] [--stop-on-failure] [--no-progress]
                frontmail-bench explore --list-broken
 
         Draws scenarios from a seed (a client from the whole valid range, a payload, 1-200 sends,
@@ -27,6 +28,10 @@ public enum ExploreCommand {
           --time DURATION stop starting cases after this long (default 60s; up to 1 day)
           --seed S        the first case's seed (default 1): the same seed and --runs give the
                           same cases, verdicts and files
+          --schedule P    the order of the jobs ready at one instant in each case: fifo (the
+                          default), random or pct[:D] (probabilistic concurrency testing at depth D,
+                          1-20, default 3), seeded by the case's seed; a found file's replay command
+                          names it
           --jobs N        cases run at once (default: the number of cores, 1-64)
           --out DIR       where results go (default results)
           --broken NAME   explore one of the suite's deliberately broken clients instead of the
@@ -41,7 +46,7 @@ public enum ExploreCommand {
         """
 
     static let spec = Arguments.Spec(
-        options: ["runs", "time", "seed", "jobs", "out", "broken"],
+        options: ["runs", "time", "seed", "jobs", "out", "broken", "schedule"],
         flags: ["list-broken", "no-progress", "stop-on-failure"])
 
     public static func run(_ arguments: [String]) async -> ExitCode {
@@ -72,7 +77,7 @@ public enum ExploreCommand {
         }
         let bound = options.runs.map { "\($0) cases" } ?? String(format: "%.0f s", options.seconds ?? 0)
         printError(
-            "explore: seed \(options.seed), \(bound), \(options.jobs) at a time"
+            "explore: seed \(options.seed), \(bound), \(options.jobs) at a time, schedule \(Schedule.spelled(options.schedule))"
                 + (options.broken.map { ", broken client \($0.name)" } ?? ""))
         var explorer = Explorer(options: options)
         if !parsed.flag("no-progress") { explorer.progress = { printError($0) } }
@@ -89,7 +94,7 @@ public enum ExploreCommand {
             printError("explore: results could not be written to \(writer.folder.path) (\(error))")
             return .software
         }
-        for line in summary.verdictLines { print(line) }
+        for line in summary.verdictLines + summary.coverageLines { print(line) }
         printError(
             String(
                 format: "explore: %d cases, %d sends in %.1f s (%.0f cases/s); results in %@", summary.runs,
@@ -126,6 +131,7 @@ public enum ExploreCommand {
         }
         options.jobs = jobs
         options.stopOnFailure = parsed.flag("stop-on-failure")
+        if let policy = try schedulePolicy(parsed.value("schedule")) { options.schedule = policy }
         if let name = parsed.value("broken") {
             guard let broken = BrokenClient.named(name) else {
                 throw Arguments.UsageError(

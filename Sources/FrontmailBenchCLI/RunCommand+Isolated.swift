@@ -6,9 +6,11 @@ extension RunCommand {
     static func runIsolated(
         _ scenarios: [Scenario], parsed: Arguments, executable: String, out: URL, runID: String
     ) async -> ExitCode {
-        let isolated = IsolatedRun(
+        var configured = IsolatedRun(
             scenarios: scenarios, executable: executable, out: out, runID: runID, quick: parsed.flag(.quick),
             seed: parsed.value(.seed), progress: !parsed.flag(.noProgress))
+        configured.schedule = parsed.value(.schedule)
+        let isolated = configured
         let (outcome, cancelled) = await RunSession.interruptible(
             notice: "\ninterrupted: the current scenario writes its partial results, then the run stops…",
             signalled: isolated.children.forward

@@ -1,6 +1,7 @@
 import FakeFrontmail
 import Foundation
 import LoadKit
+import Simulator
 
 #if canImport(Glibc)
     import Glibc
@@ -12,7 +13,7 @@ import LoadKit
 public enum RunCommand {
     public static let usage = """
         usage: frontmail-bench run FILE|DIR... [--out DIR] [--quick] [--seed N] [--only NAME]... [--no-progress]
-                                   [--junit FILE] [--summary-md FILE]
+                                   [--junit FILE] [--summary-md FILE] [--schedule P]
 
         Runs every scenario (a DIR means its *.json files), prints one verdict line per scenario and
         the path of the results as the last lines on stdout, and writes DIR/<run>-<scenario>/ with
@@ -27,6 +28,9 @@ public enum RunCommand {
           --trace-send N  with one scenario: after the run, print send N's attempts as the server saw
                           them and the client's account of it (a failed virtual-time scenario prints
                           the replay command with this option; docs/simulation.md)
+          --schedule P    on virtual time, the order of the jobs ready at one instant: fifo (the
+                          default), random or pct[:D] (probabilistic concurrency testing at depth D,
+                          1-20, default 3), seeded by the scenario's seed (docs/explore.md)
           --no-progress   no live progress line on stderr (it is off anyway when stderr is not a terminal)
           --junit FILE    write the JUnit XML there instead (a testsuite per scenario, a testcase per assertion)
           --summary-md FILE  write the Markdown summary there instead (it is also appended to
@@ -61,10 +65,12 @@ public enum RunCommand {
         let seed: UInt64?
         let sharding: ShardOptions
         let traceSend: Int?
+        let schedule: Schedule.Policy
         do {
             seed = try parsed.unsigned(.seed)
             sharding = try ShardOptions(parsed)
             traceSend = try traceSendNumber(parsed)
+            schedule = try schedulePolicy(parsed.value(.schedule)) ?? .fifo
         } catch {
             printError("run: \(error)\n\n\(usage)")
             return .usage
@@ -105,6 +111,16 @@ public enum RunCommand {
         if traceSend != nil, scenarios.count != 1 || sharding.shard != nil || (sharding.workers ?? 1) > 1 {
             printError("run: --trace-send traces a send of one scenario run in this process: name one (--only NAME)")
             return .usage
+        }
+        if schedule != .fifo, sharding.shard != nil || (sharding.workers ?? 1) > 1 {
+            printError("run: --schedule orders one simulated run in one process: not with --shard or --workers")
+            return .usage
+        }
+        if schedule != .fifo, parsed.value(.runID) == nil, scenarios.contains(where: { $0.clock != .virtual }) {
+            let real = scenarios.filter { $0.clock != .virtual }.map(\.name)
+            printError(
+                "note: --schedule orders virtual time only; \(real.joined(separator: ", ")) run\(real.count == 1 ? "s" : "") on the real clock as usual"
+            )
         }
 
         let out = URL(fileURLWithPath: parsed.value(.out) ?? "results")
@@ -159,6 +175,7 @@ public enum RunCommand {
         }
         var runner = ScenarioRunner(outputFolder: out, runID: runID, progress: showProgress)
         runner.traceSend = traceSend
+        runner.schedule = schedule
         let child = parsed.value(.runID) != nil
         let inProcess = InProcessRun(scenarios: scenarios, runner: runner, quick: parsed.flag(.quick), child: child)
         let (outcome, cancelled) = await RunSession.interruptible(

@@ -7,10 +7,10 @@ import Synchronization
     import Glibc
 #endif
 
-/// The scheduler of a simulated run: one thread runs every job of the run's task tree, first in,
-/// first out, and only when no job is left (every task waits) does virtual time jump to the earliest
-/// pending sleep or deadline and fire it. The same jobs in the same order give the same run, to
-/// the byte, however busy the host is.
+/// The scheduler of a simulated run: one thread runs every job of the run's task tree, in the
+/// order its `Schedule` picks (first in, first out by default), and only when no job is left (every
+/// task waits) does virtual time jump to the earliest pending sleep or deadline and fire it. The
+/// same jobs and the same schedule give the same run, to the byte, however busy the host is.
 ///
 /// Work that escapes (a job of the run's tasks enqueued from another thread: a real sleep, a
 /// Dispatch hop, a thread resuming a continuation; or the virtual clock used from another thread:
@@ -28,8 +28,7 @@ final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
     private let stallGrace: TimeInterval
 
     private let condition = NSCondition()
-    private var jobs: [UnownedJob] = []
-    private var head = 0
+    private var ready: ReadyJobs
     private var timers = TimerQueue<Waiter>()
     /// Virtual nanoseconds since the run began: written by the loop's thread only (under the
     /// lock, with the timers), read without it by every `now()`, the hottest call of a run.
@@ -50,7 +49,8 @@ final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
     private(set) var jobCount = 0
     private(set) var timerCount = 0
 
-    init(advanceEvery: Int? = nil, stallGrace: TimeInterval = 2) {
+    init(schedule: Schedule = .fifo, advanceEvery: Int? = nil, stallGrace: TimeInterval = 2) {
+        ready = ReadyJobs(schedule)
         self.advanceEvery = advanceEvery
         self.stallGrace = stallGrace
     }
@@ -64,7 +64,7 @@ final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
             failures.append("a job of the run was enqueued from \(Self.threadName()) at \(timeText)")
             cancelRootLocked()
         }
-        jobs.append(unowned)
+        ready.append(unowned)
         condition.signal()
         condition.unlock()
     }
@@ -151,13 +151,7 @@ final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
         var sinceAdvance = 0
         while true {
             condition.lock()
-            if head < jobs.count, advanceEvery.map({ sinceAdvance < $0 }) ?? true {
-                let job = jobs[head]
-                head += 1
-                if head > 4096, head * 2 > jobs.count {
-                    jobs.removeFirst(head)
-                    head = 0
-                }
+            if !ready.isEmpty, advanceEvery.map({ sinceAdvance < $0 }) ?? true, let job = ready.next() {
                 started = true
                 jobCount += 1
                 condition.unlock()
@@ -169,7 +163,8 @@ final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
             if let earliest = timers.earliest {
                 let now = max(nanos.load(ordering: .relaxed), earliest)
                 nanos.store(now, ordering: .releasing)
-                let due = timers.popDue(now: now).due
+                var due = timers.popDue(now: now).due
+                ready.order(&due)
                 timerCount += due.count
                 condition.unlock()
                 for waiter in due {
@@ -180,7 +175,7 @@ final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
                 }
                 continue
             }
-            if head < jobs.count {
+            if !ready.isEmpty {
                 condition.unlock()
                 continue
             }
@@ -190,7 +185,7 @@ final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
                 return
             }
             // Every task waits and nothing is timed: only something outside can wake one.
-            if condition.wait(until: Date(timeIntervalSinceNow: stallGrace)) || head < jobs.count
+            if condition.wait(until: Date(timeIntervalSinceNow: stallGrace)) || !ready.isEmpty
                 || timers.earliest != nil
             {
                 condition.unlock()

@@ -63,16 +63,17 @@ public enum Simulation {
     /// virtual clock starting at zero. Throws `SimulationError` when work escaped the simulation or
     /// the run deadlocked; `body`'s own error otherwise. Cancelling the caller cancels the run.
     ///
-    /// `advanceEvery` breaks the scheduler on purpose, for the tests that show a verdict depends on
+    /// `schedule` orders the jobs ready at once and the timers due at one instant (fifo: as they
+    /// came). `advanceEvery` breaks the scheduler on purpose, for the tests that show a verdict depends on
     /// it: due timers fire every that many jobs, before the run is quiescent. `stallGrace` is how
     /// long (real seconds) a run in which every task waits and nothing is timed may wait for a job
     /// from outside before it is called deadlocked.
     @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
     public static func run<T: Sendable>(
-        advanceEvery: Int? = nil, stallGrace: TimeInterval = 2,
+        schedule: Schedule = .fifo, advanceEvery: Int? = nil, stallGrace: TimeInterval = 2,
         _ body: @escaping @Sendable (VirtualClock) async throws -> T
     ) async throws -> (value: T, figures: Figures) {
-        let executor = SimulationExecutor(advanceEvery: advanceEvery, stallGrace: stallGrace)
+        let executor = SimulationExecutor(schedule: schedule, advanceEvery: advanceEvery, stallGrace: stallGrace)
         let clock = VirtualClock(executor: executor)
         let outcome = OneShot<Result<T, any Error>>()
         let wallStart = DispatchTime.now().uptimeNanoseconds

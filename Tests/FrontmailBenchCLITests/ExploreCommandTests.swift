@@ -1,5 +1,6 @@
 import FakeFrontmail
 import Foundation
+import Simulator
 import Testing
 
 @testable import FrontmailBenchCLI
@@ -22,6 +23,10 @@ struct ExploreCommandTests {
         #expect(given.runs == 500 && given.seconds == nil && given.seed == 9 && given.jobs == 3)
         #expect(given.broken?.name == "duplicating" && given.stopOnFailure)
         #expect(try Self.options(["--time", "10m"]).seconds == 600)
+        #expect(defaults.schedule == .fifo)
+        #expect(try Self.options(["--schedule", "random"]).schedule == .random)
+        #expect(try Self.options(["--schedule", "pct"]).schedule == .pct(depth: 3))
+        #expect(try Self.options(["--schedule", "pct:7"]).schedule == .pct(depth: 7))
     }
 
     @Test(
@@ -32,6 +37,8 @@ struct ExploreCommandTests {
             (["--time", "2d"], "--time must be"), (["--time", "1h", "--runs", "3"], "give --runs or --time"),
             (["--seed", "-1"], "--seed needs a non-negative whole number"), (["--jobs", "0"], "--jobs needs"),
             (["--jobs", "65"], "--jobs needs"), (["--broken", "perfect"], "no broken client 'perfect'"),
+            (["--schedule", "lifo"], "--schedule must be fifo, random, pct or pct:D (D 1-20), not 'lifo'"),
+            (["--schedule", "pct:0"], "--schedule must be"), (["--schedule", "pct:21"], "--schedule must be"),
         ])
     func refused(arguments: [String], message: String) {
         #expect {
@@ -44,10 +51,14 @@ struct ExploreCommandTests {
     @Test("fuzz: 3,000 random argument lists give options within range or a usage error, never a trap")
     func fuzz() {
         var random = SeededRandom(seed: 42)
-        let names = ["--runs", "--time", "--seed", "--jobs", "--broken", "--out", "--stop-on-failure", "--nope", "x"]
+        let names = [
+            "--runs", "--time", "--seed", "--jobs", "--broken", "--out", "--stop-on-failure", "--schedule", "--nope",
+            "x",
+        ]
         let values = [
             "0", "1", "-1", "64", "65", "1e3", "nan", "inf", "18446744073709551616", "60s", "0s", "1d", "86400s",
-            "86401s", "", "duplicating", "no-jitter", "é", "9223372036854775807", "1.5", "10m",
+            "86401s", "", "duplicating", "no-jitter", "é", "9223372036854775807", "1.5", "10m", "fifo", "random",
+            "pct", "pct:20", "pct:21", "pct:-3",
         ]
         for _ in 0..<3000 {
             var arguments: [String] = []
@@ -60,6 +71,7 @@ struct ExploreCommandTests {
             #expect((options.seconds ?? 1) >= 1 && (options.seconds ?? 1) <= 86_400)
             #expect(options.runs != nil || options.seconds != nil)
             #expect((1...64).contains(options.jobs))
+            if case .pct(let depth) = options.schedule { #expect(Schedule.depths.contains(depth)) }
         }
     }
 }

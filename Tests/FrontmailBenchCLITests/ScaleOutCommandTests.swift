@@ -24,10 +24,15 @@ struct ScaleOutCommandTests {
         #expect(options.shard == Shard(uncheckedIndex: 1, count: 4) && options.rate == 250)
 
         let scenario = ChildRequest.scenario(
-            file: "a.json", name: "a", out: "/o", runID: "r1", quick: false, seed: "5", progress: false)
+            file: "a.json", name: "a", out: "/o", runID: "r1", quick: false, seed: "5", schedule: nil, progress: false)
         let child = try Arguments(scenario.arguments, spec: RunCommand.spec)
         #expect(child.positionals == ["run", "a.json"] && child.value("run-id") == "r1" && child.value("seed") == "5")
         #expect(!child.flag("quick") && child.flag("no-progress") && child.value("shard") == nil)
+        #expect(child.value("schedule") == nil)
+        let scheduled = ChildRequest.scenario(
+            file: "a.json", name: "a", out: "/o", runID: "r1", quick: false, seed: nil, schedule: "pct:4",
+            progress: true)
+        #expect(try Arguments(scheduled.arguments, spec: RunCommand.spec).value("schedule") == "pct:4")
     }
 
     /// Fails every send: 503 at the first attempt, 400 at the second (merged, 300 failed sends).

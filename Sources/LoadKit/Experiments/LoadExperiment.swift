@@ -17,6 +17,8 @@ struct LoadExperiment {
     var progressSink: ProgressReporter.Sink?
     /// The suite's own tests' seeded or broken behaviour (nil fields in every run of the tool).
     var seams = TestSeams()
+    /// On virtual time: the order of the jobs ready at once (`--schedule`; fifo unless asked).
+    var schedule: Schedule.Policy = .fifo
 
     init(scenario: Scenario, progress: Bool) {
         self.scenario = scenario
@@ -97,7 +99,9 @@ struct LoadExperiment {
         guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) else {
             throw InputError(path: "clock", reason: "virtual time needs task executors (macOS 15 or later)")
         }
-        let (observed, figures) = try await Simulation.run(advanceEvery: seams.simulationAdvanceEvery) { clock in
+        let (observed, figures) = try await Simulation.run(
+            schedule: Self.schedule(schedule, for: scenario), advanceEvery: seams.simulationAdvanceEvery
+        ) { clock in
             try await observeLocal(scenario, shard: shard, clock: clock)
         }
         var observation = observed
@@ -228,4 +232,34 @@ final class SharedRandom: Sendable {
     func next() -> UInt64 {
         state.withLock { $0.next() }
     }
+}
+
+extension LoadExperiment {
+    /// The run's schedule: `policy` seeded from the scenario's seed (so `run FILE --seed S
+    /// --schedule P` replays one order), PCT's change points drawn over the run's expected jobs.
+    static func schedule(_ policy: Schedule.Policy, for scenario: Scenario) -> Schedule {
+        var random = SeededRandom(seed: scenario.seed, mixing: 0x5C4E_D01E)
+        return Schedule(policy: policy, seed: random.next(), steps: expectedJobs(scenario))
+    }
+
+    /// About how many jobs a run of `scenario` takes on virtual time: `jobsPerSend` for each send
+    /// the load plans (the measured mean over explore's cases), at least 100.
+    static func expectedJobs(_ scenario: Scenario) -> Int {
+        let load = scenario.load
+        let planned: Double
+        switch load.kind {
+        case .closed:
+            planned = Double(load.sends ?? load.concurrency)
+        case .open:
+            planned =
+                load.stages.isEmpty
+                ? load.rate * (load.duration?.seconds ?? 0)
+                : load.stages.reduce(0) { $0 + $1.rate * $1.duration.seconds }
+        }
+        let sends = min(max(planned, 1), Double(LoadSettings.maxSends))
+        return max(100, Int(sends * jobsPerSend))
+    }
+
+    /// Jobs per planned send: 10.7 over 400 of explore's generated cases (seed 3; `Simulation.Figures.jobs`).
+    static let jobsPerSend = 10.0
 }

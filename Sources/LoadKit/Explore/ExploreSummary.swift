@@ -18,6 +18,8 @@ package struct ExploreSummary: Sendable {
     var repeats: [String: Int] = [:]
     /// Jittered waits over their caps, from every case.
     var realized: [Double] = []
+    /// How often the cases reached each of the SDK's decision points, and in how many cases.
+    var reached: [DecisionPoint: (times: Int, cases: Int)] = [:]
     /// The pooled test's verdict once it rejected (it is not shrunk: it needs many waits).
     var pooled: KolmogorovSmirnov?
     var pooledFoundAt: Double?
@@ -39,6 +41,10 @@ package struct ExploreSummary: Sendable {
         runs += 1
         sends += outcome.sends
         realized += outcome.realized
+        for (point, times) in outcome.reached where times > 0 {
+            reached[point, default: (0, 0)].times += times
+            reached[point, default: (0, 0)].cases += 1
+        }
         for (name, judged) in outcome.judged {
             tallies[name, default: Tally()].checked += judged.checked
             tallies[name, default: Tally()].violations += judged.violations
@@ -101,13 +107,29 @@ package struct ExploreSummary: Sendable {
                 }
             }
             lines.append(line)
+            for failure in found where failure.property == name {
+                guard let file = failure.file else { continue }
+                lines.append("  replay: " + failure.replayCommand(file: file))
+            }
         }
         let test = pooled ?? KolmogorovSmirnov(uniform: realized)
         let figures = realized.isEmpty ? "no jittered waits" : String(format: "D %.4f, p %.3g", test.d, test.p)
         lines.append(
             "\(verdict(ExploreProperty.jitterUniform)) \(ExploreProperty.jitterUniform): \(realized.count) jittered waits pooled over every case (\(figures))"
         )
+        let vacuous = DecisionPoint.allCases.filter { reached[$0] == nil }
+        lines.append(
+            "decision points: \(DecisionPoint.allCases.count - vacuous.count) of \(DecisionPoint.allCases.count) reached"
+                + (vacuous.isEmpty ? "" : "; VACUOUS: " + vacuous.map(\.name).joined(separator: ", ")))
         return lines
+    }
+
+    /// One line per decision point: how often and in how many cases it was reached, or VACUOUS.
+    package var coverageLines: [String] {
+        DecisionPoint.allCases.map { point in
+            guard let seen = reached[point] else { return "VACUOUS \(point.name): never reached" }
+            return "COVERED \(point.name): \(seen.times) times in \(seen.cases) of \(runs) cases"
+        }
     }
 
     package func progressLine(elapsed: Double) -> String {
@@ -121,10 +143,11 @@ package struct ExploreSummary: Sendable {
         name == ExploreProperty.jitterUniform ? pooledFoundAt : found.first { $0.property == name }?.secondsToFind
     }
 
-    /// explore.csv: one row per property.
+    /// explore.csv: one row per property (`kind` property), then one per decision point (`kind`
+    /// decision: `checked` is how often it was reached, `reached_cases` in how many cases).
     package var csv: String {
         var text =
-            "property,verdict,checked,violations,failing_cases,cases,distinct_failures,smallest_sends,smallest_rules,first_found_s\n"
+            "kind,property,verdict,checked,violations,failing_cases,cases,distinct_failures,smallest_sends,smallest_rules,first_found_s,reached_cases\n"
         for name in Self.propertyNames + [ExploreProperty.jitterUniform] {
             let tally = tallies[name] ?? Tally()
             let mine = found.filter { $0.property == name }
@@ -135,10 +158,19 @@ package struct ExploreSummary: Sendable {
             let violations = name == ExploreProperty.jitterUniform ? (pooled == nil ? 0 : 1) : tally.violations
             text +=
                 CSV.line([
-                    name, verdict(name), String(checked), String(violations), String(tally.failingRuns), String(runs),
+                    "property", name, verdict(name), String(checked), String(violations), String(tally.failingRuns),
+                    String(runs),
                     String(mine.count), smallest.map { String($0.shrunk.size.sends) } ?? "",
                     smallest.map { String($0.shrunk.size.rules) } ?? "",
-                    firstFound(name).map { String(format: "%.3f", $0) } ?? "",
+                    firstFound(name).map { String(format: "%.3f", $0) } ?? "", "",
+                ]) + "\n"
+        }
+        for point in DecisionPoint.allCases {
+            let seen = reached[point]
+            text +=
+                CSV.line([
+                    "decision", point.name, seen == nil ? "VACUOUS" : "COVERED", String(seen?.times ?? 0), "0", "",
+                    String(runs), "", "", "", "", String(seen?.cases ?? 0),
                 ]) + "\n"
         }
         return text

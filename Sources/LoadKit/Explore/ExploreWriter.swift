@@ -1,5 +1,6 @@
 import FakeFrontmail
 import Foundation
+import Simulator
 
 #if canImport(Glibc)
     import Glibc
@@ -39,7 +40,8 @@ package struct ExploreWriter {
                 try FileManager.default.createDirectory(at: found, withIntermediateDirectories: true)
             }
             let file = found.appendingPathComponent(name + ".json")
-            try OutputFile.write(Data(failure.fileText(name: name, broken: summary.options.broken).utf8), to: file)
+            let text = failure.fileText(name: name, path: file.path, broken: summary.options.broken)
+            try OutputFile.write(Data(text.utf8), to: file)
             summary.found[index].file = file.path
         }
         try OutputFile.write(Data(summary.csv.utf8), to: folder.appendingPathComponent("explore.csv"))
@@ -48,12 +50,14 @@ package struct ExploreWriter {
 
 extension Found {
     /// The shrunk case as a scenario file that fails the property's checks when `run` replays it.
-    func fileText(name: String, broken: BrokenClient?) -> String {
+    func fileText(name: String, path: String, broken: BrokenClient?) -> String {
         let property = ExploreProperty.all.first { $0.name == self.property }
         let summary = property?.summary ?? "the run completes"
         var description =
             "explore found \(self.property) broken (\(summary)) in case \(original.index), seed \(original.drawn.seed); shrunk from \(original.drawn.size.sends) sends and \(original.drawn.size.rules) rules in \(shrinkRuns) runs"
+        if schedule != .fifo { description += "; schedule \(Schedule.spelled(schedule))" }
         if let broken { description += "; client: --broken \(broken.name)" }
+        description += "; replay: \(replayCommand(file: path))"
         if let error { description += "; the run failed: \(error)" }
         // The property's checks, where the failing run recorded them: `run` then fails on them.
         let checks = (property?.violations ?? []).filter { metrics[$0] != nil }.map { "\($0.text) == 0" }

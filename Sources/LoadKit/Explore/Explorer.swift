@@ -1,5 +1,6 @@
 import FakeFrontmail
 import Foundation
+import Simulator
 
 /// `frontmail-bench explore`: generated scenarios on virtual time, each judged by every universal
 /// property; a case that breaks one is shrunk to a small scenario file that still breaks it
@@ -19,6 +20,8 @@ package struct Explorer: Sendable {
         package var shrinkRuns = 300
         /// Stop once a case broke a property (after shrinking what it broke).
         package var stopOnFailure = false
+        /// The order of the jobs ready at one instant in each case (seeded by the case's seed).
+        package var schedule: Schedule.Policy = .fifo
 
         package init() {}
     }
@@ -27,9 +30,15 @@ package struct Explorer: Sendable {
     struct Outcome: Sendable {
         var index: Int
         var drawn: ExploreCase
+        /// The schedule it ran under (a shrunk case may fall back to fifo).
+        var schedule: Schedule.Policy = .fifo
+        /// The first send that failed (0: none did), for the replay's `--trace-send`.
+        var traceSend = 0
         var judged: [String: (checked: Int, violations: Int)] = [:]
         var metrics: [String: Double] = [:]
         var realized: [Double] = []
+        /// The SDK's decision points the case reached, and how often.
+        var reached: [DecisionPoint: Int] = [:]
         var sends = 0
         var error: String?
 
@@ -110,21 +119,31 @@ package struct Explorer: Sendable {
     /// Draws and runs case `index`.
     func explore(index: Int) async -> Outcome {
         let drawn = CaseGenerator.draw(seed: Self.caseSeed(options.seed, index))
-        return await measure(drawn, index: index)
+        return await measure(drawn, index: index, schedule: options.schedule)
     }
 
     /// Runs one case through the SDK (or the broken client) on virtual time and judges it.
-    func measure(_ drawn: ExploreCase, index: Int) async -> Outcome {
-        var outcome = Outcome(index: index, drawn: drawn)
+    func measure(_ drawn: ExploreCase, index: Int, schedule: Schedule.Policy) async -> Outcome {
+        var outcome = Outcome(index: index, drawn: drawn, schedule: schedule)
         do {
             let scenario = try drawn.scenario(name: "explore-\(index)", description: "").onVirtualTime()
             var experiment = LoadExperiment(scenario: scenario, progress: false)
             if let broken = options.broken { broken.apply(to: &experiment.seams) }
+            experiment.schedule = schedule
             let measurement = try await experiment.run()
             outcome.metrics = measurement.metrics
             for property in ExploreProperty.all { outcome.judged[property.name] = property.judge(measurement.metrics) }
             outcome.sends = Int(measurement.metrics[.sendSends] ?? 0)
+            if let history = measurement.history {
+                let failed = history.records.first { record in
+                    if case .failed = record.outcome { return true }
+                    return false
+                }
+                outcome.traceSend = failed.map { history.number($0.sendID) } ?? 0
+            }
             if let history = measurement.history, let ledger = measurement.ledger {
+                outcome.reached = DecisionPoint.reached(
+                    drawn, ledger: ledger.records, reads: history.statusReads.records, metrics: measurement.metrics)
                 outcome.realized =
                     JitterProbe.ExactTiming(scenario: scenario, history: history, ledger: LedgerIndex(ledger)).realized
             }
@@ -144,10 +163,15 @@ package struct Explorer: Sendable {
         var improved = true
         while improved, runs < options.shrinkRuns, !Task.isCancelled {
             improved = false
-            for candidate in Shrinker.candidates(smallest.drawn) {
+            // The plainest schedule first: a failure fifo shows too needs no schedule to replay.
+            let schedules: [Schedule.Policy] = smallest.schedule == .fifo ? [] : [.fifo]
+            let tries =
+                schedules.map { (smallest.drawn, $0) }
+                + Shrinker.candidates(smallest.drawn).map { ($0, smallest.schedule) }
+            for (candidate, schedule) in tries {
                 if runs >= options.shrinkRuns || Task.isCancelled { break }
                 runs += 1
-                let outcome = await measure(candidate, index: failing.index)
+                let outcome = await measure(candidate, index: failing.index, schedule: schedule)
                 if !Task.isCancelled, outcome.broken.contains(property) {
                     smallest = outcome
                     improved = true
@@ -156,8 +180,9 @@ package struct Explorer: Sendable {
             }
         }
         return Found(
-            property: property, original: failing, shrunk: smallest.drawn, metrics: smallest.metrics,
-            error: smallest.error, shrinkRuns: runs, secondsToFind: (ContinuousClock.now - started).seconds)
+            property: property, original: failing, shrunk: smallest.drawn, schedule: smallest.schedule,
+            traceSend: smallest.traceSend, metrics: smallest.metrics, error: smallest.error, shrinkRuns: runs,
+            secondsToFind: (ContinuousClock.now - started).seconds)
     }
 }
 
@@ -166,6 +191,9 @@ struct Found: Sendable {
     var property: String
     var original: Explorer.Outcome
     var shrunk: ExploreCase
+    /// The schedule the shrunk case fails under, and the send its replay traces.
+    var schedule: Schedule.Policy
+    var traceSend: Int
     /// The shrunk case's metrics (its found file asserts the property's recorded ones).
     var metrics: [String: Double]
     var error: String?
@@ -183,6 +211,15 @@ struct Found: Sendable {
         if shrunk.status != nil { parts.append("status") }
         if shrunk.client.budget != nil { parts.append("budget") }
         if shrunk.client.keyPool != nil { parts.append("keys") }
+        if schedule != .fifo { parts.append(Schedule.spelled(schedule)) }
         return property + ":" + parts.joined(separator: "+")
+    }
+
+    /// The command that replays the shrunk case from its file: its seed, schedule and first failed send.
+    func replayCommand(file: String) -> String {
+        var words = ["frontmail-bench", "run", file, RunOption.seed.spelled, String(shrunk.seed)]
+        if schedule != .fifo { words += [RunOption.schedule.spelled, Schedule.spelled(schedule)] }
+        words += [RunOption.traceSend.spelled, String(traceSend)]
+        return words.map(ScenarioResult.shellQuoted).joined(separator: " ")
     }
 }

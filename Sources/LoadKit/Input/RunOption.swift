@@ -14,6 +14,8 @@ package enum RunOption: String, CaseIterable, Sendable {
     case server
     case rate
     case traceSend = "trace-send"
+    /// On virtual time: the order of the jobs ready at once (fifo, random, pct, pct:D).
+    case schedule
     case quick
     case noProgress = "no-progress"
     /// Several scenarios in this one process instead of a child each.

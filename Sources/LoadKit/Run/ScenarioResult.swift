@@ -19,6 +19,8 @@ public struct ScenarioResult: Sendable {
     public var firstFailedSend: Int?
     /// The trace `--trace-send` asked for.
     public var trace: String?
+    /// The schedule the run's jobs were ordered by (`--schedule`).
+    public var schedule: Schedule.Policy = .fifo
 
     public var passed: Bool { !interrupted && checks.allSatisfy(\.passed) }
 
@@ -44,11 +46,12 @@ public struct ScenarioResult: Sendable {
         var words = ["frontmail-bench", "run", scenario.file]
         if quick { words.append(RunOption.quick.spelled) }
         words += [RunOption.seed.spelled, String(scenario.seed)]
+        if schedule != .fifo { words += [RunOption.schedule.spelled, Schedule.spelled(schedule)] }
         if let firstFailedSend { words += [RunOption.traceSend.spelled, String(firstFailedSend)] }
         return words.map(Self.shellQuoted).joined(separator: " ")
     }
 
-    private static func shellQuoted(_ word: String) -> String {
+    static func shellQuoted(_ word: String) -> String {
         let plain = word.unicodeScalars.allSatisfy {
             CharacterSet.alphanumerics.contains($0) || "-_./=:".unicodeScalars.contains($0)
         }

@@ -1,6 +1,7 @@
 import FakeFrontmail
 import Foundation
 import Frontmail
+import Simulator
 
 /// Runs scenarios: the scenario's experiment measures, its assertions judge the metrics, and the
 /// results writer files everything under `outputFolder`.
@@ -12,6 +13,8 @@ public struct ScenarioRunner: Sendable {
     var seams = TestSeams()
     /// Keep the trace of this send (its number in the run) in the result (`--trace-send`).
     public var traceSend: Int?
+    /// On virtual time: the order of the jobs ready at once (`--schedule`).
+    public var schedule: Schedule.Policy = .fifo
 
     public init(outputFolder: URL?, runID: String, progress: Bool) {
         self.outputFolder = outputFolder
@@ -27,6 +30,7 @@ public struct ScenarioRunner: Sendable {
         case .load:
             var experiment = LoadExperiment(scenario: scenario, progress: progress)
             experiment.seams = seams
+            experiment.schedule = schedule
             measurement = try await experiment.run()
         case .cancellation(let settings):
             let showProgress = progress
@@ -50,6 +54,7 @@ public struct ScenarioRunner: Sendable {
             scenario: scenario, rows: measurement.rows, metrics: measurement.metrics, checks: checks, folder: nil,
             interrupted: measurement.interrupted, elapsed: measurement.elapsed, simulation: measurement.simulation)
         result.wallSeconds = measurement.wallSeconds ?? measurement.simulation?.wallSeconds
+        if scenario.clock == .virtual, case .load = scenario.experiment { result.schedule = schedule }
         if let history = measurement.history {
             result.firstFailedSend = history.records.first { record in
                 if case .failed = record.outcome { return true }

@@ -12,6 +12,8 @@ package struct IsolatedRun {
     let quick: Bool
     /// The `--seed` given to this run, passed on as written.
     let seed: String?
+    /// The `--schedule` given to this run, passed on as written.
+    package var schedule: String?
     let progress: Bool
     /// The child running now, for forwarding a signal (each child runs in its own process group:
     /// the terminal's signal does not reach it).
@@ -38,7 +40,7 @@ package struct IsolatedRun {
             printError("[\(index + 1)/\(scenarios.count)] \(scenario.name): \(scenario.description)")
             let request = ChildRequest.scenario(
                 file: scenario.file, name: scenario.name, out: out.path, runID: runID, quick: quick, seed: seed,
-                progress: progress)
+                schedule: schedule, progress: progress)
             let verdict = Mutex<String?>(nil)
             let outcome = await ChildProcess.runCapturing(
                 executable, arguments: request.arguments, children: children,

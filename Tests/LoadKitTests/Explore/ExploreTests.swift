@@ -1,5 +1,6 @@
 import FakeFrontmail
 import Foundation
+import Simulator
 import Testing
 
 @testable import LoadKit
@@ -68,8 +69,11 @@ struct CaseGeneratorTests {
 @Suite("explore: the search")
 struct ExplorerTests {
     /// Small on purpose: the other tests of this process measure timing beside it.
-    static func explore(runs: Int, seed: UInt64 = 1, broken: String? = nil) async -> ExploreSummary {
+    static func explore(
+        runs: Int, seed: UInt64 = 1, broken: String? = nil, schedule: Schedule.Policy = .fifo
+    ) async -> ExploreSummary {
         var options = Explorer.Options()
+        options.schedule = schedule
         options.runs = runs
         options.seed = seed
         options.jobs = 1
@@ -91,6 +95,28 @@ struct ExplorerTests {
         #expect(summary.verdictLines.filter { $0.hasPrefix("PASS") }.count >= 12, "\(summary.verdictLines)")
     }
 
+    @Test("random and pct schedules: the SDK breaks no property, and the same seed gives the same table")
+    func otherSchedules() async {
+        for schedule in [Schedule.Policy.random, .pct(depth: 3)] {
+            let summary = await Self.explore(runs: 20, seed: 5, schedule: schedule)
+            let failed = summary.failed
+            #expect(!failed, "\(schedule): \(summary.verdictLines.filter { $0.hasPrefix("FAIL") })")
+            let again = await Self.explore(runs: 20, seed: 5, schedule: schedule)
+            #expect(again.csv == summary.csv)
+        }
+    }
+
+    @Test(
+        "40 cases reach half of the SDK's decision points; explore.csv has a row for each (CI checks all are reached)")
+    func decisionPointsReached() async {
+        let summary = await Self.explore(runs: 40)
+        let covered = summary.coverageLines.filter { $0.hasPrefix("COVERED") }
+        #expect(covered.count >= 7, "\(summary.coverageLines)")
+        let rows = summary.csv.split(separator: "\n").filter { $0.hasPrefix("decision,") }
+        #expect(rows.count == DecisionPoint.allCases.count)
+        #expect(rows.filter { $0.contains(",COVERED,") }.count == covered.count)
+    }
+
     @Test(
         "a broken client is found by its property and shrunk to at most 3 sends and 5 rules",
         arguments: ["duplicating", "key-changing", "retries-final-answers", "late-deadline", "error-body-blind"])
@@ -102,10 +128,14 @@ struct ExplorerTests {
         #expect(failure.shrunk.size.rules <= 5)
         // The found file is a scenario that fails the property's checks with the broken client
         // and passes them with the SDK as it is.
-        let text = failure.fileText(name: "found-1", broken: broken)
+        let text = failure.fileText(name: "found-1", path: "found/found-1.json", broken: broken)
         let scenario = try Scenario.load(data: Data(text.utf8), file: "found-1.json")
+        #expect(
+            scenario.description.contains(
+                "replay: frontmail-bench run found/found-1.json --seed \(failure.shrunk.seed)"))
         #expect(!scenario.assertions.isEmpty)
         var runner = ScenarioRunner(outputFolder: nil, runID: "replay", progress: false)
+        runner.schedule = failure.schedule
         broken.apply(to: &runner.seams)
         let replayed = try await runner.run(scenario)
         #expect(!replayed.passed, "\(replayed.verdictLine)")
