@@ -42,6 +42,10 @@ struct CommandTests {
         try #"{"name": "good", "load": {"type": "closed", "concurrency": 1, "sends": 1}}"#.write(
             to: good, atomically: true, encoding: .utf8)
         #expect(await RunCommand.run([good.path, "--only", "other"]) == .usage)
+        #expect(await RunCommand.run([good.path, "--schedule", "lifo"]) == .usage)
+        #expect(await RunCommand.run([good.path, "--schedule", "pct:0"]) == .usage)
+        #expect(await RunCommand.run([good.path, "--schedule", "random", "--workers", "2"]) == .usage)
+        #expect(await RunCommand.run([good.path, "--schedule", "random", "--shard", "0/2"]) == .usage)
         #expect(ListCommand.run([good.path]) == .success)
     }
 

@@ -4,6 +4,7 @@ import Frontmail
 import Testing
 
 @testable import LoadKit
+import Simulator
 
 /// In-process scenarios on virtual time: exact policy time, the same bytes in every run, and
 /// verdicts that a scheduler advancing before quiescence would get wrong.
@@ -116,5 +117,31 @@ struct VirtualTimeTests {
         }
         #expect(summaries[0] == summaries[1])
         #expect(summaries[0].count > 50)
+    }
+
+    @Test("random and pct schedules: the same seed gives the same ledger byte for byte, another order than fifo's")
+    func scheduledBytes() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("schedule-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        func ledger(_ schedule: Schedule.Policy, run: Int) async throws -> (Data, ScenarioResult) {
+            var runner = ScenarioRunner(
+                outputFolder: root.appendingPathComponent("\(run)"), runID: "schedule", progress: false)
+            runner.schedule = schedule
+            let result = try await runner.run(Self.scenario(Self.busy))
+            #expect(result.passed, "\(result.verdictLine)")
+            let folder = try #require(result.folder)
+            return (try Data(contentsOf: folder.appendingPathComponent("ledger.csv")), result)
+        }
+        let fifo = try await ledger(.fifo, run: 0).0
+        var run = 1
+        for schedule in [Schedule.Policy.random, .pct(depth: 3)] {
+            let (first, result) = try await ledger(schedule, run: run)
+            let (second, _) = try await ledger(schedule, run: run + 1)
+            run += 2
+            #expect(first == second, "\(schedule): two runs differ")
+            #expect(first != fifo, "\(schedule): the same order as fifo")
+            let replay = try #require(result.replayCommand(quick: false))
+            #expect(replay.contains("--seed 11 --schedule \(Schedule.spelled(schedule))"), "\(replay)")
+        }
     }
 }
