@@ -8,7 +8,8 @@ import Simulator
     import Darwin
 #endif
 
-/// Files an exploration's results: `ROOT/<run>-explore/explore.csv` (one row per property) and
+/// Files an exploration's results: `ROOT/<run>-explore/explore.csv` (one row per property and per
+/// decision point), `explore.html` (the same on a page, with each failure's replay command) and
 /// each distinct failure as a scenario file, `found/<property>-<n>.json`, which `run` replays.
 package struct ExploreWriter {
     package let folder: URL
@@ -45,6 +46,8 @@ package struct ExploreWriter {
             summary.found[index].file = file.path
         }
         try OutputFile.write(Data(summary.csv.utf8), to: folder.appendingPathComponent("explore.csv"))
+        try OutputFile.write(
+            Data(ExploreReport.render(summary, runID: runID).utf8), to: folder.appendingPathComponent("explore.html"))
     }
 }
 

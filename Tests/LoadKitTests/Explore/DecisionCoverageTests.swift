@@ -113,3 +113,52 @@ struct DecisionCoverageTests {
         #expect(DecisionPoint.reached(ExploreCase(seed: 1), ledger: [], reads: [], metrics: [:]).isEmpty)
     }
 }
+
+/// explore.html says what the summary says: the verdicts, each failure with its replay, and every
+/// decision point, VACUOUS where nothing reached it.
+@Suite("explore: the report page")
+struct ExploreReportTests {
+    static func summary(failing: Bool) -> ExploreSummary {
+        var summary = ExploreSummary(options: Explorer.Options())
+        var outcome = Explorer.Outcome(index: 0, drawn: ExploreCase(seed: 7))
+        outcome.judged = ["same-key": (checked: 3, violations: failing ? 2 : 0)]
+        outcome.reached = [.retryAfter5xx: 4, .statusRetry: 1]
+        outcome.sends = 3
+        summary.add(outcome)
+        if failing {
+            var found = Found(
+                property: "same-key", original: outcome, shrunk: ExploreCase(seed: 7), schedule: .random, traceSend: 2,
+                metrics: [:], error: nil, shrinkRuns: 12, secondsToFind: 0.5)
+            found.file = "/r/x-explore/found/same-key-1.json"
+            summary.add(found)
+        }
+        return summary
+    }
+
+    @Test("a failing exploration: the property FAILs, its file is linked and its replay command printed")
+    func failing() {
+        let html = ExploreReport.render(Self.summary(failing: true), runID: "R<1>")
+        #expect(html.contains("<h1>frontmail-bench explore R&lt;1&gt;</h1>"))
+        #expect(html.contains("<td>same-key</td><td><span class=\"badge fail\">FAIL</span></td><td>3</td><td>2</td>"))
+        #expect(html.contains("Failed: same-key."))
+        #expect(html.contains("<a href=\"found/same-key-1.json\">"))
+        #expect(
+            html.contains(
+                "<pre>frontmail-bench run /r/x-explore/found/same-key-1.json --seed 7 --schedule random --trace-send 2</pre>"
+            ))
+    }
+
+    @Test("a clean exploration: nothing found, reached points COVERED, the others VACUOUS")
+    func clean() {
+        let html = ExploreReport.render(Self.summary(failing: false), runID: "R1")
+        #expect(html.contains("Nothing found."))
+        #expect(!html.contains("badge fail"))
+        #expect(html.contains("2 of \(DecisionPoint.allCases.count) of the SDK's decision points reached"))
+        #expect(
+            html.contains(
+                "<td>retry.after_5xx</td><td><span class=\"badge pass\">COVERED</span></td><td>4</td><td>1</td>"))
+        #expect(
+            html.contains("<td>budget.refusal</td><td><span class=\"badge\" style=\"color:#9a6700\">VACUOUS</span>"))
+        #expect(html.contains("<svg"))
+    }
+}

@@ -1,10 +1,10 @@
 import FakeFrontmail
 import Foundation
 import Frontmail
+import Simulator
 import Testing
 
 @testable import LoadKit
-import Simulator
 
 /// In-process scenarios on virtual time: exact policy time, the same bytes in every run, and
 /// verdicts that a scheduler advancing before quiescence would get wrong.
