@@ -52,6 +52,9 @@ struct ExploreCase: Sendable, Hashable {
 
     enum Fault: Sendable, Hashable {
         case respond(status: Int, retryAfter: RetryAfterSpelling?, body: String?)
+        /// The answer `status` after `delay` microseconds (a drained case's failures, after the
+        /// success before them: one instant would let a budget's events come in either order).
+        case respondAfter(status: Int, delay: Int)
         case delay(Int)
         case slowBody(bytesPerSecond: Int)
         case hang
@@ -66,7 +69,7 @@ struct ExploreCase: Sendable, Hashable {
         /// The kind's name, as the plan spells its `type`.
         var kind: String {
             switch self {
-            case .respond: return "respond"
+            case .respond, .respondAfter: return "respond"
             case .delay: return "delay"
             case .slowBody: return "slowBody"
             case .hang: return "hang"
@@ -193,6 +196,9 @@ extension ExploreCase.Rule {
             action["status"] = status
             if let retryAfter { action["retryAfter"] = retryAfter.json }
             if let body { action["body"] = body }
+        case .respondAfter(let status, let micros):
+            action["status"] = status
+            action["delay"] = ExploreCase.span(micros)
         case .delay(let micros): action["delay"] = ExploreCase.span(micros)
         case .commitThenDelay(let micros): action["delay"] = ExploreCase.span(micros)
         case .slowBody(let rate): action["bytesPerSecond"] = rate

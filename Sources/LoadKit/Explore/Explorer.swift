@@ -160,6 +160,15 @@ package struct Explorer: Sendable {
     func shrink(_ failing: Outcome, property: String, started: ContinuousClock.Instant) async -> Found {
         var smallest = failing
         var runs = 0
+        for candidate in Shrinker.drained(smallest.drawn) {
+            if runs >= options.shrinkRuns || Task.isCancelled { break }
+            runs += 1
+            let outcome = await measure(candidate, index: failing.index, schedule: smallest.schedule)
+            if !Task.isCancelled, outcome.broken.contains(property) {
+                smallest = outcome
+                break
+            }
+        }
         var improved = true
         while improved, runs < options.shrinkRuns, !Task.isCancelled {
             improved = false

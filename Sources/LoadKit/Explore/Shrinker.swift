@@ -63,6 +63,34 @@ enum Shrinker {
         }
         return list
     }
+
+    /// Drained first: a budget defect shows only once its bucket has emptied, which takes about 100
+    /// failed retries (many sends at a few retries each), so greedy steps of one send less rarely
+    /// get below dozens of sends. These few sequential sends with 100 retries stand behind two
+    /// rules: the first 100 or 101 send requests fail (503), so the first send empties the bucket,
+    /// ending on a retried success or a failure; then every second one fails, so a success and a
+    /// failure that must be retried follow. The budget as drawn, and 100 % (one success earns one
+    /// retry); the case's own rules dropped, or kept behind the two under a few neighbouring seeds.
+    /// Tried once, before the greedy steps (at every step they would use up a shrink's runs).
+    static func drained(_ drawn: ExploreCase) -> [ExploreCase] {
+        guard let budget = drawn.client.budget else { return [] }
+        var list: [ExploreCase] = []
+        for sends in [2, 3] where sends < drawn.load.sends {
+            for failing in [100, 101] {
+                for budget in budget == "100%" ? [budget] : [budget, "100%"] {
+                    for keepRules in [false, true] {
+                        for offset in UInt64(0)..<(keepRules ? 3 : 1) {
+                            var copy = drawn
+                            copy.drainedFirst(sends: sends, failing: failing, budget: budget, keepRules: keepRules)
+                            copy.seed &+= offset
+                            if copy.weight < drawn.weight, !list.contains(copy) { list.append(copy) }
+                        }
+                    }
+                }
+            }
+        }
+        return list
+    }
 }
 
 extension ExploreCase {
@@ -74,6 +102,23 @@ extension ExploreCase {
             if status.cancel > 0 { self.status?.cancel = 100 }
             if status.unknown > 0 { self.status?.unknown = 100 }
         }
+    }
+}
+
+extension ExploreCase {
+    /// `sends` sequential sends of a client with `budget` and 100 retries, behind two rules: the
+    /// first `failing` send requests fail (503), then every second one does, 1 ms after it arrives
+    /// (after the success before it); the case's own rules after them (`keepRules`) or none.
+    mutating func drainedFirst(sends: Int, failing: Int, budget: String, keepRules: Bool) {
+        load = .closed(concurrency: 1, sends: sends)
+        client.budget = budget
+        client.maxRetries = 100
+        rules =
+            [
+                ExploreCase.Rule(
+                    endpoint: "send", limit: failing, fault: .respond(status: 503, retryAfter: nil, body: nil)),
+                ExploreCase.Rule(endpoint: "send", everyNth: 2, fault: .respondAfter(status: 503, delay: 1_000)),
+            ] + (keepRules ? rules : [])
     }
 }
 

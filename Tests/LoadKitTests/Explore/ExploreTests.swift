@@ -143,3 +143,40 @@ struct ExplorerTests {
         #expect(correct.passed, "\(correct.verdictLine)")
     }
 }
+
+/// The drained shapes the shrinker tries first for a budget case: each budget defect that needs an
+/// emptied bucket fails one of them in two or three sends; the SDK as it is fails none.
+@Suite("explore: shrinking a budget defect")
+struct DrainedShrinkTests {
+    static func failures(_ broken: BrokenClient?) async -> [ExploreCase] {
+        var drawn = ExploreCase(seed: 3)
+        drawn.client.budget = "quota"
+        drawn.load = .closed(concurrency: 4, sends: 40)
+        drawn.rules = [ExploreCase.Rule(probability: 50, fault: .hang)]
+        var options = Explorer.Options()
+        options.broken = broken
+        let explorer = Explorer(options: options)
+        var failing: [ExploreCase] = []
+        for candidate in Shrinker.drained(drawn) {
+            #expect(candidate.load.sends <= 3 && candidate.rules.count <= 3)
+            let outcome = await explorer.measure(candidate, index: 0, schedule: .fifo)
+            if outcome.broken.contains("attempt-bound") { failing.append(candidate) }
+        }
+        return failing
+    }
+
+    @Test(
+        "a defect that shows once the bucket emptied fails a drained shape of at most 3 sends",
+        arguments: ["never-refilled", "never-refunds", "rewards-every-success"])
+    func brokenFails(name: String) async throws {
+        let broken = try #require(BrokenClient.named(name))
+        let failing = await Self.failures(broken)
+        #expect(!failing.isEmpty)
+    }
+
+    @Test("the SDK as it is fails no drained shape")
+    func correctPasses() async {
+        let failing = await Self.failures(nil)
+        #expect(failing.isEmpty, "\(failing.map(\.rules))")
+    }
+}
