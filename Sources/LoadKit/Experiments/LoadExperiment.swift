@@ -19,6 +19,9 @@ struct LoadExperiment {
     var seams = TestSeams()
     /// On virtual time: the order of the jobs ready at once (`--schedule`; fifo unless asked).
     var schedule: Schedule.Policy = .fifo
+    /// On virtual time: how long (real seconds) a run whose every task waits with nothing timed
+    /// may wait for a job from outside before it is called deadlocked (`Simulation.run`).
+    var stallGrace: TimeInterval = 2
 
     init(scenario: Scenario, progress: Bool) {
         self.scenario = scenario
@@ -100,7 +103,8 @@ struct LoadExperiment {
             throw InputError(path: "clock", reason: "virtual time needs task executors (macOS 15 or later)")
         }
         let (observed, figures) = try await Simulation.run(
-            schedule: Self.schedule(schedule, for: scenario), advanceEvery: seams.simulationAdvanceEvery
+            schedule: Self.schedule(schedule, for: scenario), advanceEvery: seams.simulationAdvanceEvery,
+            stallGrace: stallGrace
         ) { clock in
             try await observeLocal(scenario, shard: shard, clock: clock)
         }

@@ -14,9 +14,9 @@ enum ExploreReport {
             summary.wallSeconds, options.seed, Schedule.spelled(options.schedule), options.jobs)
         if let broken = options.broken { lead += "; broken client \(broken.name)" }
         if summary.interrupted { lead += "; interrupted" }
-        let failed =
-            ExploreSummary.propertyNames.filter { summary.verdict($0) == "FAIL" }
-            + (summary.pooled == nil ? [] : [ExploreProperty.jitterUniform])
+        let failed = (ExploreSummary.propertyNames + [ExploreProperty.jitterUniform]).filter {
+            summary.verdict($0) == "FAIL"
+        }
         lead += failed.isEmpty ? ". Nothing found." : ". Failed: " + failed.joined(separator: ", ") + "."
         body += "<p class=\"lead\">\(XML.escape(lead))</p>\n"
         body += properties(summary)
@@ -38,7 +38,7 @@ enum ExploreReport {
             let tally = summary.tallies[name] ?? ExploreSummary.Tally()
             let pooled = name == ExploreProperty.jitterUniform
             let checked = pooled ? summary.realized.count : tally.checked
-            let violations = pooled ? (summary.pooled == nil ? 0 : 1) : tally.violations
+            let violations = tally.violations + (pooled && summary.pooled != nil ? 1 : 0)
             let distinct = summary.found.filter { $0.property == name }.count
             let first = summary.firstFound(name).map { String(format: "%.1f s", $0) } ?? "–"
             html +=

@@ -85,7 +85,7 @@ package struct ExploreSummary: Sendable {
 
     func verdict(_ name: String) -> String {
         if name == ExploreProperty.jitterUniform {
-            if pooled != nil { return "FAIL" }
+            if pooled != nil || (tallies[name]?.violations ?? 0) > 0 { return "FAIL" }
             return realized.count < 32 ? "VACUOUS" : "PASS"
         }
         let tally = tallies[name] ?? Tally()
@@ -114,9 +114,16 @@ package struct ExploreSummary: Sendable {
         }
         let test = pooled ?? KolmogorovSmirnov(uniform: realized)
         let figures = realized.isEmpty ? "no jittered waits" : String(format: "D %.4f, p %.3g", test.d, test.p)
-        lines.append(
-            "\(verdict(ExploreProperty.jitterUniform)) \(ExploreProperty.jitterUniform): \(realized.count) jittered waits pooled over every case (\(figures))"
-        )
+        let alone = tallies[ExploreProperty.jitterUniform] ?? Tally()
+        var jitter =
+            "\(verdict(ExploreProperty.jitterUniform)) \(ExploreProperty.jitterUniform): \(realized.count) jittered waits pooled over every case (\(figures)); \(alone.checked) cases tested alone"
+        if alone.violations > 0 { jitter += ", \(alone.violations) rejected" }
+        lines.append(jitter)
+        for failure in found where failure.property == ExploreProperty.jitterUniform {
+            guard let file = failure.file else { continue }
+            lines.append("  \(file) (\(failure.shrunk.size.sends) sends, \(failure.shrunk.size.rules) rules)")
+            lines.append("  replay: " + failure.replayCommand(file: file))
+        }
         let vacuous = DecisionPoint.allCases.filter { reached[$0] == nil }
         lines.append(
             "decision points: \(DecisionPoint.allCases.count - vacuous.count) of \(DecisionPoint.allCases.count) reached"
@@ -155,7 +162,8 @@ package struct ExploreSummary: Sendable {
                 $0.shrunk.size.sends + $0.shrunk.size.rules < $1.shrunk.size.sends + $1.shrunk.size.rules
             }
             let checked = name == ExploreProperty.jitterUniform ? realized.count : tally.checked
-            let violations = name == ExploreProperty.jitterUniform ? (pooled == nil ? 0 : 1) : tally.violations
+            let violations =
+                name == ExploreProperty.jitterUniform ? tally.violations + (pooled == nil ? 0 : 1) : tally.violations
             text +=
                 CSV.line([
                     "property", name, verdict(name), String(checked), String(violations), String(tally.failingRuns),

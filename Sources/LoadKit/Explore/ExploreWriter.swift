@@ -63,7 +63,14 @@ extension Found {
         description += "; replay: \(replayCommand(file: path))"
         if let error { description += "; the run failed: \(error)" }
         // The property's checks, where the failing run recorded them: `run` then fails on them.
-        let checks = (property?.violations ?? []).filter { metrics[$0] != nil }.map { "\($0.text) == 0" }
+        var checks = (property?.violations ?? []).filter { metrics[$0] != nil }.map { "\($0.text) == 0" }
+        // A case's own jitter test: its waits' distance from uniform below the critical one.
+        if self.property == ExploreProperty.jitterUniform, let samples = metrics[.jitterExactRealizedSamples],
+            samples >= 1
+        {
+            let critical = KolmogorovSmirnov.critical(n: Int(samples), alpha: ExploreProperty.caseJitterAlpha)
+            checks.append("\(MetricKey.jitterExactRealizedKSD.text) < \(String(format: "%.6f", critical))")
+        }
         let text = shrunk.json(name: name, description: String(description.prefix(2000)), assertions: checks)
         return text + "\n"
     }

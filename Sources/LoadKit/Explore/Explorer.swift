@@ -44,7 +44,7 @@ package struct Explorer: Sendable {
 
         /// The properties this case broke, in the catalog's order.
         var broken: [String] {
-            ExploreProperty.all.map(\.name).filter { (judged[$0]?.violations ?? 0) > 0 }
+            ExploreProperty.names.filter { (judged[$0]?.violations ?? 0) > 0 }
                 + (error == nil ? [] : [Explorer.runCompletes])
         }
     }
@@ -52,6 +52,9 @@ package struct Explorer: Sendable {
     /// The property of a case that could not run to its end (a deadlock, work that escaped the
     /// simulation, a generated file the checks refused).
     static let runCompletes = "run-completes"
+    /// How long a case's simulation waits for a wake-up from outside before it calls the run
+    /// deadlocked (`Simulation.run`).
+    static let stallGrace: TimeInterval = 0.25
 
     let options: Options
     /// Called with a progress line about once a second.
@@ -99,7 +102,14 @@ package struct Explorer: Sendable {
                     )
                 }
             }
-            if options.stopOnFailure, summary.failed { break }
+            // A failure shrunk ends it; the pooled jitter test's alone, once 10 s more found no case
+            // to shrink for it.
+            if options.stopOnFailure,
+                !summary.found.isEmpty
+                    || summary.pooledFoundAt.map({ (ContinuousClock.now - started).seconds - $0 > 10 }) ?? false
+            {
+                break
+            }
             // The pooled draws are tested each time their number doubles (at most ~30 times a run).
             if summary.realized.count >= 32, summary.realized.count >= 2 * pooledChecks {
                 pooledChecks = summary.realized.count
@@ -130,6 +140,10 @@ package struct Explorer: Sendable {
             var experiment = LoadExperiment(scenario: scenario, progress: false)
             if let broken = options.broken { broken.apply(to: &experiment.seams) }
             experiment.schedule = schedule
+            // Nothing of a generated case comes from outside its simulation, so a run whose every
+            // task waits with nothing timed is deadlocked at once, not after the 2 s a run of
+            // `run` gives a wake-up from outside (a deadlocked case costs 0.25 s, not 2).
+            experiment.stallGrace = Self.stallGrace
             let measurement = try await experiment.run()
             outcome.metrics = measurement.metrics
             for property in ExploreProperty.all { outcome.judged[property.name] = property.judge(measurement.metrics) }
@@ -146,6 +160,12 @@ package struct Explorer: Sendable {
                     drawn, ledger: ledger.records, reads: history.statusReads.records, metrics: measurement.metrics)
                 outcome.realized =
                     JitterProbe.ExactTiming(scenario: scenario, history: history, ledger: LedgerIndex(ledger)).realized
+                if outcome.realized.count >= ExploreProperty.caseJitterMinimum {
+                    let test = KolmogorovSmirnov(uniform: outcome.realized)
+                    outcome.judged[ExploreProperty.jitterUniform] = (
+                        1, test.rejects(alpha: ExploreProperty.caseJitterAlpha) ? 1 : 0
+                    )
+                }
             }
             if measurement.interrupted, !Task.isCancelled { outcome.error = "the run ended before its sends did" }
         } catch {

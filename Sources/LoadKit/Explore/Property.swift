@@ -88,7 +88,12 @@ struct ExploreProperty: Sendable, Hashable {
     ]
 
     /// The pooled property: jittered waits over every run, divided by their caps, are U(0, 1).
+    /// A case with `caseJitterMinimum` such waits is also tested alone, at `caseJitterAlpha`: a
+    /// failure there is shrunk like any other (a case's waits are few, so its test is far less
+    /// sensitive than the pool's; it catches a gross defect in a case of one send).
     static let jitterUniform = "jitter-uniform"
+    static let caseJitterMinimum = 100
+    static let caseJitterAlpha = 1e-9
 
     static var names: [String] { all.map(\.name) + [jitterUniform] }
 }

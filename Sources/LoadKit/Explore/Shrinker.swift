@@ -27,8 +27,9 @@ enum Shrinker {
             add { $0.status?.cancel = 0 }
         }
         // Fewer sends: one, a few, half, one less; each also concentrated, where what broke needed
-        // many sends to happen at all (a bucket emptied by 100 retries, a cancel drawn for some
-        // reads): the sends left retry up to 100 times and cancel or read unknown messages always.
+        // many sends to happen at all (a bucket emptied by 100 retries, a hundred jittered waits, a
+        // cancel drawn for some reads): the sends left retry up to 100 times and cancel or read
+        // unknown messages always.
         for sends in [1, 2, 3, drawn.load.sends / 2, drawn.load.sends - 1] where sends >= 1 && sends < drawn.load.sends
         {
             add { $0.load = $0.load.with(sends: sends) }
@@ -94,10 +95,11 @@ enum Shrinker {
 }
 
 extension ExploreCase {
-    /// More of what a few sends do: a client with a budget retries up to 100 times, and status
-    /// reads that cancel or read unknown messages sometimes do it always.
+    /// More of what a few sends do: the client retries up to 100 times (a bucket emptied, a
+    /// hundred jittered waits), and status reads that cancel or read unknown messages sometimes do
+    /// it always.
     mutating func concentrate() {
-        if client.budget != nil { client.maxRetries = max(client.maxRetries, 100) }
+        client.maxRetries = max(client.maxRetries, 100)
         if let status {
             if status.cancel > 0 { self.status?.cancel = 100 }
             if status.unknown > 0 { self.status?.unknown = 100 }

@@ -180,3 +180,77 @@ struct DrainedShrinkTests {
         #expect(failing.isEmpty, "\(failing.map(\.rules))")
     }
 }
+
+/// A case's own jitter test: a hundred waits of one send are enough to catch a gross defect, and
+/// its found file fails that client and passes the SDK.
+@Suite("explore: jitter tested in one case")
+struct CaseJitterTests {
+    static let drawn: ExploreCase = {
+        var drawn = ExploreCase(seed: 9)
+        drawn.client.maxRetries = 100
+        drawn.client.baseDelay = 10_000
+        drawn.client.maxDelay = 1_000_000
+        drawn.rules = [ExploreCase.Rule(fault: .respond(status: 503, retryAfter: nil, body: nil))]
+        return drawn
+    }()
+
+    @Test("no jitter, equal jitter and a cap after the jitter fail it; the SDK as it is passes")
+    func judged() async throws {
+        for name in ["no-jitter", "equal-jitter", "cap-after-jitter"] {
+            var options = Explorer.Options()
+            options.broken = BrokenClient.named(name)
+            let outcome = await Explorer(options: options).measure(Self.drawn, index: 0, schedule: .fifo)
+            #expect(outcome.realized.count == 100)
+            #expect(outcome.broken == [ExploreProperty.jitterUniform], "\(name)")
+        }
+        let correct = await Explorer(options: Explorer.Options()).measure(Self.drawn, index: 0, schedule: .fifo)
+        let judged = correct.judged[ExploreProperty.jitterUniform]
+        #expect(judged?.checked == 1 && judged?.violations == 0)
+        #expect(correct.broken.isEmpty)
+    }
+
+    @Test("the found file asserts the case's distance from uniform: the broken client fails it, the SDK passes")
+    func foundFile() async throws {
+        let broken = try #require(BrokenClient.named("no-jitter"))
+        var options = Explorer.Options()
+        options.broken = broken
+        let outcome = await Explorer(options: options).measure(Self.drawn, index: 0, schedule: .fifo)
+        let found = Found(
+            property: ExploreProperty.jitterUniform, original: outcome, shrunk: Self.drawn, schedule: .fifo,
+            traceSend: 0, metrics: outcome.metrics, error: nil, shrinkRuns: 0, secondsToFind: 0)
+        let text = found.fileText(name: "jitter-1", path: "found/jitter-1.json", broken: broken)
+        let scenario = try Scenario.load(data: Data(text.utf8), file: "jitter-1.json")
+        #expect(scenario.assertions.map(\.text) == ["jitter.exact_realized_ks_d < 0.323003"])
+        var runner = ScenarioRunner(outputFolder: nil, runID: "replay", progress: false)
+        broken.apply(to: &runner.seams)
+        let replayed = try await runner.run(scenario)
+        #expect(!replayed.passed, "\(replayed.verdictLine)")
+        let correct = try await ScenarioRunner(outputFolder: nil, runID: "replay", progress: false).run(scenario)
+        #expect(correct.passed, "\(correct.verdictLine)")
+    }
+}
+
+/// Every property has a broken client that breaks it: the two whose properties had none.
+@Suite("explore: a broken client for every property")
+struct EveryPropertyBrokenTests {
+    @Test(
+        "an accepted send reported refused breaks failed-means-no-effect; a timeout never armed, under a hang, run-completes",
+        arguments: [("success-as-refusal", "failed-means-no-effect"), ("no-timeout", Explorer.runCompletes)])
+    func broken(name: String, property: String) async throws {
+        let client = try #require(BrokenClient.named(name))
+        var options = Explorer.Options()
+        options.broken = client
+        var drawn = ExploreCase(seed: 4)
+        if name == "no-timeout" { drawn.rules = [ExploreCase.Rule(attempt: 1, fault: .hang)] }
+        let outcome = await Explorer(options: options).measure(drawn, index: 0, schedule: .fifo)
+        #expect(outcome.broken.contains(property), "\(outcome.broken) \(outcome.error ?? "")")
+        let correct = await Explorer(options: Explorer.Options()).measure(drawn, index: 0, schedule: .fifo)
+        #expect(correct.broken.isEmpty)
+    }
+
+    @Test("every property of the catalog is some broken client's")
+    func everyProperty() {
+        let caught = Set(BrokenClient.all.map(\.property))
+        for name in ExploreProperty.names + [Explorer.runCompletes] { #expect(caught.contains(name), "\(name)") }
+    }
+}

@@ -29,6 +29,10 @@ package struct BrokenClient: Sendable {
             property: "no-lost-send"
         ) { $0.transportWrapper = { FabricatingTransport(base: $0) } },
         BrokenClient(
+            name: "success-as-refusal", summary: "reports a send the server accepted (202) as refused (422)",
+            property: "failed-means-no-effect"
+        ) { $0.transportWrapper = { SuccessAsRefusalTransport(base: $0) } },
+        BrokenClient(
             name: "key-changing", summary: "sends every attempt under a fresh key", property: "same-key"
         ) { $0.transportWrapper = { KeyChangingTransport(base: $0) } },
         BrokenClient(
@@ -77,6 +81,10 @@ package struct BrokenClient: Sendable {
         BrokenClient(
             name: "late-deadline", summary: "fires each attempt's timeout 5 ms late", property: "timeout-exact"
         ) { $0.clockWrapper = { SkewedClock(base: $0, sleepFactor: 1, deadlineLag: 0.005) } },
+        BrokenClient(
+            name: "no-timeout", summary: "never arms an attempt's timeout: a hung request is waited for forever",
+            property: "run-completes"
+        ) { $0.clockWrapper = { NoTimeoutClock(base: $0) } },
     ]
 
     static let draws: [BrokenClient] = [

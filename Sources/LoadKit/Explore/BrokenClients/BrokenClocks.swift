@@ -59,3 +59,12 @@ struct SkewedClock: WrappingClock {
         base.startDeadline(deadline + deadlineLag, onExpiry: expire)
     }
 }
+
+/// A client clock that never arms a deadline (and says each was cancelled in time): an SDK whose
+/// per-attempt timeout never fires, so a request the server never answers is waited for forever.
+struct NoTimeoutClock: WrappingClock {
+    let base: any FrontmailScheduler
+
+    func startDeadline(_ deadline: TimeInterval, onExpiry expire: @escaping @Sendable () -> Void) -> UInt64 { 0 }
+    func cancelDeadline(_ token: UInt64) -> Bool { true }
+}

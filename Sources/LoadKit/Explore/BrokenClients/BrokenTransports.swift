@@ -41,6 +41,19 @@ struct FabricatingTransport: FrontmailTransport {
     }
 }
 
+/// Tells the SDK a send the server accepted was refused: a 202 becomes a 422 (the email went out,
+/// the app is told it did not).
+struct SuccessAsRefusalTransport: FrontmailTransport {
+    let base: any FrontmailTransport
+    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
+        let response = try await base.send(request)
+        guard response.status == 202 else { return response }
+        return FrontmailHTTPResponse(
+            status: 422,
+            body: Data(#"{"error":{"code":"invalid_template_params","message":"The params are invalid."}}"#.utf8))
+    }
+}
+
 /// Sends every attempt with a fresh key.
 final class KeyChangingTransport: FrontmailTransport {
     let base: any FrontmailTransport
