@@ -15,8 +15,8 @@ import Synchronization
 /// Work that escapes (a job of the run's tasks enqueued from another thread: a real sleep, a
 /// Dispatch hop, a thread resuming a continuation; or the virtual clock used from another thread:
 /// a detached task) is recorded with the thread's name and fails the run (`SimulationError`).
-// @unchecked Sendable: every mutable field is guarded by `condition`.
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+// @unchecked Sendable: every mutable field is guarded by `condition`.
 final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
     enum Waiter {
         case sleep(UnsafeContinuation<Void, any Error>)

@@ -193,7 +193,7 @@ extension CancellationLatency {
 
 /// A clock that counts the backoff waits and attempt deadlines asked of it, then does what `base`
 /// does.
-final class CountingClock: FrontmailScheduler {
+final class CountingClock: WrappingClock {
     let base: any FrontmailScheduler
     private let counts = Mutex<(sleeps: Int, deadlines: Int)>((0, 0))
 
@@ -202,8 +202,6 @@ final class CountingClock: FrontmailScheduler {
     var sleeps: Int { counts.withLock { $0.sleeps } }
     var deadlines: Int { counts.withLock { $0.deadlines } }
 
-    func now() -> TimeInterval { base.now() }
-    func wallNow() -> Date { base.wallNow() }
     func sleep(seconds: TimeInterval) async throws {
         counts.withLock { $0.sleeps += 1 }
         try await base.sleep(seconds: seconds)
@@ -212,12 +210,6 @@ final class CountingClock: FrontmailScheduler {
         let token = base.startDeadline(deadline, onExpiry: expire)
         counts.withLock { $0.deadlines += 1 }
         return token
-    }
-    func cancelDeadline(_ token: UInt64) -> Bool { base.cancelDeadline(token) }
-    func startExchange(
-        _ transport: any FrontmailTransport, _ request: FrontmailHTTPRequest
-    ) -> Task<Result<FrontmailHTTPResponse, any Error>, Never> {
-        base.startExchange(transport, request)
     }
 }
 
