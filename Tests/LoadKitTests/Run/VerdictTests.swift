@@ -78,7 +78,7 @@ struct VerdictTests {
 
     @Test("a client that reports success without the server accepting anything is flagged as lost")
     func lostSend() async throws {
-        let result = try await run(Self.brownout, wrap: { FabricatingTransport(base: $0) })
+        let result = try await run(Self.brownout, wrap: { AnswerReplacingTransport.fabricating($0) })
         let failures = failed(result)
         #expect(failures.contains("idempotency.lost == 0"))
     }

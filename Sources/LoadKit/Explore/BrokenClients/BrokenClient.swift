@@ -27,11 +27,11 @@ package struct BrokenClient: Sendable {
         BrokenClient(
             name: "fabricating", summary: "answers a 503 with a 202 and a message id the server never issued",
             property: "no-lost-send"
-        ) { $0.transportWrapper = { FabricatingTransport(base: $0) } },
+        ) { $0.transportWrapper = { AnswerReplacingTransport.fabricating($0) } },
         BrokenClient(
             name: "success-as-refusal", summary: "reports a send the server accepted (202) as refused (422)",
             property: "failed-means-no-effect"
-        ) { $0.transportWrapper = { SuccessAsRefusalTransport(base: $0) } },
+        ) { $0.transportWrapper = { AnswerReplacingTransport.successAsRefusal($0) } },
         BrokenClient(
             name: "key-changing", summary: "sends every attempt under a fresh key", property: "same-key"
         ) { $0.transportWrapper = { KeyChangingTransport(base: $0) } },

@@ -30,27 +30,37 @@ struct DuplicatingTransport: FrontmailTransport {
     }
 }
 
-/// Answers 202 with a message id the server never issued, without sending anything.
-struct FabricatingTransport: FrontmailTransport {
+/// Hands the SDK another answer in place of every answer with `status`: a broken client that
+/// misreads what the server said.
+struct AnswerReplacingTransport: FrontmailTransport {
     let base: any FrontmailTransport
+    let status: Int
+    let replacement: FrontmailHTTPResponse
+
     func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
         let response = try await base.send(request)
-        guard response.status == 503 else { return response }
-        return FrontmailHTTPResponse(
-            status: 202, body: Data(#"{"message_id":"msg_4000000000","status":"queued"}"#.utf8))
+        return response.status == status ? replacement : response
     }
 }
 
-/// Tells the SDK a send the server accepted was refused: a 202 becomes a 422 (the email went out,
-/// the app is told it did not).
-struct SuccessAsRefusalTransport: FrontmailTransport {
-    let base: any FrontmailTransport
-    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
-        let response = try await base.send(request)
-        guard response.status == 202 else { return response }
-        return FrontmailHTTPResponse(
-            status: 422,
-            body: Data(#"{"error":{"code":"invalid_template_params","message":"The params are invalid."}}"#.utf8))
+extension AnswerReplacingTransport {
+    /// Answers a 503 with a 202 and a message id the server never issued.
+    static func fabricating(_ base: any FrontmailTransport) -> AnswerReplacingTransport {
+        AnswerReplacingTransport(
+            base: base, status: 503,
+            replacement: FrontmailHTTPResponse(
+                status: 202, body: Data(#"{"message_id":"msg_4000000000","status":"queued"}"#.utf8)))
+    }
+
+    /// Tells the SDK a send the server accepted was refused: a 202 becomes a 422 (the email went
+    /// out, the app is told it did not).
+    static func successAsRefusal(_ base: any FrontmailTransport) -> AnswerReplacingTransport {
+        AnswerReplacingTransport(
+            base: base, status: 202,
+            replacement: FrontmailHTTPResponse(
+                status: 422,
+                body: Data(
+                    #"{"error":{"code":"invalid_template_params","message":"The params are invalid."}}"#.utf8)))
     }
 }
 
