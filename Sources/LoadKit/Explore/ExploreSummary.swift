@@ -23,6 +23,8 @@ package struct ExploreSummary: Sendable {
     /// The pooled test's verdict once it rejected (it is not shrunk: it needs many waits).
     var pooled: KolmogorovSmirnov?
     var pooledFoundAt: Double?
+    /// The number of cases run when it rejected.
+    var pooledFoundRun: Int?
     package var runs = 0
     package var sends = 0
     package var interrupted = false
@@ -75,6 +77,7 @@ package struct ExploreSummary: Sendable {
         if test.p < Self.pooledAlpha {
             pooled = test
             pooledFoundAt = elapsed
+            pooledFoundRun = runs
         }
     }
 

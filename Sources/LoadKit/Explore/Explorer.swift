@@ -55,6 +55,9 @@ package struct Explorer: Sendable {
     /// How long a case's simulation waits for a wake-up from outside before it calls the run
     /// deadlocked (`Simulation.run`).
     static let stallGrace: TimeInterval = 0.25
+    /// With `--stop-on-failure`: cases run after the pooled jitter test rejected, looking for one
+    /// case that fails it alone (and can be shrunk), before the exploration stops.
+    static let pooledGrace = 2_000
 
     let options: Options
     /// Called with a progress line about once a second.
@@ -102,11 +105,10 @@ package struct Explorer: Sendable {
                     )
                 }
             }
-            // A failure shrunk ends it; the pooled jitter test's alone, once 10 s more found no case
-            // to shrink for it.
+            // A failure shrunk ends it; the pooled jitter test's alone, once `pooledGrace` more cases
+            // found no case to shrink for it (a count, not seconds: the same cases on any machine).
             if options.stopOnFailure,
-                !summary.found.isEmpty
-                    || summary.pooledFoundAt.map({ (ContinuousClock.now - started).seconds - $0 > 10 }) ?? false
+                !summary.found.isEmpty || summary.pooledFoundRun.map({ summary.runs - $0 >= Self.pooledGrace }) ?? false
             {
                 break
             }
@@ -148,13 +150,7 @@ package struct Explorer: Sendable {
             outcome.metrics = measurement.metrics
             for property in ExploreProperty.all { outcome.judged[property.name] = property.judge(measurement.metrics) }
             outcome.sends = Int(measurement.metrics[.sendSends] ?? 0)
-            if let history = measurement.history {
-                let failed = history.records.first { record in
-                    if case .failed = record.outcome { return true }
-                    return false
-                }
-                outcome.traceSend = failed.map { history.number($0.sendID) } ?? 0
-            }
+            outcome.traceSend = measurement.history?.firstFailedSend ?? 0
             if let history = measurement.history, let ledger = measurement.ledger {
                 outcome.reached = DecisionPoint.reached(
                     drawn, ledger: ledger.records, reads: history.statusReads.records, metrics: measurement.metrics)
@@ -246,9 +242,7 @@ struct Found: Sendable {
 
     /// The command that replays the shrunk case from its file: its seed, schedule and first failed send.
     func replayCommand(file: String) -> String {
-        var words = ["frontmail-bench", "run", file, RunOption.seed.spelled, String(shrunk.seed)]
-        if schedule != .fifo { words += [RunOption.schedule.spelled, Schedule.spelled(schedule)] }
-        words += [RunOption.traceSend.spelled, String(traceSend)]
-        return words.map(ScenarioResult.shellQuoted).joined(separator: " ")
+        ScenarioResult.replayCommand(
+            file: file, quick: false, seed: shrunk.seed, schedule: schedule, traceSend: traceSend)
     }
 }

@@ -130,6 +130,14 @@ public final class History: SendObserver {
     /// The unsharded send number of the shard's `local`-th send.
     func number(_ local: Int) -> Int { shard.global(local) }
 
+    /// The unsharded number of the first send that failed (nil: none did).
+    var firstFailedSend: Int? {
+        records.first { record in
+            if case .failed = record.outcome { return true }
+            return false
+        }.map { number($0.sendID) }
+    }
+
     func started(_ sendID: Int) {
         let at = now()
         state.withLock { state in

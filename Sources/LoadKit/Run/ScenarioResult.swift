@@ -43,15 +43,24 @@ public struct ScenarioResult: Sendable {
     /// not reproducible), narrowed to the first failed send when there is one.
     public func replayCommand(quick: Bool) -> String? {
         guard scenario.clock == .virtual, !scenario.file.isEmpty else { return nil }
-        var words = ["frontmail-bench", "run", scenario.file]
+        return Self.replayCommand(
+            file: scenario.file, quick: quick, seed: scenario.seed, schedule: schedule, traceSend: firstFailedSend)
+    }
+
+    /// `frontmail-bench run FILE [--quick] --seed S [--schedule P] [--trace-send N]`, each word
+    /// quoted for a shell where it needs it (a failed scenario's replay, and an explore find's).
+    static func replayCommand(
+        file: String, quick: Bool, seed: UInt64, schedule: Schedule.Policy, traceSend: Int?
+    ) -> String {
+        var words = ["frontmail-bench", "run", file]
         if quick { words.append(RunOption.quick.spelled) }
-        words += [RunOption.seed.spelled, String(scenario.seed)]
+        words += [RunOption.seed.spelled, String(seed)]
         if schedule != .fifo { words += [RunOption.schedule.spelled, Schedule.spelled(schedule)] }
-        if let firstFailedSend { words += [RunOption.traceSend.spelled, String(firstFailedSend)] }
+        if let traceSend { words += [RunOption.traceSend.spelled, String(traceSend)] }
         return words.map(Self.shellQuoted).joined(separator: " ")
     }
 
-    static func shellQuoted(_ word: String) -> String {
+    private static func shellQuoted(_ word: String) -> String {
         let plain = word.unicodeScalars.allSatisfy {
             CharacterSet.alphanumerics.contains($0) || "-_./=:".unicodeScalars.contains($0)
         }

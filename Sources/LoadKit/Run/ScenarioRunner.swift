@@ -55,12 +55,7 @@ public struct ScenarioRunner: Sendable {
             interrupted: measurement.interrupted, elapsed: measurement.elapsed, simulation: measurement.simulation)
         result.wallSeconds = measurement.wallSeconds ?? measurement.simulation?.wallSeconds
         if scenario.clock == .virtual, case .load = scenario.experiment { result.schedule = schedule }
-        if let history = measurement.history {
-            result.firstFailedSend = history.records.first { record in
-                if case .failed = record.outcome { return true }
-                return false
-            }.map { history.number($0.sendID) }
-        }
+        result.firstFailedSend = measurement.history?.firstFailedSend
         if let traceSend {
             result.trace = SendTrace.text(number: traceSend, history: measurement.history, ledger: measurement.ledger)
         }
