@@ -87,18 +87,25 @@ random_delay() { printf '0.%03d' $((RANDOM % 1000 * $1 / 1)); } # 0 to $1 × 0.9
 scenario=scenarios/brownout-503.json
 signals=(INT TERM HUP)
 
-signal_run() { # a run in process, signalled at a random moment in its first second
-    local sig=${signals[RANDOM % 3]} out="$scratch/run-$cases"
-    "$binary" run "$scenario" --quick --out "$out" --no-progress >"$out.stdout" 2>"$out.stderr" &
+# Starts "$@" with its output in $out.*, signals it with $sig at a random moment in its first
+# second and waits up to 10 s; sets status, counts the case and says (return 1) a hang or a trap.
+signalled() {
+    local what=$1
+    shift
+    "$@" >"$out.stdout" 2>"$out.stderr" &
     local pid=$!
     pids+=("$pid")
     sleep "$(random_delay 1)"
     kill -"$sig" "$pid" 2>/dev/null
     wait_for "$pid" 10
     cases=$((cases + 1))
-    if [ "$status" = hang ]; then fail hang "run SIG$sig did not end in 10 s"; return; fi
-    if trapped "$status" "$out.stderr"; then fail trap "run SIG$sig: status $status"; return; fi
-    # Ended by the signal (130), or finished before it (0 or 1, or 128 + it once the listener had stopped).
+    if [ "$status" = hang ]; then fail hang "$what SIG$sig did not end in 10 s"; return 1; fi
+    if trapped "$status" "$out.stderr"; then fail trap "$what SIG$sig: status $status"; return 1; fi
+}
+
+signal_run() { # a run in process, signalled at a random moment in its first second
+    local sig=${signals[RANDOM % 3]} out="$scratch/run-$cases"
+    signalled run "$binary" run "$scenario" --quick --out "$out" --no-progress || return 0
     # Ended by the signal (130), finished before it (0 or 1), or 128 + it when it came while the
     # finished run was writing its files: in every case the run CSV is there, whole.
     case "$status" in 0 | 1 | 130 | 129 | 143) ;; *) fail wrong "run SIG$sig: status $status" ;; esac
@@ -139,15 +146,7 @@ closed_stderr() { # stderr (and stdout) on a pipe closed after its first line
 
 signal_explore() { # explore, signalled at a random moment in its first second: what it found so far, whole
     local sig=${signals[RANDOM % 3]} out="$scratch/explore-$cases"
-    "$binary" explore --runs 1000000 --jobs 2 --seed $RANDOM --out "$out" >"$out.stdout" 2>"$out.stderr" &
-    local pid=$!
-    pids+=("$pid")
-    sleep "$(random_delay 1)"
-    kill -"$sig" "$pid" 2>/dev/null
-    wait_for "$pid" 10
-    cases=$((cases + 1))
-    if [ "$status" = hang ]; then fail hang "explore SIG$sig did not end in 10 s"; return; fi
-    if trapped "$status" "$out.stderr"; then fail trap "explore SIG$sig: status $status"; return; fi
+    signalled explore "$binary" explore --runs 1000000 --jobs 2 --seed $RANDOM --out "$out" || return 0
     [ "$status" = 130 ] || fail wrong "explore SIG$sig: status $status (130 expected)"
     local csv
     csv=$(ls "$out"/*-explore/explore.csv 2>/dev/null | head -1)
