@@ -60,6 +60,33 @@ enum CommandScenarios {
     }
 }
 
+/// Refuses, before any work, a command given no inputs (`missing` says what to name) or an
+/// output option that names one of its inputs: nil when neither, else the usage exit after saying why.
+func refuseInputsAndOutputs(
+    _ command: String, _ parsed: Arguments, outputs: [String], missing: String, usage: String
+) -> ExitCode? {
+    guard !parsed.positionals.isEmpty else {
+        printError("\(command): \(missing)\n\n\(usage)")
+        return .usage
+    }
+    return refuseOutputsNamingInputs(
+        command, outputs.map { ($0, parsed.value($0)) }, inputs: parsed.positionals)
+}
+
+/// The results folder `--out` names (`results` when not given), claimed by `claim`; nil after
+/// saying why it cannot be written.
+func claimOutput<Claimed>(
+    _ command: String, _ parsed: Arguments, _ claim: (URL) throws -> Claimed
+) -> Claimed? {
+    let out = URL(fileURLWithPath: parsed.value("out") ?? "results")
+    do {
+        return try claim(out)
+    } catch {
+        printError("\(command): --out \(out.path) cannot be written (\(error.localizedDescription))")
+        return nil
+    }
+}
+
 /// Refuses, before any work, an output option that names one of the command's inputs: nil when
 /// none does, else the usage exit after saying which.
 func refuseOutputsNamingInputs(

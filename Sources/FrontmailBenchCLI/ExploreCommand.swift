@@ -67,14 +67,8 @@ public enum ExploreCommand {
             printError("explore: \(error)\n\n\(usage)")
             return .usage
         }
-        let out = URL(fileURLWithPath: parsed.value("out") ?? "results")
-        let writer: ExploreWriter
-        do {
-            writer = try ExploreWriter.claim(root: out, runID: RunID.make())
-        } catch {
-            printError("explore: --out \(out.path) cannot be written (\(error.localizedDescription))")
-            return .software
-        }
+        guard let writer = claimOutput("explore", parsed, { try ExploreWriter.claim(root: $0, runID: RunID.make()) })
+        else { return .software }
         let bound = options.runs.map { "\($0) cases" } ?? String(format: "%.0f s", options.seconds ?? 0)
         printError(
             "explore: seed \(options.seed), \(bound), \(options.jobs) at a time, schedule \(Schedule.spelled(options.schedule))"

@@ -28,12 +28,9 @@ public enum MergeCommand {
     public static func run(_ arguments: [String]) -> ExitCode {
         let command = CommandArguments("merge", arguments, spec: spec, usage: usage)
         guard case .parsed(let parsed) = command else { return command.exitCode }
-        guard !parsed.positionals.isEmpty else {
-            printError("merge: name the shard files or the folders that hold them\n\n\(usage)")
-            return .usage
-        }
-        if let refused = refuseOutputsNamingInputs(
-            "merge", ["junit", "summary-md"].map { ($0, parsed.value($0)) }, inputs: parsed.positionals)
+        if let refused = refuseInputsAndOutputs(
+            "merge", parsed, outputs: ["junit", "summary-md"],
+            missing: "name the shard files or the folders that hold them", usage: usage)
         {
             return refused
         }
@@ -48,15 +45,11 @@ public enum MergeCommand {
             printError("merge: \(error)")
             return .dataError
         }
-        let out = URL(fileURLWithPath: parsed.value("out") ?? "results")
-        let writer: ResultsWriter
-        do {
-            writer = try ResultsWriter.claim(root: out, runID: parsed.value("run-id") ?? RunID.make())
-        } catch {
-            printError("merge: --out \(out.path) cannot be written (\(error.localizedDescription))")
-            return .usage
-        }
-        let runner = ScenarioRunner(outputFolder: out, runID: writer.runID, progress: false)
+        guard
+            let writer = claimOutput(
+                "merge", parsed, { try ResultsWriter.claim(root: $0, runID: parsed.value("run-id") ?? RunID.make()) })
+        else { return .usage }
+        let runner = ScenarioRunner(outputFolder: writer.root, runID: writer.runID, progress: false)
         var results: [ScenarioResult] = []
         for (scenario, measurement, shards) in merged {
             do {

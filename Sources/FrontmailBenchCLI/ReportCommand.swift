@@ -24,12 +24,9 @@ public enum ReportCommand {
     public static func run(_ arguments: [String]) -> ExitCode {
         let command = CommandArguments("report", arguments, spec: spec, usage: usage)
         guard case .parsed(let parsed) = command else { return command.exitCode }
-        guard !parsed.positionals.isEmpty else {
-            printError("report: name at least one RUN.csv\n\n\(usage)")
-            return .usage
-        }
-        if let refused = refuseOutputsNamingInputs(
-            "report", ["out", "junit", "summary-md"].map { ($0, parsed.value($0)) }, inputs: parsed.positionals)
+        if let refused = refuseInputsAndOutputs(
+            "report", parsed, outputs: ["out", "junit", "summary-md"], missing: "name at least one RUN.csv",
+            usage: usage)
         {
             return refused
         }

@@ -220,22 +220,14 @@ public enum ServeCommand {
     }
 
     static func loadPlan(_ path: String) throws -> FaultPlan {
-        let data = try InputFileError.read(path)
-        do {
-            return try FaultPlan.decode(data)
-        } catch {
-            throw InputFileError(file: path, error: error)
+        try InputFileError.decode(FaultPlan.self, from: InputFileError.read(path), file: path) {
+            (plan) throws(InputError) in try plan.validate()
         }
     }
 
     static func loadConfig(_ path: String) throws -> EmulatorConfig {
-        let data = try InputFileError.read(path)
-        do throws(InputError) {
-            let config = try InputError.decode(EmulatorConfig.self, from: data)
-            try config.validate()
-            return config
-        } catch {
-            throw InputFileError(file: path, error: error)
+        try InputFileError.decode(EmulatorConfig.self, from: InputFileError.read(path), file: path) {
+            (config) throws(InputError) in try config.validate()
         }
     }
 }

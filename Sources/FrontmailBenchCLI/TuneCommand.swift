@@ -65,14 +65,8 @@ public enum TuneCommand {
             )
             return .success
         }
-        let out = URL(fileURLWithPath: parsed.value("out") ?? "results")
-        let writer: ResultsWriter
-        do {
-            writer = try ResultsWriter.claim(root: out, runID: RunID.make())
-        } catch {
-            printError("tune: --out \(out.path) cannot be written (\(error.localizedDescription))")
-            return .usage
-        }
+        guard let writer = claimOutput("tune", parsed, { try ResultsWriter.claim(root: $0, runID: RunID.make()) })
+        else { return .usage }
         let runs = tune.policies.count * tune.environments.count * tune.seeds
         printError(
             "tune \(tune.name): \(tune.policies.count) policies × \(tune.environments.count) environments × \(tune.seeds) seeds = \(runs) runs, \(jobs) at a time"

@@ -79,6 +79,22 @@ public struct InputFileError: Error, CustomStringConvertible, Sendable {
 
     public var description: String { "\(file): \(error.path.isEmpty ? "" : error.path + ": ")\(error.reason)" }
 
+    /// Decodes one input file's bytes as `T`, lets `complete` fill in what the bytes do not say
+    /// (the file's own path, say), and validates the result: any error reads `FILE: field.path: reason`.
+    public static func decode<T: Decodable>(
+        _ type: T.Type, from data: Data, file: String, complete: (inout T) -> Void = { _ in },
+        validate: (T) throws(InputError) -> Void
+    ) throws(InputFileError) -> T {
+        do throws(InputError) {
+            var value = try InputError.decode(T.self, from: data)
+            complete(&value)
+            try validate(value)
+            return value
+        } catch {
+            throw InputFileError(file: file, error: error)
+        }
+    }
+
     public static func read(_ path: String) throws(InputFileError) -> Data {
         if let problem = unreadable(path) {
             throw InputFileError(file: path, error: InputError(path: "", reason: problem))

@@ -60,14 +60,9 @@ extension Scenario: Decodable {
 
     /// Decodes and validates a scenario file's bytes (read already, or carried in a shard's results).
     public static func load(data: Data, file: String) throws(InputFileError) -> Scenario {
-        do {
-            var scenario = try InputError.decode(Scenario.self, from: data)
-            scenario.file = file
-            try scenario.validate()
-            return scenario
-        } catch {
-            throw InputFileError(file: file, error: error)
-        }
+        try InputFileError.decode(
+            Scenario.self, from: data, file: file, complete: { $0.file = file },
+            validate: { (scenario) throws(InputError) in try scenario.validate() })
     }
 
     public func validate() throws(InputError) {

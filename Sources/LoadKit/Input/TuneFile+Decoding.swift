@@ -25,16 +25,13 @@ extension TuneFile: Decodable {
 
     /// Reads, decodes and validates a tune file. Errors are `FILE: field.path: reason`.
     public static func load(file: String) throws(InputFileError) -> TuneFile {
-        let data = try InputFileError.read(file)
-        do {
-            var tune = try InputError.decode(TuneFile.self, from: data)
-            tune.base.name = tune.name
-            tune.file = file
-            try tune.validate()
-            return tune
-        } catch {
-            throw InputFileError(file: file, error: error)
-        }
+        try InputFileError.decode(
+            TuneFile.self, from: InputFileError.read(file), file: file,
+            complete: { tune in
+                tune.base.name = tune.name
+                tune.file = file
+            },
+            validate: { (tune) throws(InputError) in try tune.validate() })
     }
 
     public func validate() throws(InputError) {

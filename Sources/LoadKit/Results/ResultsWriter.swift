@@ -11,7 +11,7 @@ import Synchronization
 /// Files a run's results (docs/csv.md): `ROOT/<run>-<scenario>/` per scenario, and
 /// `ROOT/<run>-run.csv` with every scenario's summary rows.
 package struct ResultsWriter {
-    let root: URL
+    package let root: URL
     package let runID: String
 
     package init(root: URL, runID: String) {

@@ -15,14 +15,12 @@ struct OutageCheck: Sendable {
     var policy: PolicyPoint
     var window: (from: Double, to: Double)
     var sends: Int
-    var measuredSuccess: Double
-    var analyticSuccess: Double
-    var successZ: Double
+    var success: ModelAgreement
 
     /// Agreement within sampling error, as the brownout check.
     static let zLimit = BrownoutCheck.zLimit
 
-    var agrees: Bool { abs(successZ) <= Self.zLimit }
+    var agrees: Bool { abs(success.z) <= Self.zLimit }
 
     init?(_ cell: TuneCell, scenario: Scenario) {
         let scenario = scenario.onVirtualTime()
@@ -37,15 +35,12 @@ struct OutageCheck: Sendable {
         self.window = window
         sends = cell.started
         let model = Self.model(window: window, schedule: OpenSchedule(scenario.load).map(\.offset), policy: policy)
-        measuredSuccess = Double(cell.ok) / Double(cell.started)
-        analyticSuccess = model.success
         // Each seed runs the same schedule: the variance of the pooled rate is the per-send
         // Bernoulli variances summed, once per seed, over the pooled count squared.
-        let variance = model.variance * Double(cell.runs.count)
-        let difference = measuredSuccess - model.success
         let n = Double(cell.started)
-        successZ =
-            variance > 0 ? difference / (variance / (n * n)).squareRoot() : (abs(difference) < 1e-12 ? 0 : .infinity)
+        success = ModelAgreement(
+            measured: Double(cell.ok) / n, analytic: model.success,
+            varianceOfMean: model.variance * Double(cell.runs.count) / (n * n))
     }
 
     /// The expected success rate over a schedule, and the sum of each send's Bernoulli variance.

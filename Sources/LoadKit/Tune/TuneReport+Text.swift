@@ -30,7 +30,7 @@ extension TuneReport {
         }
         let checks = self.checks
         if !checks.isEmpty {
-            let worst = checks.map { max(abs($0.successZ), abs($0.attemptsZ)) }.max() ?? 0
+            let worst = checks.map { max(abs($0.success.z), abs($0.attempts.z)) }.max() ?? 0
             let disagreeing = checks.filter { !$0.agrees }
             if disagreeing.isEmpty {
                 lines.append(
@@ -46,8 +46,8 @@ extension TuneReport {
                     lines.append(
                         String(
                             format: "  %@ %@: success %.5f vs %.5f (z %.1f), attempts/send %.4f vs %.4f (z %.1f)",
-                            check.environment, check.policy.label, check.measuredSuccess, check.analyticSuccess,
-                            check.successZ, check.measuredAttempts, check.analyticAttempts, check.attemptsZ))
+                            check.environment, check.policy.label, check.success.measured, check.success.analytic,
+                            check.success.z, check.attempts.measured, check.attempts.analytic, check.attempts.z))
                 }
             }
         }
@@ -171,7 +171,7 @@ extension TuneReport {
         guard !outage.isEmpty else { return [] }
         let disagreeing = outage.filter { !$0.agrees }
         guard !disagreeing.isEmpty else {
-            let worst = outage.map { abs($0.successZ) }.max() ?? 0
+            let worst = outage.map { abs($0.success.z) }.max() ?? 0
             return [
                 String(
                     format:
@@ -186,7 +186,7 @@ extension TuneReport {
             lines.append(
                 String(
                     format: "  %@ %@: success %.5f vs %.5f (z %.1f)", check.environment, check.policy.label,
-                    check.measuredSuccess, check.analyticSuccess, check.successZ))
+                    check.success.measured, check.success.analytic, check.success.z))
         }
         return lines
     }

@@ -61,38 +61,30 @@ package struct TuneReport {
 
     var checks: [BrownoutCheck] { measured.compactMap(BrownoutCheck.init) }
 
-    static let outageHeader =
-        "environment,cell,from_s,to_s,max_retries,sends,success_measured,success_analytic,success_z,agrees"
+    /// outage_check.csv: the closed form of a hard outage against the sweep.
+    static let outageColumns: [CSV.Column<OutageCheck>] = [
+        .init("environment") { $0.environment }, .init("cell") { $0.policy.label },
+        .init("from_s") { number($0.window.from) }, .init("to_s") { number($0.window.to) },
+        .init("max_retries") { String($0.policy.maxRetries) }, .init("sends") { String($0.sends) },
+        .init("success_measured") { number($0.success.measured) },
+        .init("success_analytic") { number($0.success.analytic) }, .init("success_z") { number($0.success.z) },
+        .init("agrees") { $0.agrees ? "1" : "0" },
+    ]
 
-    var outageCSV: String {
-        CSV.document(
-            header: Self.outageHeader,
-            rows: outageChecks.map { check in
-                [
-                    check.environment, check.policy.label, Self.number(check.window.from),
-                    Self.number(check.window.to), String(check.policy.maxRetries), String(check.sends),
-                    Self.number(check.measuredSuccess), Self.number(check.analyticSuccess),
-                    Self.number(check.successZ), check.agrees ? "1" : "0",
-                ]
-            })
-    }
+    var outageCSV: String { CSV.document(Self.outageColumns, rows: outageChecks) }
 
-    static let sanityHeader =
-        "environment,cell,probability,max_retries,sends,success_measured,success_analytic,success_z,attempts_measured,attempts_analytic,attempts_z,agrees"
+    /// sanity.csv: the analytic brownout check against the sweep.
+    static let sanityColumns: [CSV.Column<BrownoutCheck>] = [
+        .init("environment") { $0.environment }, .init("cell") { $0.policy.label },
+        .init("probability") { number($0.probability) }, .init("max_retries") { String($0.policy.maxRetries) },
+        .init("sends") { String($0.sends) }, .init("success_measured") { number($0.success.measured) },
+        .init("success_analytic") { number($0.success.analytic) }, .init("success_z") { number($0.success.z) },
+        .init("attempts_measured") { number($0.attempts.measured) },
+        .init("attempts_analytic") { number($0.attempts.analytic) }, .init("attempts_z") { number($0.attempts.z) },
+        .init("agrees") { $0.agrees ? "1" : "0" },
+    ]
 
-    var sanityCSV: String {
-        CSV.document(
-            header: Self.sanityHeader,
-            rows: checks.map { check in
-                [
-                    check.environment, check.policy.label, Self.number(check.probability),
-                    String(check.policy.maxRetries), String(check.sends), Self.number(check.measuredSuccess),
-                    Self.number(check.analyticSuccess), Self.number(check.successZ),
-                    Self.number(check.measuredAttempts), Self.number(check.analyticAttempts),
-                    Self.number(check.attemptsZ), check.agrees ? "1" : "0",
-                ]
-            })
-    }
+    var sanityCSV: String { CSV.document(Self.sanityColumns, rows: checks) }
 
     /// One summary row per figure per cell (`<tune>/<environment>`, probe `cell`, metric the
     /// policy's label), and the analytic check's counts.

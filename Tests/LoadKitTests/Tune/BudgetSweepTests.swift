@@ -68,7 +68,7 @@ struct BudgetSweepTests {
         let starved = try #require(report.checks.first)
         // Once the reserve of 100 retries is spent, a failed first attempt is final: success
         // falls towards 0.95 from 1 − 0.05⁴.
-        #expect(!starved.agrees && starved.successZ < -4, "\(report.sanityCSV)")
+        #expect(!starved.agrees && starved.success.z < -4, "\(report.sanityCSV)")
         #expect(report.text.contains("SANITY CHECK FAILED"))
     }
 }

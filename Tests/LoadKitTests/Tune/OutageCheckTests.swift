@@ -63,11 +63,11 @@ struct OutageCheckTests {
         #expect(correct.outageChecks.count == 3 && correct.outageChecks.allSatisfy(\.agrees), "\(correct.outageCSV)")
         #expect(correct.correct && correct.text.contains("3 outage cells agree"))
         // No retries: exactly the 200 sends due inside the window fail, in every seed.
-        #expect(correct.outageChecks.first { $0.policy.maxRetries == 0 }?.measuredSuccess == 0.5)
+        #expect(correct.outageChecks.first { $0.policy.maxRetries == 0 }?.success.measured == 0.5)
         var broken = TuneRunner(tune: tune, jobs: 2)
         broken.seams.transportWrapper = { HiddenReconnectTransport(inner: $0) }
         let report = TuneReport(tune: tune, cells: await broken.run())
-        #expect(report.outageChecks.contains { !$0.agrees && $0.successZ > 4 }, "\(report.outageCSV)")
+        #expect(report.outageChecks.contains { !$0.agrees && $0.success.z > 4 }, "\(report.outageCSV)")
         #expect(!report.correct && report.text.contains("outage cells disagree"))
     }
 }

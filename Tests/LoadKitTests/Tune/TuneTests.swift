@@ -48,7 +48,7 @@ struct TuneTests {
         let report = TuneReport(tune: tune, cells: await broken.run())
         let hidden = try #require(report.checks.first)
         // Success 1 − 0.5³ = 0.875 and 1.75 requests per send instead of 0.75 and 1.5.
-        #expect(!hidden.agrees && hidden.successZ > 4 && hidden.attemptsZ > 4, "\(report.sanityCSV)")
+        #expect(!hidden.agrees && hidden.success.z > 4 && hidden.attempts.z > 4, "\(report.sanityCSV)")
         #expect(!report.correct)
         #expect(report.text.contains("SANITY CHECK FAILED"))
     }
