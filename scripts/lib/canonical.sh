@@ -1,6 +1,7 @@
 # Sourced by the scripts that compare results of two runs byte for byte: canonical FROM TO copies
 # every results file under FROM into TO with the run id stripped from folder names and CSV rows and
-# the wall-clock rows (wall_*, *_per_wall_s) dropped; HTML, JUnit, Markdown and text are left out.
+# the wall-clock rows (wall_*, *_per_wall_s, and run.over_budget: wall time against the scenario's
+# budget) dropped; HTML, JUnit, Markdown and text are left out.
 canonical() {
     local from="$1" to="$2"
     mkdir -p "$to"
@@ -13,7 +14,7 @@ canonical() {
         esac
         mkdir -p "$to/$(dirname "$relative")"
         if [[ "$relative" == *summary.csv || "$relative" == */run.csv ]]; then
-            cut -d, -f2- "$file" | sed -E 's/^[0-9TZ-]+,//' | grep -v -E ',wall_[a-z_]+,|,[a-z_]+_per_wall_s,' >"$to/$relative"
+            cut -d, -f2- "$file" | sed -E 's/^[0-9TZ-]+,//' | grep -v -E ',wall_[a-z_]+,|,[a-z_]+_per_wall_s,|,run,over_budget,' >"$to/$relative"
         else
             cp "$file" "$to/$relative"
         fi
