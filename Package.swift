@@ -37,6 +37,11 @@ let package = Package(
             name: "frontmail-bench",
             dependencies: ["FrontmailBenchCLI"]
         ),
+        // The Swift SDK as a `certify` client (docs/certify.md), broken on request.
+        .executableTarget(
+            name: "frontmail-certify-client",
+            dependencies: ["LoadKit"]
+        ),
         .target(
             name: "BenchKit",
             dependencies: ["LoadKit", "CAllocationCounter"],

@@ -32,6 +32,7 @@ import tempfile
 LAYERS = {
     "Sources/FakeFrontmail": ["Harness", "Server", "Core", "Ledger", "Plan", "Input"],
     "Sources/LoadKit": [
+        "Certify",
         ("Tune", "Explore"),
         "ScaleOut",
         "Run",

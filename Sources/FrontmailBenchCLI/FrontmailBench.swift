@@ -10,6 +10,7 @@ public enum FrontmailBench {
           run       run scenario files against the fake API and judge the SDK (the main job)
           tune      sweep retry policies over fault environments and recommend the defaults
           explore   generated scenarios judged by universal properties; failures shrunk to files
+          certify   grade any HTTP client's retries from the server's record alone
           merge     merge the shards of a run (run --shard) and judge them as one run
           report    the HTML report (and JUnit, Markdown) of a run's results
           list      list the scenarios with their descriptions
@@ -46,6 +47,7 @@ public enum FrontmailBench {
         case "run": return await RunCommand.run(rest)
         case "tune": return await TuneCommand.run(rest)
         case "explore": return await ExploreCommand.run(rest)
+        case "certify": return await CertifyCommand.run(rest)
         case "report": return ReportCommand.run(rest)
         case "merge": return MergeCommand.run(rest)
         case "list": return ListCommand.run(rest)

@@ -18,14 +18,8 @@ package struct ExploreWriter {
     /// Claims `ROOT/<run>-explore` for a new exploration, exclusively (`<run>-2` when taken), so
     /// no earlier run's files are replaced.
     package static func claim(root: URL, runID base: String) throws -> ExploreWriter {
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        for attempt in 1...1000 {
-            let runID = attempt == 1 ? base : "\(base)-\(attempt)"
-            let folder = root.appendingPathComponent("\(runID)-explore")
-            if mkdir(folder.path, 0o755) == 0 { return ExploreWriter(folder: folder, runID: runID) }
-            guard errno == EEXIST else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        }
-        throw POSIXError(.EEXIST)
+        let (folder, runID) = try RunFolder.claim(root: root, runID: base, kind: "explore")
+        return ExploreWriter(folder: folder, runID: runID)
     }
 
     var found: URL { folder.appendingPathComponent("found") }

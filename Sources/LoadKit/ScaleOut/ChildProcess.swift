@@ -47,18 +47,7 @@ enum ChildProcess {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGINT)
-        sigaddset(&defaults, SIGTERM)
-        sigaddset(&defaults, SIGHUP)
-        // Ignored here (`ProcessSignals`); a child starts with the default, as any program expects.
-        sigaddset(&defaults, SIGPIPE)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        setSignals(&attributes)
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var environment = environment
@@ -83,6 +72,19 @@ enum ChildProcess {
             return nil
         }
         return (pid, pipeFDs[0], captureStderr ? errorFDs[0] : nil)
+    }
+
+    /// A child's signals as any program expects them: none blocked, and SIGINT, SIGTERM, SIGHUP
+    /// and SIGPIPE (ignored here, `ProcessSignals`) at their defaults; `flags` are set beside.
+    static func setSignals(_ attributes: inout posix_spawnattr_t, flags: Int32 = 0) {
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(Int32(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF) | flags))
     }
 
     /// Waits for the child: its exit status (or 128 + the signal that ended it), its peak

@@ -1,0 +1,237 @@
+import FakeFrontmail
+import Foundation
+import LoadKit
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `frontmail-bench certify`: numbered cases graded from the fake server's record alone, against
+/// any HTTP client that speaks the protocol of docs/certify.md.
+public enum CertifyCommand {
+    public static let usage = """
+        usage: frontmail-bench certify --client COMMAND [--policy FILE] [--client COMMAND [--policy FILE]]...
+                                       [--cases PATTERNS] [--jobs N] [--out DIR] [--no-progress]
+               frontmail-bench certify --clients FILE [--cases PATTERNS] [--jobs N] [--out DIR]
+               frontmail-bench certify --list
+
+        For every case, starts a fake Frontmail API on 127.0.0.1 serving the case's faults, runs
+        COMMAND (as /bin/sh -c COMMAND) with the API's URL and the case's sends in its environment
+        (docs/certify.md: FRONTMAIL_URL, FRONTMAIL_PUBLIC_KEY, FRONTMAIL_SENDS, FRONTMAIL_CONCURRENCY,
+        FRONTMAIL_CASE), and judges what the server received: PASS, FAIL, NOT APPLICABLE or
+        INFORMATIONAL. Writes DIR/<run>-certify/: certify.csv, certify.json, certify-junit.xml,
+        certify.html (the matrix and each failure on a timeline), matrix.md, and per client and
+        case the server's ledger, the sends and the client's output.
+
+          --client COMMAND  a client to certify; give several for a matrix
+          --policy FILE     the retry policy the --client before it claims (JSON: name,
+                            maxAttempts, baseDelay, maxDelay, multiplier, jitter, timeout); its
+                            waits are judged against it. Without one: the contract's defaults
+          --clients FILE    several clients with their claims and expected failures (a gate:
+                            exit 0 only when each fails exactly its expected cases)
+          --cases PATTERNS  only these cases: ids, globs or groups, comma-separated (2.*,1.3,backoff)
+          --jobs N          cases run at once (1-16, default 4)
+          --out DIR         where results go (default results)
+          --list            list the cases
+          --no-progress     no progress line on stderr
+
+        exit: 0 every client passed every required case (with --clients: failed exactly its
+        expected cases), 1 otherwise, 64 bad arguments, 65 a bad claim or clients file, 70 results
+        that cannot be written, 130 interrupted (the cases run so far are written)
+        """
+
+    static let spec = Arguments.Spec(
+        options: ["client", "policy", "clients", "cases", "jobs", "out"], flags: ["list", "no-progress"],
+        repeatable: ["client", "policy"])
+
+    /// One client of the run, and the cases it is expected to fail (nil: none expected, no gate).
+    struct Planned {
+        var client: CertifyClient
+        var expected: Set<String>?
+    }
+
+    public static func run(_ arguments: [String]) async -> ExitCode {
+        let command = CommandArguments("certify", arguments, spec: spec, usage: usage)
+        guard case .parsed(let parsed) = command else { return command.exitCode }
+        if parsed.flag("list") {
+            for certifyCase in CertifyCase.all {
+                let weight = certifyCase.weight == .informational ? " (informational)" : ""
+                print(
+                    "\(certifyCase.id.padding(toLength: 5, withPad: " ", startingAt: 0)) \(certifyCase.group.rawValue): \(certifyCase.title) [\(certifyCase.property.rawValue)]\(weight)"
+                )
+            }
+            return .success
+        }
+        let cases: [CertifyCase]
+        let jobs: Int
+        do {
+            cases = try selectedCases(parsed.value("cases"))
+            jobs = try parsed.integer("jobs") ?? 4
+            guard (1...16).contains(jobs) else {
+                throw Arguments.UsageError(message: "--jobs needs a whole number from 1 to 16, not \(jobs)")
+            }
+        } catch {
+            printError("certify: \(error)\n\n\(usage)")
+            return .usage
+        }
+        let planned: [Planned]
+        switch clients(parsed) {
+        case .success(let clients): planned = clients
+        case .failure(let exit): return exit.code
+        }
+        if let refused = refuseOutputsNamingInputs(
+            "certify", [("out", parsed.value("out"))],
+            inputs: parsed.all("policy") + (parsed.value("clients").map { [$0] } ?? []))
+        {
+            return refused
+        }
+        guard
+            let (folder, runID) = claimOutput(
+                "certify", parsed, { try RunFolder.claim(root: $0, runID: RunID.make(), kind: "certify") })
+        else { return .software }
+        let progress = !parsed.flag("no-progress") && isatty(2) == 1
+        printError(
+            "certify: \(planned.count) clients × \(cases.count) cases, \(jobs) at a time; results in \(folder.path)")
+        let (outcome, cancelled) = await RunSession.interruptible(
+            notice: "\ninterrupted: stopping the clients and writing the cases run so far…"
+        ) {
+            var reports: [ClientReport] = []
+            for (index, entry) in planned.enumerated() {
+                if Task.isCancelled { break }
+                let name = entry.client.claim.name
+                var runner = CertifyRunner(
+                    cases: cases, jobs: jobs,
+                    folder: folder.appendingPathComponent("\(index + 1)-\(CertifyReport.slug(name))"))
+                runner.progress = { done, total, result in
+                    if progress { StandardStream.error("\r\u{1B}[K") }
+                    if result.verdict.outcome == .fail {
+                        printError("  \(name) \(result.certifyCase.id) FAIL: \(result.verdict.detail)")
+                    }
+                    if progress { StandardStream.error("  \(name): \(done)/\(total) cases") }
+                }
+                reports.append(try await runner.run(entry.client))
+            }
+            return reports
+        }
+        guard case .success(let reports) = outcome else {
+            if case .failure(let error) = outcome { printError("certify: \(error)") }
+            return .software
+        }
+        do {
+            try CertifyReport.write(reports, folder: folder, runID: runID)
+        } catch {
+            printError("certify: results could not be written to \(folder.path) (\(error))")
+            return .software
+        }
+        var gateHolds = true
+        for (report, entry) in zip(reports, planned) {
+            let failed = Set(report.failed.map { $0.certifyCase.id })
+            let counts = [CertifyVerdict.Outcome.pass, .fail, .notApplicable, .informational].map {
+                "\(report.count($0)) \(CertifyReport.short($0))"
+            }
+            var line = "\(report.claim.name): " + counts.joined(separator: ", ")
+            if let expected = entry.expected?.intersection(cases.map(\.id)) {
+                let surprising = failed.subtracting(expected).sorted(by: caseOrder)
+                let missing = expected.subtracting(failed).sorted(by: caseOrder)
+                if !surprising.isEmpty { line += "; unexpected FAIL: " + surprising.joined(separator: " ") }
+                if !missing.isEmpty { line += "; expected FAIL that passed: " + missing.joined(separator: " ") }
+                if surprising.isEmpty && missing.isEmpty { line += "; as expected" } else { gateHolds = false }
+            } else if !failed.isEmpty {
+                gateHolds = false
+            }
+            print(line)
+        }
+        if progress { StandardStream.error("\r\u{1B}[K") }
+        printError("certify: results in \(folder.path) (certify.html)")
+        if cancelled { return .interrupted }
+        return gateHolds ? .success : .failure
+    }
+
+    static func caseOrder(_ left: String, _ right: String) -> Bool {
+        left.split(separator: ".").compactMap { Int($0) }.lexicographicallyPrecedes(
+            right.split(separator: ".").compactMap { Int($0) })
+    }
+
+    /// The cases `--cases` names (every case without it); a pattern that names none is an error.
+    static func selectedCases(_ text: String?) throws(Arguments.UsageError) -> [CertifyCase] {
+        guard let text else { return CertifyCase.all }
+        let patterns = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        guard patterns.count <= 100, text.utf8.count <= 1000 else {
+            throw Arguments.UsageError(message: "--cases takes at most 100 patterns")
+        }
+        for pattern in patterns where !CertifyCase.all.contains(where: { $0.matches(pattern) }) {
+            throw Arguments.UsageError(
+                message:
+                    "--cases: '\(pattern.prefix(40))' names no case (ids such as 1.3, globs such as 2.*, or a group)")
+        }
+        return CertifyCase.all.filter { certifyCase in patterns.contains { certifyCase.matches($0) } }
+    }
+
+    struct Exit: Error { var code: ExitCode }
+
+    /// The clients: from `--clients FILE`, or each `--client` with the `--policy` given after it.
+    static func clients(_ parsed: Arguments) -> Result<[Planned], Exit> {
+        let commands = parsed.all("client")
+        let policies = parsed.all("policy")
+        if let file = parsed.value("clients") {
+            guard commands.isEmpty, policies.isEmpty else {
+                printError("certify: give --clients FILE or --client COMMAND, not both\n\n\(usage)")
+                return .failure(Exit(code: .usage))
+            }
+            do {
+                let manifest = try CertifyManifest.load(file: file)
+                var planned: [Planned] = []
+                for entry in manifest.clients {
+                    if let program = entry.requires, !CertifyManifest.available(program) {
+                        printError("certify: skipping '\(entry.command.prefix(60))': \(program) is not installed")
+                        continue
+                    }
+                    let claim = try entry.policy.map { try ClientClaim.load(file: $0) } ?? ClientClaim.contractDefaults
+                    planned.append(
+                        Planned(
+                            client: CertifyClient(claim: claim, kind: .command(entry.command)),
+                            expected: Set(entry.expectedFailures)))
+                }
+                return .success(planned)
+            } catch let error as InputFileError {
+                printError("certify: \(error)")
+                return .failure(Exit(code: .dataError))
+            } catch {
+                printError("certify: \(error)")
+                return .failure(Exit(code: .dataError))
+            }
+        }
+        guard !commands.isEmpty else {
+            printError("certify: name a client (--client COMMAND or --clients FILE)\n\n\(usage)")
+            return .failure(Exit(code: .usage))
+        }
+        guard policies.isEmpty || policies.count == commands.count else {
+            printError(
+                "certify: give one --policy per --client, or none (\(commands.count) clients, \(policies.count) policies)"
+            )
+            return .failure(Exit(code: .usage))
+        }
+        for command in commands where command.isEmpty || command.utf8.count > 4096 || command.contains("\0") {
+            printError("certify: --client must be a command of 1-4096 bytes")
+            return .failure(Exit(code: .usage))
+        }
+        var planned: [Planned] = []
+        for (index, command) in commands.enumerated() {
+            var claim = ClientClaim.contractDefaults
+            if index < policies.count {
+                do {
+                    claim = try ClientClaim.load(file: policies[index])
+                } catch {
+                    printError("certify: \(error)")
+                    return .failure(Exit(code: .dataError))
+                }
+            } else {
+                claim.name = String(command.prefix(40))
+            }
+            planned.append(Planned(client: CertifyClient(claim: claim, kind: .command(command)), expected: nil))
+        }
+        return .success(planned)
+    }
+}

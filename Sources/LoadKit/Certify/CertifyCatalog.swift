@@ -1,0 +1,214 @@
+import FakeFrontmail
+import Foundation
+
+/// Every `certify` case, numbered by group (docs/certify.md lists them). A case's plan answers
+/// by request count (`limit`) or by time, never by attempt number: the fake counts attempts by
+/// Idempotency-Key, and a client that sends none must meet the same faults.
+extension CertifyCase {
+    package static let all: [CertifyCase] = {
+        var cases: [CertifyCase] = []
+        for group in Group.allCases {
+            for (index, entry) in entries(group).enumerated() {
+                var made = entry
+                made.id = "\(group.number).\(index + 1)"
+                made.group = group
+                cases.append(made)
+            }
+        }
+        return cases
+    }()
+
+    /// A case of `group` before its number is given.
+    private static func entry(
+        _ title: String, _ property: CertifyProperty, _ rules: [FaultRule], sends: Int = 1, concurrency: Int = 1,
+        weight: Weight = .required, deadline: Double = 30
+    ) -> CertifyCase {
+        CertifyCase(
+            id: "", group: .idempotency, title: title, property: property, plan: FaultPlan(rules: rules), sends: sends,
+            concurrency: concurrency, weight: weight, deadline: deadline)
+    }
+
+    /// A rule for send requests: `action` for the first `limit` of them (nil: all), or within
+    /// seconds `from`-`to` of the server's start.
+    private static func on(
+        _ action: FaultAction, limit: Int? = nil, from: Double? = nil, to: Double? = nil, everyNth: Int? = nil
+    ) -> FaultRule {
+        FaultRule(
+            match: FaultMatch(
+                endpoint: .send, from: from.map { TimeSpan(seconds: $0) }, to: to.map { TimeSpan(seconds: $0) },
+                everyNth: everyNth), action: action, limit: limit)
+    }
+
+    private static func status(
+        _ code: Int, _ errorCode: String? = nil, retryAfter: RetryAfterSpec? = nil, body: BodySpec? = nil
+    ) -> FaultAction {
+        .respond(code, code: errorCode, retryAfter: retryAfter, body: body)
+    }
+
+    private static func seconds(_ value: Double) -> Distribution { .fixed(TimeSpan(seconds: value)) }
+
+    // swift-format-ignore: FunctionBodyLength
+    private static func entries(_ group: Group) -> [CertifyCase] {
+        switch group {
+        case .idempotency:
+            return [
+                entry("a key on every request", .keyPresent, [on(status(503), limit: 1)]),
+                entry("keys are lowercase UUID v4", .keyV4, [], sends: 3),
+                entry("the same key after a 503", .sameKey, [on(status(503), limit: 2)]),
+                entry("the same key after a reset", .sameKey, [on(FaultAction(.reset), limit: 1)]),
+                entry("the same key after a hung attempt", .sameKey, [on(FaultAction(.hang), limit: 1)]),
+                entry("five sends of one message, five keys", .distinctKeys, [], sends: 5),
+                entry("ten concurrent sends, ten keys", .distinctKeys, [], sends: 10, concurrency: 10),
+                entry("the same body after a 503", .sameBody, [on(status(503), limit: 2)]),
+                entry(
+                    "the same body after a truncated answer", .sameBody,
+                    [on(FaultAction(.truncate, keepBytes: 8), limit: 1)]),
+                entry(
+                    "committed, then the connection dropped: one email", .oneEffect,
+                    [on(FaultAction(.commitThenDrop), limit: 1)]),
+                entry(
+                    "committed, answered after 5 s: one email", .oneEffect,
+                    [on(FaultAction(.commitThenDelay, delay: seconds(5)), limit: 1)]),
+                entry(
+                    "a retry while the first attempt is in progress: one email", .oneEffect,
+                    [on(FaultAction(.delay, delay: seconds(5)), limit: 1)]),
+                entry(
+                    "409 conflict (a duplicate in progress) ends the send", .noRetryAfterFinal,
+                    [on(status(409, "conflict"))]),
+                entry(
+                    "ten concurrent sends through resets: one email each", .oneEffect,
+                    [on(FaultAction(.commitThenDrop), limit: 10, everyNth: 2)], sends: 10, concurrency: 10),
+            ]
+        case .retryAfter:
+            return [
+                entry(
+                    "503 with Retry-After: 1", .retryAfterObeyed, [on(status(503, retryAfter: .seconds(1)), limit: 1)]),
+                entry(
+                    "429 with Retry-After: 1", .retryAfterObeyed, [on(status(429, retryAfter: .seconds(1)), limit: 1)]),
+                entry(
+                    "503 with Retry-After: 1.5", .retryAfterObeyed,
+                    [on(status(503, retryAfter: .seconds(1.5)), limit: 1)]),
+                entry(
+                    "503 with Retry-After: 0 is retried", .retried, [on(status(503, retryAfter: .seconds(0)), limit: 1)]
+                ),
+                entry(
+                    "503 with an HTTP date 2 s ahead", .retryAfterObeyed,
+                    [on(status(503, retryAfter: .httpDateIn(TimeSpan(seconds: 2))), limit: 1)]),
+                entry(
+                    "503 with an HTTP date in the past is retried", .retried,
+                    [on(status(503, retryAfter: .httpDateIn(TimeSpan(seconds: -30))), limit: 1)]),
+                entry(
+                    "503 with Retry-After: 61 ends the send", .retryAfterLimit,
+                    [on(status(503, retryAfter: .seconds(61)), limit: 1)], deadline: 15),
+                entry(
+                    "429 with Retry-After: 3600 ends the send", .retryAfterLimit,
+                    [on(status(429, retryAfter: .seconds(3600)), limit: 1)], deadline: 15),
+                entry(
+                    "503 with an unreadable Retry-After is retried", .retried,
+                    [on(status(503, retryAfter: .raw("soon")), limit: 1)]),
+                entry(
+                    "Retry-After on the second of two 503s", .retryAfterObeyed,
+                    [on(status(503), limit: 1), on(status(503, retryAfter: .seconds(1)), limit: 1)]),
+            ]
+        case .backoff:
+            return [
+                entry("waits within the claimed policy after three 503s", .waitsInPolicy, [on(status(503), limit: 3)]),
+                entry(
+                    "waits within the claimed policy after three resets", .waitsInPolicy,
+                    [on(FaultAction(.reset), limit: 3)]),
+                entry(
+                    "waits drawn as the claimed jitter (KS over 50 sends)", .jitterUniform, [on(status(503))],
+                    sends: 50, concurrency: 50),
+                entry(
+                    "twenty sends failing together retry apart", .independentDraws, [on(status(503), limit: 20)],
+                    sends: 20, concurrency: 20),
+                entry("at most the claimed attempts under a lasting 503", .attemptBound, [on(status(503))]),
+                entry("a lasting 503 is retried up to the claimed attempts", .retried, [on(status(503))]),
+            ]
+        case .nonRetryable:
+            return [
+                entry("400 invalid_body: one request", .noRetryAfterFinal, [on(status(400, "invalid_body"))]),
+                entry(
+                    "401 invalid_public_key: one request", .noRetryAfterFinal, [on(status(401, "invalid_public_key"))]),
+                entry(
+                    "402 insufficient_credits: one request", .noRetryAfterFinal,
+                    [on(status(402, "insufficient_credits"))]),
+                entry(
+                    "403 origin_not_allowed: one request", .noRetryAfterFinal, [on(status(403, "origin_not_allowed"))]),
+                entry(
+                    "404 template_not_found: one request", .noRetryAfterFinal, [on(status(404, "template_not_found"))]),
+                entry("408: one request", .noRetryAfterFinal, [on(status(408))]),
+                entry(
+                    "409 idempotency_conflict: one request", .noRetryAfterFinal,
+                    [on(status(409, "idempotency_conflict"))]),
+                entry("413 payload_too_large: one request", .noRetryAfterFinal, [on(status(413, "payload_too_large"))]),
+                entry(
+                    "422 invalid_template_params: one request", .noRetryAfterFinal,
+                    [on(status(422, "invalid_template_params"))]),
+                entry(
+                    "451 recipient_suppressed: one request", .noRetryAfterFinal,
+                    [on(status(451, "recipient_suppressed"))]),
+                entry(
+                    "400 with Retry-After: 1 is still final", .noRetryAfterFinal,
+                    [on(status(400, "invalid_body", retryAfter: .seconds(1)))]),
+                entry("200 with an empty body: one request", .noRetryAfterFinal, [on(status(200, body: .empty))]),
+                entry(
+                    "202 with a body that is not JSON: one request", .noRetryAfterFinal, [on(status(202, body: .html))]),
+            ]
+        case .retryable:
+            return [
+                entry("500 is retried", .retried, [on(status(500), limit: 1)]),
+                entry("502 is retried", .retried, [on(status(502), limit: 1)]),
+                entry("503 is retried", .retried, [on(status(503), limit: 1)]),
+                entry("504 with an HTML body is retried", .retried, [on(status(504, body: .html), limit: 1)]),
+                entry("429 without Retry-After is retried", .retried, [on(status(429), limit: 1)]),
+                entry("an unlisted 5xx (520) is retried", .retried, [on(status(520), limit: 1)]),
+            ]
+        case .timeouts:
+            return [
+                entry(
+                    "a hung attempt is given up within the claimed timeout", .attemptTimeout,
+                    [on(FaultAction(.hang), limit: 1)], deadline: 20),
+                entry("a hung attempt is retried", .retried, [on(FaultAction(.hang), limit: 1)], deadline: 20),
+                entry(
+                    "headers 5 s late, then a retry", .retried,
+                    [on(status(503, body: nil).with(delay: seconds(5)), limit: 1)], deadline: 20),
+                entry(
+                    "a body trickled at 4 bytes/s is given up within the timeout", .attemptTimeout,
+                    [on(FaultAction(.slowBody, bytesPerSecond: 4), limit: 1)], weight: .informational, deadline: 20),
+            ]
+        case .resets:
+            return [
+                entry("a reset is retried", .retried, [on(FaultAction(.reset), limit: 1)]),
+                entry(
+                    "a connection closed without an answer is retried", .retried, [on(FaultAction(.close), limit: 1)]),
+                entry("a truncated answer is retried", .retried, [on(FaultAction(.truncate, keepBytes: 8), limit: 1)]),
+                entry("committed, then dropped: retried", .retried, [on(FaultAction(.commitThenDrop), limit: 1)]),
+                // Informational: a correct client may spend every attempt inside any window (full
+                // jitter can draw waits of almost 0), so a send that never arrives proves nothing.
+                entry(
+                    "connections refused for 0.5 s: the send arrives", .reached,
+                    [FaultRule(match: FaultMatch(to: TimeSpan(seconds: 0.5)), action: FaultAction(.refuse))],
+                    weight: .informational),
+            ]
+        case .outage:
+            return [
+                entry(
+                    "a 3 s outage under 20 sends: at most the claimed attempts", .attemptBound,
+                    [on(status(503), to: 3)], sends: 20, concurrency: 20),
+                entry(
+                    "requests per send in a 3 s outage", .amplification, [on(FaultAction(.reset), to: 3)], sends: 20,
+                    concurrency: 20, weight: .informational),
+            ]
+        }
+    }
+}
+
+extension FaultAction {
+    /// This action, answered after `delay`.
+    func with(delay: Distribution) -> FaultAction {
+        var delayed = self
+        delayed.delay = delay
+        return delayed
+    }
+}

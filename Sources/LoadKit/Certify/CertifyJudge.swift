@@ -1,0 +1,329 @@
+import FakeFrontmail
+import Foundation
+
+/// How a client's run of one case ended.
+package enum ClientEnd: Sendable, Hashable {
+    /// It exited by itself (its status is not judged: the server's record is).
+    case exited(Int32)
+    /// It was still running at the case's deadline and was stopped.
+    case deadline(Double)
+    /// A signal this run did not send ended it.
+    case crashed(signal: Int32)
+    /// It could not be started.
+    case notStarted(String)
+}
+
+/// A case's verdict from the server's record of what the client did, its claim, and how its
+/// process ended; never from anything the client says about itself but its claimed policy.
+enum CertifyJudge {
+    /// A retry may come this much before the Retry-After the server meant (the client's reading
+    /// of a whole-second HTTP date, and loopback's clock): 50 ms.
+    static let earlyTolerance = 0.05
+    /// A wait may run this far past its cap (process start, scheduling on a loaded host).
+    static func lateTolerance(cap: Double) -> Double { 0.1 * cap + 0.3 }
+    /// Fewer waits than this make no distribution test.
+    static let jitterMinimum = 30
+    /// The KS test's significance: a correct client fails it once in 10,000 runs.
+    static let jitterAlpha = 1e-4
+    /// First retries of sends that failed together spread at least this share of their cap.
+    static let independenceShare = 0.1
+
+    static func judge(
+        _ certifyCase: CertifyCase, claim: ClientClaim, view: ServerView, end: ClientEnd
+    ) -> CertifyVerdict {
+        var verdict = judgeRecord(certifyCase, claim: claim, view: view, end: end)
+        if certifyCase.weight == .informational, verdict.outcome == .pass || verdict.outcome == .fail {
+            verdict.recommendation = verdict.outcome
+            verdict.outcome = .informational
+        }
+        return verdict
+    }
+
+    private static func judgeRecord(
+        _ certifyCase: CertifyCase, claim: ClientClaim, view: ServerView, end: ClientEnd
+    ) -> CertifyVerdict {
+        let property = certifyCase.property
+        if property.needsRetries && !claim.retries {
+            return CertifyVerdict(outcome: .notApplicable, detail: "the client claims one attempt per send")
+        }
+        switch end {
+        case .notStarted(let reason): return .fail("the client could not be started: \(reason)")
+        case .crashed(let signal): return .fail("the client crashed (signal \(signal))")
+        case .deadline(let seconds):
+            let note = property == .retryAfterLimit ? " (a Retry-After over 60 s must end the send at once)" : ""
+            return .fail("the client was still running after \(format(seconds)) s and was stopped\(note)")
+        case .exited: break
+        }
+        let missing = (0..<certifyCase.sends).filter { view.sends[$0] == nil }
+        if !missing.isEmpty {
+            return .fail("\(missing.count) of \(certifyCase.sends) sends never reached the server", sends: missing)
+        }
+        if view.unattributed > 0, property == .sameBody {
+            return .fail("\(view.unattributed) requests carried a body that names no send")
+        }
+        return judgeProperty(certifyCase, claim: claim, view: view)
+    }
+
+    private static func judgeProperty(
+        _ certifyCase: CertifyCase, claim: ClientClaim, view: ServerView
+    ) -> CertifyVerdict {
+        let sends = view.sends.sorted { $0.key < $1.key }
+        switch certifyCase.property {
+        case .reached:
+            return .pass("all \(certifyCase.sends) sends reached the server")
+        case .keyPresent:
+            let broken = sends.filter { $0.value.contains { $0.key == nil } }.map(\.key)
+            return broken.isEmpty
+                ? .pass("\(view.requests) requests, each with a key")
+                : .fail("\(broken.count) sends made a request without an Idempotency-Key", sends: broken)
+        case .keyV4:
+            let broken = sends.filter { $0.value.contains { !isVersion4($0.key) } }.map(\.key)
+            let example = sends.first { $0.value.contains { !isVersion4($0.key) } }?.value.first?.key
+            return broken.isEmpty
+                ? .pass("every key is a lowercase version-4 UUID")
+                : .fail(
+                    "\(broken.count) sends carried no key or one that is not a lowercase UUID v4"
+                        + (example.map { " ('\($0.prefix(40))')" } ?? ""), sends: broken)
+        case .sameKey:
+            let broken = sends.filter { send in
+                send.value.first?.key == nil || Set(send.value.map { $0.key ?? "" }).count > 1
+            }.map(\.key)
+            return broken.isEmpty
+                ? .pass("one key per send on \(view.requests) requests")
+                : .fail("\(broken.count) sends were retried without one key on every attempt", sends: broken)
+        case .distinctKeys:
+            var owner: [String: Int] = [:]
+            var broken: Set<Int> = []
+            for (id, attempts) in sends {
+                for attempt in attempts {
+                    guard let key = attempt.key else {
+                        broken.insert(id)
+                        continue
+                    }
+                    if let first = owner[key], first != id { broken.formUnion([first, id]) } else { owner[key] = id }
+                }
+            }
+            return broken.isEmpty
+                ? .pass("\(certifyCase.sends) sends, \(owner.count) keys")
+                : .fail("\(broken.count) sends shared a key with another send or carried none", sends: broken.sorted())
+        case .sameBody:
+            let broken = sends.filter { Set($0.value.map(\.record.fingerprint)).count > 1 }.map(\.key)
+            return broken.isEmpty
+                ? .pass("every send's attempts carried the same bytes")
+                : .fail("\(broken.count) sends changed their body between attempts", sends: broken)
+        case .oneEffect:
+            let broken = sends.filter { $0.value.filter(\.record.effect).count > 1 }.map(\.key)
+            return broken.isEmpty
+                ? .pass("no send was committed twice")
+                : .fail("\(broken.count) sends were committed twice or more (duplicate emails)", sends: broken)
+        case .retried:
+            return judgeRetried(sends, claim: claim)
+        case .attemptBound, .amplification:
+            let broken = sends.filter { $0.value.count > claim.maxAttempts }.map(\.key)
+            let perSend = Double(view.requests) / Double(max(1, certifyCase.sends))
+            return broken.isEmpty
+                ? .pass(
+                    "\(format(perSend)) requests per send, at most \(claim.maxAttempts) claimed", figure: perSend)
+                : .fail(
+                    "\(broken.count) sends made more than the claimed \(claim.maxAttempts) attempts", sends: broken,
+                    figure: perSend)
+        case .noRetryAfterFinal:
+            let broken = sends.filter { send in
+                send.value.dropLast().contains(where: \.final)
+            }.map(\.key)
+            let status = sends.first.flatMap { $0.value.first }.map { Int($0.record.status) } ?? 0
+            return broken.isEmpty
+                ? .pass("one request per final answer")
+                : .fail("\(broken.count) sends were sent again after a final \(status) answer", sends: broken)
+        case .retryAfterObeyed:
+            return judgeRetryAfter(sends)
+        case .retryAfterLimit:
+            let broken = sends.filter { send in
+                send.value.dropLast().contains { ($0.retryAfter ?? 0) > ServerView.retryAfterLimit && $0.answered }
+            }.map(\.key)
+            return broken.isEmpty
+                ? .pass("no retry after a Retry-After over 60 s")
+                : .fail("\(broken.count) sends were retried after a Retry-After over 60 s", sends: broken)
+        case .waitsInPolicy:
+            return judgeWaits(sends, claim: claim)
+        case .jitterUniform:
+            return judgeJitter(sends, claim: claim)
+        case .independentDraws:
+            return judgeIndependence(sends, claim: claim)
+        case .attemptTimeout:
+            return judgeTimeout(sends, claim: claim)
+        }
+    }
+
+    /// A lowercase version-4 UUID: 8-4-4-4-12 hex digits, version nibble 4, variant 8, 9, a or b.
+    static func isVersion4(_ key: String?) -> Bool {
+        guard let key else { return false }
+        let bytes = Array(key.utf8)
+        guard bytes.count == 36 else { return false }
+        for (index, byte) in bytes.enumerated() {
+            switch index {
+            case 8, 13, 18, 23: if byte != UInt8(ascii: "-") { return false }
+            case 14: if byte != UInt8(ascii: "4") { return false }
+            case 19: if !"89ab".utf8.contains(byte) { return false }
+            default: if !"0123456789abcdef".utf8.contains(byte) { return false }
+            }
+        }
+        return true
+    }
+
+    private static func judgeRetried(_ sends: [(key: Int, value: [ServerView.Attempt])], claim: ClientClaim)
+        -> CertifyVerdict
+    {
+        var broken: [Int] = []
+        for (id, attempts) in sends {
+            guard let last = attempts.last, attempts.count < claim.maxAttempts, !last.final else { continue }
+            // The last request failed in a way the contract retries, with attempts left.
+            broken.append(id)
+        }
+        return broken.isEmpty
+            ? .pass("every retryable failure with attempts left was retried")
+            : .fail(
+                "\(broken.count) sends gave up after a retryable failure with attempts left (claimed \(claim.maxAttempts))",
+                sends: broken)
+    }
+
+    private static func judgeRetryAfter(_ sends: [(key: Int, value: [ServerView.Attempt])]) -> CertifyVerdict {
+        var broken: [Int] = []
+        var judged = 0
+        var shortest = Double.infinity
+        for (id, attempts) in sends {
+            for index in attempts.indices.dropLast() {
+                guard let meant = attempts[index].retryAfter, attempts[index].answered,
+                    meant <= ServerView.retryAfterLimit, let gap = ServerView.gap(attempts, after: index)
+                else { continue }
+                judged += 1
+                shortest = min(shortest, gap - meant)
+                if gap < meant - earlyTolerance { broken.append(id) }
+            }
+        }
+        if judged == 0 { return .fail("no retry followed an answer with a Retry-After") }
+        return broken.isEmpty
+            ? .pass("\(judged) retries, the earliest \(format(shortest)) s after the Retry-After")
+            : .fail(
+                "\(broken.count) sends retried sooner than the Retry-After (by up to \(format(-shortest)) s)",
+                sends: Array(Set(broken)).sorted())
+    }
+
+    /// The waits after retryable failures that carried no Retry-After, each with its cap.
+    static func backoffWaits(_ attempts: [ServerView.Attempt], claim: ClientClaim) -> [(
+        send: Int, wait: Double, cap: Double
+    )] {
+        var waits: [(Int, Double, Double)] = []
+        for index in attempts.indices.dropLast() where attempts[index].retryAfter == nil && !attempts[index].final {
+            guard let gap = ServerView.gap(attempts, after: index) else { continue }
+            waits.append((Int(attempts[index].record.benchSendID), gap, claim.cap(retry: index)))
+        }
+        return waits
+    }
+
+    private static func judgeWaits(_ sends: [(key: Int, value: [ServerView.Attempt])], claim: ClientClaim)
+        -> CertifyVerdict
+    {
+        guard claim.jitter != .unknown else {
+            return CertifyVerdict(outcome: .notApplicable, detail: "the client does not say how it draws its waits")
+        }
+        let waits = sends.flatMap { backoffWaits($0.value, claim: claim) }
+        guard !waits.isEmpty else { return .fail("no backoff wait to judge: no send was retried") }
+        var broken: Set<Int> = []
+        var worst = ""
+        for (send, wait, cap) in waits {
+            let low: Double
+            switch claim.jitter {
+            case .full, .unknown: low = 0
+            case .equal: low = cap / 2
+            case .none: low = cap
+            }
+            if wait < low - earlyTolerance || wait > cap + lateTolerance(cap: cap) {
+                if broken.isEmpty {
+                    worst =
+                        "send \(send) waited \(format(wait)) s where the claim allows \(format(low))-\(format(cap)) s"
+                }
+                broken.insert(send)
+            }
+        }
+        return broken.isEmpty
+            ? .pass("\(waits.count) waits within the claimed \(claim.jitter.rawValue)-jitter caps")
+            : .fail("\(broken.count) sends waited outside the claimed policy; \(worst)", sends: broken.sorted())
+    }
+
+    private static func judgeJitter(_ sends: [(key: Int, value: [ServerView.Attempt])], claim: ClientClaim)
+        -> CertifyVerdict
+    {
+        guard claim.jitter == .full || claim.jitter == .equal else {
+            return CertifyVerdict(
+                outcome: .notApplicable, detail: "the claimed jitter (\(claim.jitter.rawValue)) draws nothing to test")
+        }
+        let waits = sends.flatMap { backoffWaits($0.value, claim: claim) }.filter { $0.cap > 0 }
+        guard waits.count >= jitterMinimum else {
+            return .fail("only \(waits.count) backoff waits (\(jitterMinimum) needed): too few retries")
+        }
+        let unit = waits.map { wait -> Double in
+            let share = wait.wait / wait.cap
+            return claim.jitter == .equal ? 2 * share - 1 : share
+        }
+        let test = KolmogorovSmirnov(uniform: unit)
+        return test.p >= jitterAlpha
+            ? .pass("\(waits.count) waits, KS D \(format(test.d)), p \(format(test.p))", figure: test.d)
+            : .fail(
+                "\(waits.count) waits are not \(claim.jitter.rawValue) jitter: KS D \(format(test.d)), p \(String(format: "%.2g", test.p))",
+                figure: test.d)
+    }
+
+    private static func judgeIndependence(_ sends: [(key: Int, value: [ServerView.Attempt])], claim: ClientClaim)
+        -> CertifyVerdict
+    {
+        // The first waits of the sends whose first attempt failed without a Retry-After, drawn
+        // independently, spread over the first cap (full jitter: a standard deviation of 0.29 of
+        // it); a wait without jitter, or one draw shared by every send, does not spread at all.
+        let waits = sends.compactMap { send -> Double? in
+            guard !send.value[0].final, send.value[0].retryAfter == nil else { return nil }
+            return ServerView.gap(send.value, after: 0)
+        }
+        guard waits.count >= 10 else { return .fail("only \(waits.count) sends retried (10 needed)") }
+        let mean = waits.reduce(0, +) / Double(waits.count)
+        let spread = (waits.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(waits.count - 1)).squareRoot()
+        let cap = max(claim.cap(retry: 0), 0.001)
+        let share = spread / cap
+        return share >= independenceShare
+            ? .pass(
+                "\(waits.count) first waits spread \(format(spread)) s (\(format(share)) of the cap)", figure: share)
+            : .fail(
+                "the first waits of \(waits.count) sends that failed together spread only \(format(spread)) s (standard deviation; \(format(share)) of the cap): they retry as a herd",
+                figure: share)
+    }
+
+    private static func judgeTimeout(_ sends: [(key: Int, value: [ServerView.Attempt])], claim: ClientClaim)
+        -> CertifyVerdict
+    {
+        let limit = (claim.timeout ?? ClientClaim.contractDefaults.timeout!).seconds
+        var broken: [Int] = []
+        var longest = 0.0
+        var judged = 0
+        for (id, attempts) in sends {
+            // The attempts the fault held: never answered (hang), or answered a few bytes a
+            // second (slowBody), which a timeout per read never ends.
+            for attempt in attempts
+            where attempt.record.action == .fault(.hang) || attempt.record.action == .fault(.slowBody) {
+                judged += 1
+                let lasted = attempt.record.finished - attempt.record.arrival
+                longest = max(longest, lasted.isFinite ? lasted : .infinity)
+                if !(lasted <= limit + lateTolerance(cap: limit)) { broken.append(id) }
+            }
+        }
+        if judged == 0 { return .fail("no request met the held answer: the case did not reach its fault") }
+        return broken.isEmpty
+            ? .pass("\(judged) held attempts given up after at most \(format(longest)) s", figure: longest)
+            : .fail(
+                "\(broken.count) sends held an attempt \(format(longest)) s (claimed timeout \(format(limit)) s)",
+                sends: Array(Set(broken)).sorted(), figure: longest)
+    }
+
+    static func format(_ value: Double) -> String {
+        value.isFinite ? String(format: "%.3g", value) : "∞"
+    }
+}

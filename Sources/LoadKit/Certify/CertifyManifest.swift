@@ -1,0 +1,82 @@
+import FakeFrontmail
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Several clients to certify in one run (`certify --clients FILE`, docs/certify.md): each with
+/// its command, its claim and the cases it is expected to fail. With a manifest, `certify` is a
+/// gate: it exits 0 only when every client fails exactly its expected cases, so a client that
+/// changes behaviour (a new version of a library) is noticed.
+package struct CertifyManifest: Sendable, Decodable {
+    package struct Entry: Sendable, Decodable {
+        /// The command, run as `/bin/sh -c COMMAND` from the current folder.
+        package var command: String
+        /// The claim file, relative to the current folder (nil: the contract's defaults).
+        package var policy: String?
+        /// The case ids it is expected to fail.
+        package var expectedFailures: [String]
+        /// A program this client needs: a name looked up on PATH (`curl`) or a path
+        /// (`.build/certify-venv/bin/python`); without it the client is skipped, and that is said.
+        package var requires: String?
+
+        private enum CodingKeys: String, CodingKey, CaseIterable { case command, policy, expectedFailures, requires }
+
+        package init(from decoder: any Decoder) throws {
+            let container = try decoder.strictContainer(keyedBy: CodingKeys.self)
+            command = try container.decode(String.self, forKey: .command)
+            policy = try container.decodeIfPresent(String.self, forKey: .policy)
+            expectedFailures = try container.decodeIfPresent([String].self, forKey: .expectedFailures) ?? []
+            requires = try container.decodeIfPresent(String.self, forKey: .requires)
+        }
+    }
+
+    package var clients: [Entry]
+
+    private enum CodingKeys: String, CodingKey, CaseIterable { case clients }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.strictContainer(keyedBy: CodingKeys.self)
+        clients = try container.decode([Entry].self, forKey: .clients)
+    }
+
+    package func validate() throws(InputError) {
+        try InputError.check(clients.count, in: 1...32, "clients", unit: " clients")
+        let ids = Set(CertifyCase.all.map(\.id))
+        for (index, client) in clients.enumerated() {
+            let path = "clients[\(index)]"
+            guard (1...4096).contains(client.command.utf8.count), !client.command.contains("\0") else {
+                throw InputError(path: path + ".command", reason: "must be 1-4096 bytes of text")
+            }
+            if let policy = client.policy, policy.isEmpty || policy.contains("\0") {
+                throw InputError(path: path + ".policy", reason: "must name a file")
+            }
+            for (caseIndex, id) in client.expectedFailures.enumerated() where !ids.contains(id) {
+                throw InputError(
+                    path: path + ".expectedFailures[\(caseIndex)]", reason: "'\(id.prefix(20))' is not a case id")
+            }
+            if let requires = client.requires,
+                requires.isEmpty || requires.utf8.count > 1024
+                    || !requires.allSatisfy({ $0.isLetter || $0.isNumber || "-_./".contains($0) })
+            {
+                throw InputError(path: path + ".requires", reason: "must be a program's name or path")
+            }
+        }
+    }
+
+    /// Whether `program` can be run: a path that is executable, or a name found on PATH.
+    package static func available(_ program: String) -> Bool {
+        if program.contains("/") { return access(program, X_OK) == 0 }
+        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        return folders.contains { access("\($0)/\(program)", X_OK) == 0 }
+    }
+
+    package static func load(file: String) throws(InputFileError) -> CertifyManifest {
+        try InputFileError.decode(
+            CertifyManifest.self, from: InputFileError.read(file), file: file,
+            validate: { (manifest) throws(InputError) in try manifest.validate() })
+    }
+}

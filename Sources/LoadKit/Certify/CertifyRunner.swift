@@ -1,0 +1,193 @@
+import FakeFrontmail
+import Foundation
+
+/// What a certified client is given for one case (the protocol of docs/certify.md): the API's
+/// base URL, the public key, one JSON body per logical send, and how many to run at once.
+package struct CertifyRequest: Sendable {
+    package var baseURL: URL
+    package var publicKey: String
+    package var bodies: [String]
+    package var concurrency: Int
+    package var caseID: String
+
+    /// The protocol's environment variables.
+    var environment: [String: String] {
+        [
+            "FRONTMAIL_URL": baseURL.absoluteString, "FRONTMAIL_PUBLIC_KEY": publicKey,
+            "FRONTMAIL_CONCURRENCY": String(concurrency), "FRONTMAIL_CASE": caseID,
+        ]
+    }
+}
+
+/// A client to certify: its claim, and how it runs (a command, or a function in this process for
+/// the tests' clients).
+package struct CertifyClient: Sendable {
+    package enum Kind: Sendable {
+        case command(String)
+        case inProcess(@Sendable (CertifyRequest) async -> Void)
+    }
+
+    package var claim: ClientClaim
+    package var kind: Kind
+
+    package init(claim: ClientClaim, kind: Kind) {
+        self.claim = claim
+        self.kind = kind
+    }
+
+    /// The command as given (nil in process).
+    package var command: String? {
+        if case .command(let command) = kind { return command }
+        return nil
+    }
+}
+
+/// One case's outcome for one client.
+package struct CertifyResult: Sendable {
+    package var certifyCase: CertifyCase
+    package var verdict: CertifyVerdict
+    package var requests: Int
+    /// Wall seconds the client ran.
+    package var elapsed: Double
+    /// The server's record of the sends that broke the property (at most five).
+    package var evidence: [ServerView.Row]
+}
+
+/// Every case a run certified, for one client.
+package struct ClientReport: Sendable {
+    package var claim: ClientClaim
+    package var command: String?
+    package var results: [CertifyResult]
+
+    package var failed: [CertifyResult] { results.filter { $0.verdict.outcome == .fail } }
+    package func count(_ outcome: CertifyVerdict.Outcome) -> Int {
+        results.filter { $0.verdict.outcome == outcome }.count
+    }
+}
+
+/// Runs cases against a client: for each, a fake on 127.0.0.1 (port 0) serving the case's plan,
+/// the client with the case's sends, and the verdict from the server's ledger. `jobs` cases run at
+/// once; each case's ledger, sends and the client's output are kept in `folder/<case id>/`.
+package struct CertifyRunner: Sendable {
+    package var cases: [CertifyCase]
+    package var jobs: Int
+    package var folder: URL
+    /// Told after each case: (cases done, cases planned, the result).
+    package var progress: @Sendable (Int, Int, CertifyResult) -> Void = { _, _, _ in }
+
+    /// The public key every case's client is given.
+    static let publicKey = "pk_certify"
+    /// How long the server is watched after the client ends, for its last connection to close.
+    static let settle = 0.2
+
+    package init(cases: [CertifyCase], jobs: Int, folder: URL) {
+        self.cases = cases
+        self.jobs = jobs
+        self.folder = folder
+    }
+
+    /// Every case, `jobs` at a time, in catalog order; stops starting cases when cancelled.
+    package func run(_ client: CertifyClient) async throws -> ClientReport {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var results: [CertifyResult?] = Array(repeating: nil, count: cases.count)
+        var done = 0
+        try await withThrowingTaskGroup(of: (Int, CertifyResult).self) { group in
+            var next = 0
+            func start() {
+                guard next < cases.count, !Task.isCancelled else { return }
+                let index = next
+                next += 1
+                group.addTask { (index, try await runCase(cases[index], client: client)) }
+            }
+            for _ in 0..<max(1, jobs) { start() }
+            while let (index, result) = try await group.next() {
+                results[index] = result
+                done += 1
+                progress(done, cases.count, result)
+                start()
+            }
+        }
+        return ClientReport(claim: client.claim, command: client.command, results: results.compactMap { $0 })
+    }
+
+    func runCase(_ certifyCase: CertifyCase, client: CertifyClient) async throws -> CertifyResult {
+        let caseFolder = folder.appendingPathComponent(certifyCase.id)
+        try FileManager.default.createDirectory(at: caseFolder, withIntermediateDirectories: true)
+        let core = FakeFrontmailCore(plan: certifyCase.plan, seed: 1)
+        let server = try FakeFrontmailServer(core: core)
+        defer { server.shutdown() }
+        let bodies = (0..<certifyCase.sends).map { CertifyCase.body(send: $0, publicKey: Self.publicKey) }
+        let sendsFile = caseFolder.appendingPathComponent("sends.jsonl")
+        try (bodies.joined(separator: "\n") + "\n").write(to: sendsFile, atomically: true, encoding: .utf8)
+        let request = CertifyRequest(
+            baseURL: URL(string: "http://127.0.0.1:\(server.port)")!, publicKey: Self.publicKey, bodies: bodies,
+            concurrency: certifyCase.concurrency, caseID: certifyCase.id)
+        let started = Date()
+        let end: ClientEnd
+        switch client.kind {
+        case .command(let command):
+            var environment = request.environment
+            environment["FRONTMAIL_SENDS"] = sendsFile.path
+            // The folder of this program, where `frontmail-certify-client` is built beside it.
+            if let executable = Bundle.main.executablePath {
+                environment["FRONTMAIL_BIN"] = URL(fileURLWithPath: executable).deletingLastPathComponent().path
+            }
+            end = await ClientProcess.run(
+                command, environment: environment, log: caseFolder.appendingPathComponent("client.log"),
+                deadline: certifyCase.deadline)
+        case .inProcess(let body):
+            end = await Self.runInProcess(body, request, deadline: certifyCase.deadline)
+        }
+        let elapsed = Date().timeIntervalSince(started)
+        try await Task.sleep(for: .seconds(Self.settle))
+        let view = ServerView(core.ledger)
+        try? core.ledger.writeCSV(to: caseFolder.appendingPathComponent("ledger.csv"))
+        let verdict = CertifyJudge.judge(certifyCase, claim: client.claim, view: view, end: end)
+        return CertifyResult(
+            certifyCase: certifyCase, verdict: verdict, requests: view.requests, elapsed: elapsed,
+            evidence: verdict.sends.prefix(5).flatMap { view.rows(send: $0) })
+    }
+
+    /// A client in this process, cancelled at the deadline.
+    static func runInProcess(
+        _ body: @escaping @Sendable (CertifyRequest) async -> Void, _ request: CertifyRequest, deadline: Double
+    ) async -> ClientEnd {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await body(request)
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(deadline))
+                return false
+            }
+            let finished = await group.next() ?? false
+            group.cancelAll()
+            return finished ? .exited(0) : .deadline(deadline)
+        }
+    }
+}
+
+extension ServerView {
+    /// One request of a send as the reports show it.
+    package struct Row: Sendable {
+        package var send: Int
+        package var attempt: Int
+        package var arrival: Double
+        package var finished: Double
+        package var status: Int
+        package var action: String
+        package var key: String?
+        package var retryAfter: Double
+        package var effect: Bool
+    }
+
+    func rows(send: Int) -> [Row] {
+        (sends[send] ?? []).enumerated().map { index, attempt in
+            Row(
+                send: send, attempt: index + 1, arrival: attempt.record.arrival, finished: attempt.record.finished,
+                status: Int(attempt.record.status), action: attempt.record.action.name, key: attempt.key,
+                retryAfter: attempt.record.retryAfter, effect: attempt.record.effect)
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import FakeFrontmail
+import Foundation
+
+/// A certified client's sends as the server saw them: the ledger's send requests grouped by the
+/// send number in their bodies (`template_params.bench_send_id`), each send's requests in arrival
+/// order. Nothing here comes from the client.
+package struct ServerView {
+    struct Attempt {
+        var record: LedgerRecord
+        var key: String?
+
+        /// The client received this answer whole: a status, no cut body, still there at the end.
+        var answered: Bool {
+            guard record.status != 0, !record.clientGone else { return false }
+            switch record.action {
+            case .fault(.reset), .fault(.close), .fault(.truncate), .fault(.commitThenDrop), .fault(.hang):
+                return false
+            default:
+                return true
+            }
+        }
+
+        /// The Retry-After the server meant with this answer (nil: none).
+        var retryAfter: Double? { record.retryAfter.isNaN ? nil : record.retryAfter }
+
+        /// An answer that ends the send (contract §4.1, §4.4): a 2xx, a 4xx other than 429, or a
+        /// retryable answer whose Retry-After is over the 60 s limit.
+        var final: Bool {
+            guard answered else { return false }
+            let status = Int(record.status)
+            if (200..<300).contains(status) { return true }
+            if (400..<500).contains(status) && status != 429 { return true }
+            return (retryAfter ?? 0) > ServerView.retryAfterLimit
+        }
+    }
+
+    /// The contract's longest Retry-After that is waited out (§4.4).
+    static let retryAfterLimit = 60.0
+
+    /// Send number → its requests, by arrival.
+    var sends: [Int: [Attempt]]
+    /// Send requests whose body named no send (the client changed or lost it).
+    var unattributed: Int
+    /// Every send request.
+    var requests: Int
+
+    init(_ ledger: AttemptLedger) {
+        self.init(records: ledger.records, keys: ledger.keyTable)
+    }
+
+    init(records: [LedgerRecord], keys: [String]) {
+        var sends: [Int: [Attempt]] = [:]
+        var unattributed = 0
+        var requests = 0
+        for record in records where record.endpoint == .send {
+            requests += 1
+            guard record.benchSendID >= 0 else {
+                unattributed += 1
+                continue
+            }
+            let key = record.keyID == 0 || Int(record.keyID) >= keys.count ? nil : keys[Int(record.keyID)]
+            sends[Int(record.benchSendID), default: []].append(Attempt(record: record, key: key))
+        }
+        for id in sends.keys { sends[id]!.sort { $0.record.arrival < $1.record.arrival } }
+        self.sends = sends
+        self.unattributed = unattributed
+        self.requests = requests
+    }
+
+    /// The wait before attempt `index + 1` of a send: from the end of attempt `index` (its answer
+    /// sent, or its connection ended) to the next arrival. Nil when the attempt never ended.
+    static func gap(_ attempts: [Attempt], after index: Int) -> Double? {
+        let finished = attempts[index].record.finished
+        guard finished.isFinite, index + 1 < attempts.count else { return nil }
+        return attempts[index + 1].record.arrival - finished
+    }
+}
