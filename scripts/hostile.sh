@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The hostile user, black-box against a built frontmail-bench: signals at random moments in every
-# mode (run, serve, merge, explore), stderr on a closed pipe, a killed parent, outputs at hostile paths (an input, a FIFO, a
+# mode (run, serve, merge, explore, certify), stderr on a closed pipe, a killed parent, outputs at hostile paths (an input, a FIFO, a
 # device node, an existing run id), and structure-aware mutants of every input format (scenario,
 # tune file, plan, run CSV, .fmshard; scripts/lib/mutate.py). Every case must end in its documented
 # exit code with no trap, no hang, no orphan and no destroyed file, and a refused input's message
@@ -352,6 +352,30 @@ mutation_round() { # $1: the round's seed
     done
 }
 
+signal_certify() { # certify, signalled in its first second: its clients' groups stopped, the cases so far written
+    local sig=${signals[RANDOM % 3]} out="$scratch/certify-$cases" marker="300.$cases$RANDOM"
+    signalled certify "$binary" certify --client "sleep $marker" --cases '1.*' --jobs 2 --out "$out" --no-progress ||
+        return 0
+    [ "$status" = 130 ] || fail wrong "certify SIG$sig: status $status (130 expected)"
+    sleep 1.5 # a client's group has a second after SIGTERM before SIGKILL
+    if pgrep -f "sleep $marker" >/dev/null; then fail orphan "certify SIG$sig left its client running"; fi
+    local csv
+    csv=$(ls "$out"/*-certify/certify.csv 2>/dev/null | head -1)
+    [ -n "$csv" ] && [ -s "$csv" ] || fail destroyed "certify SIG$sig: status $status but no certify.csv"
+}
+
+closed_certify() { # certify's output on a pipe closed after its first line
+    local out="$scratch/certify-pipe-$cases"
+    "$binary" certify --client true --cases 1.1,4.1 --out "$out" 2>&1 | head -1 >/dev/null
+    local status=${PIPESTATUS[0]}
+    cases=$((cases + 1))
+    if [ "$status" -ge 128 ]; then fail trap "certify with a closed pipe: status $status"; return; fi
+    [ "$status" = 1 ] || fail wrong "certify with a closed pipe: status $status (1 expected: a silent client fails)"
+    local csv
+    csv=$(ls "$out"/*-certify/certify.csv 2>/dev/null | head -1)
+    [ -n "$csv" ] && [ -s "$csv" ] || fail destroyed "certify with a closed pipe left no certify.csv"
+}
+
 start=$(date +%s)
 [ "$mutants" -gt 0 ] && prepare_sources
 for round in $(seq "$rounds"); do
@@ -365,6 +389,8 @@ for round in $(seq "$rounds"); do
     signal_merge
     signal_explore
     closed_explore
+    signal_certify
+    closed_certify
     [ "$mutants" -gt 0 ] && mutation_round $((seed + round))
     printf 'hostile: round %d/%d, %d cases, %d failures, %d s\n' "$round" "$rounds" "$cases" \
         $((traps + hangs + orphans + destroyed + wrong)) $(($(date +%s) - start)) >&2

@@ -84,6 +84,12 @@ enum CertifyJudge {
                 : .fail(
                     "\(broken.count) sends carried no key or one that is not a lowercase UUID v4"
                         + (example.map { " ('\($0.prefix(40))')" } ?? ""), sends: broken)
+        case .sameKey where !sends.contains(where: { $0.value.count > 1 }),
+            .sameBody where !sends.contains(where: { $0.value.count > 1 }):
+            // A client that claims retries and made none shows nothing about what it resends.
+            return .fail(
+                "no send was retried: nothing shows that a retry carries the same \(certifyCase.property == .sameKey ? "key" : "body")"
+            )
         case .sameKey:
             let broken = sends.filter { send in
                 send.value.first?.key == nil || Set(send.value.map { $0.key ?? "" }).count > 1

@@ -86,21 +86,27 @@ package struct CertifyRunner: Sendable {
         self.folder = folder
     }
 
-    /// Every case, `jobs` at a time, in catalog order; stops starting cases when cancelled.
+    /// Every case, `jobs` at a time, in catalog order. When cancelled it starts no more cases,
+    /// stops the running ones' clients and returns the cases that ended before (a case cut short
+    /// has no verdict).
     package func run(_ client: CertifyClient) async throws -> ClientReport {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var results: [CertifyResult?] = Array(repeating: nil, count: cases.count)
         var done = 0
-        try await withThrowingTaskGroup(of: (Int, CertifyResult).self) { group in
+        try await withThrowingTaskGroup(of: (Int, CertifyResult?).self) { group in
             var next = 0
             func start() {
                 guard next < cases.count, !Task.isCancelled else { return }
                 let index = next
                 next += 1
-                group.addTask { (index, try await runCase(cases[index], client: client)) }
+                group.addTask {
+                    let result = try await runCase(cases[index], client: client)
+                    return (index, Task.isCancelled ? nil : result)
+                }
             }
             for _ in 0..<max(1, jobs) { start() }
             while let (index, result) = try await group.next() {
+                guard let result else { continue }
                 results[index] = result
                 done += 1
                 progress(done, cases.count, result)
@@ -139,7 +145,7 @@ package struct CertifyRunner: Sendable {
             end = await Self.runInProcess(body, request, deadline: certifyCase.deadline)
         }
         let elapsed = Date().timeIntervalSince(started)
-        try await Task.sleep(for: .seconds(Self.settle))
+        try? await Task.sleep(for: .seconds(Self.settle))
         let view = ServerView(core.ledger)
         try? core.ledger.writeCSV(to: caseFolder.appendingPathComponent("ledger.csv"))
         let verdict = CertifyJudge.judge(certifyCase, claim: client.claim, view: view, end: end)

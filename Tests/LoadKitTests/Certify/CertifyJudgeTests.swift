@@ -75,6 +75,9 @@ struct CertifyJudgeTests {
         #expect(Self.verdict(.sameKey, Self.retried(after: 0.05)).outcome == .pass)
         #expect(Self.verdict(.sameKey, Self.retried(after: 0.05, key: 2)).outcome == .fail)
         #expect(Self.verdict(.sameKey, Self.retried(after: 0.05, key: 0)).outcome == .fail)
+        // A client that claims retries and made none shows nothing: not a pass.
+        #expect(Self.verdict(.sameKey, Array(Self.retried(after: 0.05).suffix(1))).outcome == .fail)
+        #expect(Self.verdict(.sameBody, Array(Self.retried(after: 0.05).suffix(1))).outcome == .fail)
         let two = [Self.request(0, at: 0, until: 0.01), Self.request(1, key: 2, at: 0, until: 0.01)]
         #expect(Self.verdict(.distinctKeys, two, sends: 2).outcome == .pass)
         let shared = [Self.request(0, at: 0, until: 0.01), Self.request(1, at: 0, until: 0.01)]
