@@ -103,7 +103,7 @@ public enum CertifyCommand {
                 let name = entry.client.claim.name
                 var runner = CertifyRunner(
                     cases: cases, jobs: jobs,
-                    folder: folder.appendingPathComponent("\(index + 1)-\(CertifyReport.slug(name))"))
+                    folder: folder.appendingPathComponent(CertifyReport.clientFolder(index: index, name: name)))
                 runner.progress = { done, total, result in
                     if progress { StandardStream.error("\r\u{1B}[K") }
                     if result.verdict.outcome == .fail {

@@ -14,6 +14,7 @@ package struct CertifyCase: Sendable {
         case timeouts
         case resets
         case outage
+        case status
 
         /// The number before a case's dot.
         var number: Int { Self.allCases.firstIndex(of: self)! + 1 }
@@ -38,6 +39,8 @@ package struct CertifyCase: Sendable {
     package var weight: Weight
     /// How long the client may take before it is stopped (and the case fails).
     package var deadline: Double
+    /// Whether the client is asked to read each sent message's status (`FRONTMAIL_STATUS_READS=1`).
+    package var readsStatus = false
 
     /// The body of logical send `index`, as the API takes it (wire contract §2.1): the send's number
     /// in `template_params.bench_send_id` is what ties its requests together on the server.
@@ -56,7 +59,7 @@ package struct CertifyCase: Sendable {
         case .retryAfterObeyed, .waitsInPolicy, .jitterUniform, .independentDraws, .attemptTimeout, .amplification:
             return true
         case .reached, .keyPresent, .keyV4, .sameKey, .distinctKeys, .sameBody, .oneEffect, .retried, .attemptBound,
-            .noRetryAfterFinal, .retryAfterLimit:
+            .noRetryAfterFinal, .retryAfterLimit, .statusRead:
             return false
         }
     }

@@ -25,17 +25,18 @@ extension CertifyCase {
     ) -> CertifyCase {
         CertifyCase(
             id: "", group: .idempotency, title: title, property: property, plan: FaultPlan(rules: rules), sends: sends,
-            concurrency: concurrency, weight: weight, deadline: deadline)
+            concurrency: concurrency, weight: weight, deadline: deadline, readsStatus: property == .statusRead)
     }
 
     /// A rule for send requests: `action` for the first `limit` of them (nil: all), or within
     /// seconds `from`-`to` of the server's start.
     private static func on(
-        _ action: FaultAction, limit: Int? = nil, from: Double? = nil, to: Double? = nil, everyNth: Int? = nil
+        _ action: FaultAction, limit: Int? = nil, from: Double? = nil, to: Double? = nil, everyNth: Int? = nil,
+        endpoint: Endpoint = .send
     ) -> FaultRule {
         FaultRule(
             match: FaultMatch(
-                endpoint: .send, from: from.map { TimeSpan(seconds: $0) }, to: to.map { TimeSpan(seconds: $0) },
+                endpoint: endpoint, from: from.map { TimeSpan(seconds: $0) }, to: to.map { TimeSpan(seconds: $0) },
                 everyNth: everyNth), action: action, limit: limit)
     }
 
@@ -199,6 +200,14 @@ extension CertifyCase {
                 entry(
                     "requests per send in a 3 s outage", .amplification, [on(FaultAction(.reset), to: 3)], sends: 20,
                     concurrency: 20, weight: .informational),
+            ]
+        case .status:
+            return [
+                entry("a status read carries its token in its header", .statusRead, []),
+                entry("a 503 on a status read is retried", .statusRead, [on(status(503), limit: 1, endpoint: .status)]),
+                entry(
+                    "a 404 on a status read ends it", .statusRead,
+                    [on(status(404, "message_not_found"), endpoint: .status)]),
             ]
         }
     }

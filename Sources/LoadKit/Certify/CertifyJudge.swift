@@ -46,6 +46,9 @@ enum CertifyJudge {
         if property.needsRetries && !claim.retries {
             return CertifyVerdict(outcome: .notApplicable, detail: "the client claims one attempt per send")
         }
+        if property == .statusRead && !claim.statusReads {
+            return CertifyVerdict(outcome: .notApplicable, detail: "the client does not claim to read statuses")
+        }
         switch end {
         case .notStarted(let reason): return .fail("the client could not be started: \(reason)")
         case .crashed(let signal): return .fail("the client crashed (signal \(signal))")
@@ -158,6 +161,8 @@ enum CertifyJudge {
             return judgeIndependence(sends, claim: claim)
         case .attemptTimeout:
             return judgeTimeout(sends, claim: claim)
+        case .statusRead:
+            return judgeStatusReads(view.statusReads, claim: claim)
         }
     }
 
@@ -327,6 +332,22 @@ enum CertifyJudge {
             : .fail(
                 "\(broken.count) sends held an attempt \(format(longest)) s (claimed timeout \(format(limit)) s)",
                 sends: Array(Set(broken)).sorted(), figure: longest)
+    }
+
+    private static func judgeStatusReads(_ reads: [ServerView.Attempt], claim: ClientClaim) -> CertifyVerdict {
+        guard let last = reads.last else { return .fail("no status read reached the server") }
+        if reads.contains(where: { $0.record.defects.contains(.queryToken) }) {
+            return .fail("a status read carried its token in the URL (it belongs in X-Frontmail-Status-Token)")
+        }
+        if let final = reads.dropLast().first(where: \.final) {
+            return .fail("a status read was sent again after a final \(final.record.status) answer")
+        }
+        if !last.final, reads.count < claim.maxAttempts {
+            return .fail(
+                "a status read gave up after a retryable failure with attempts left (\(reads.count) of \(claim.maxAttempts))"
+            )
+        }
+        return .pass("\(reads.count) status reads, each with its token in its header")
     }
 
     static func format(_ value: Double) -> String {

@@ -28,6 +28,9 @@ package enum CertifyProperty: String, Sendable, CaseIterable {
     case attemptTimeout = "attempt-timeout"
     /// Requests per logical send in an outage (reported; judged against the claimed bound).
     case amplification
+    /// A status read keeps its token out of the URL, is retried after a retryable answer and
+    /// never after a final one.
+    case statusRead = "status-read"
 
     /// What the property asks, in a line.
     package var summary: String {
@@ -49,6 +52,8 @@ package enum CertifyProperty: String, Sendable, CaseIterable {
         case .independentDraws: return "sends failing together do not retry together"
         case .attemptTimeout: return "an attempt the server never finishes is given up within the claimed timeout"
         case .amplification: return "requests per send in an outage, within the claimed bound"
+        case .statusRead:
+            return "a status read carries its token in its header, is retried after a 5xx and never after a 404"
         }
     }
 
@@ -58,7 +63,7 @@ package enum CertifyProperty: String, Sendable, CaseIterable {
         case .retried, .retryAfterObeyed, .waitsInPolicy, .jitterUniform, .independentDraws, .sameKey, .sameBody:
             return true
         case .reached, .keyPresent, .keyV4, .distinctKeys, .oneEffect, .attemptBound, .noRetryAfterFinal,
-            .retryAfterLimit, .attemptTimeout, .amplification:
+            .retryAfterLimit, .attemptTimeout, .amplification, .statusRead:
             return false
         }
     }

@@ -157,7 +157,17 @@ extension CertifyReport {
             ("matrix.md", matrix(reports)),
         ]
         for (name, text) in files { try OutputFile.write(Data(text.utf8), to: folder.appendingPathComponent(name)) }
+        // A page of its own per client, beside its cases' ledgers.
+        for (index, report) in reports.enumerated() {
+            let own = folder.appendingPathComponent(clientFolder(index: index, name: report.claim.name))
+            try FileManager.default.createDirectory(at: own, withIntermediateDirectories: true)
+            try OutputFile.write(
+                Data(html([report], runID: runID).utf8), to: own.appendingPathComponent("certify.html"))
+        }
     }
+
+    /// The folder of the `index`-th client's cases: `1-curl-retry-3`.
+    package static func clientFolder(index: Int, name: String) -> String { "\(index + 1)-\(slug(name))" }
 
     /// A client's folder name: its name in lowercase letters, digits and dashes.
     package static func slug(_ name: String) -> String {

@@ -9,12 +9,15 @@ package struct CertifyRequest: Sendable {
     package var bodies: [String]
     package var concurrency: Int
     package var caseID: String
+    /// Whether to read each sent message's status after the send succeeds.
+    package var readsStatus = false
 
     /// The protocol's environment variables.
     var environment: [String: String] {
         [
             "FRONTMAIL_URL": baseURL.absoluteString, "FRONTMAIL_PUBLIC_KEY": publicKey,
             "FRONTMAIL_CONCURRENCY": String(concurrency), "FRONTMAIL_CASE": caseID,
+            "FRONTMAIL_STATUS_READS": readsStatus ? "1" : "0",
         ]
     }
 }
@@ -127,7 +130,7 @@ package struct CertifyRunner: Sendable {
         try (bodies.joined(separator: "\n") + "\n").write(to: sendsFile, atomically: true, encoding: .utf8)
         let request = CertifyRequest(
             baseURL: URL(string: "http://127.0.0.1:\(server.port)")!, publicKey: Self.publicKey, bodies: bodies,
-            concurrency: certifyCase.concurrency, caseID: certifyCase.id)
+            concurrency: certifyCase.concurrency, caseID: certifyCase.id, readsStatus: certifyCase.readsStatus)
         let started = Date()
         let end: ClientEnd
         switch client.kind {

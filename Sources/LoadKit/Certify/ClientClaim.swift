@@ -28,13 +28,16 @@ package struct ClientClaim: Sendable, Hashable, Decodable {
     package var jitter: Jitter
     /// The longest one attempt may take before the client gives up on it (nil: no limit).
     package var timeout: TimeSpan?
+    /// Whether the client reads a sent message's status (`GET /v1/messages/{id}`) when a case asks
+    /// it to (`FRONTMAIL_STATUS_READS=1`); without it the status cases are NOT APPLICABLE.
+    package var statusReads: Bool
     /// The cap before each retry, when the client's schedule is not `baseDelay × multiplier^k`
     /// (urllib3 retries the first time at once): the last one stands for every later retry.
     package var delays: [TimeSpan]?
 
     package init(
         name: String, maxAttempts: Int, baseDelay: TimeSpan, maxDelay: TimeSpan, multiplier: Double = 2,
-        jitter: Jitter, timeout: TimeSpan?, delays: [TimeSpan]? = nil
+        jitter: Jitter, timeout: TimeSpan?, delays: [TimeSpan]? = nil, statusReads: Bool = false
     ) {
         self.name = name
         self.maxAttempts = maxAttempts
@@ -44,6 +47,7 @@ package struct ClientClaim: Sendable, Hashable, Decodable {
         self.jitter = jitter
         self.timeout = timeout
         self.delays = delays
+        self.statusReads = statusReads
     }
 
     /// The Swift SDK's defaults (`RetryPolicy()`, 15 s per attempt), as the contract states them.
@@ -61,7 +65,7 @@ package struct ClientClaim: Sendable, Hashable, Decodable {
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, maxAttempts, baseDelay, maxDelay, multiplier, jitter, timeout, delays
+        case name, maxAttempts, baseDelay, maxDelay, multiplier, jitter, timeout, delays, statusReads
     }
 
     package init(from decoder: any Decoder) throws {
@@ -74,6 +78,7 @@ package struct ClientClaim: Sendable, Hashable, Decodable {
         jitter = try container.decode(Jitter.self, forKey: .jitter)
         timeout = try container.decodeIfPresent(TimeSpan.self, forKey: .timeout)
         delays = try container.decodeIfPresent([TimeSpan].self, forKey: .delays)
+        statusReads = try container.decodeIfPresent(Bool.self, forKey: .statusReads) ?? false
     }
 
     /// The range checks; the error names the field.

@@ -19,14 +19,15 @@ package enum SDKCertifyClient {
     package static func claim(name: String = "frontmail-swift") -> ClientClaim {
         ClientClaim(
             name: name, maxAttempts: policy.maxAttempts, baseDelay: TimeSpan(seconds: policy.baseDelay),
-            maxDelay: TimeSpan(seconds: policy.maxDelay), jitter: .full, timeout: TimeSpan(seconds: timeout))
+            maxDelay: TimeSpan(seconds: policy.maxDelay), jitter: .full, timeout: TimeSpan(seconds: timeout),
+            statusReads: true)
     }
 
     /// The broken clients of explore's catalog that behave the same on the real clock (their
     /// defect is in the transport, the draw or the policy, not in virtual time).
     package static let brokenOnRealClock: Set<String> = [
         "duplicating", "key-changing", "body-changing", "retry-after-blind", "retries-final-answers", "no-jitter",
-        "equal-jitter", "one-retry-short", "one-retry-extra", "doubled-backoff",
+        "equal-jitter", "one-retry-short", "one-retry-extra", "doubled-backoff", "status-token-in-url",
     ]
 
     /// Runs the request's sends, each to its end (success or error: the server's record is judged).
@@ -46,17 +47,23 @@ package enum SDKCertifyClient {
                 transport: transport, environment: seams.apply(to: .live))
         else { return }
         let sends = request.bodies.compactMap(Send.init)
+        @Sendable func one(_ send: Send) async {
+            guard let result = try? await client.send(templateID: send.templateID, params: send.params),
+                request.readsStatus
+            else { return }
+            _ = try? await client.status(messageID: result.messageID, statusToken: result.statusToken)
+        }
         await withTaskGroup(of: Void.self) { group in
             var next = 0
             for _ in 0..<min(max(1, request.concurrency), sends.count) {
                 let send = sends[next]
                 next += 1
-                group.addTask { _ = try? await client.send(templateID: send.templateID, params: send.params) }
+                group.addTask { await one(send) }
             }
             while await group.next() != nil, next < sends.count {
                 let send = sends[next]
                 next += 1
-                group.addTask { _ = try? await client.send(templateID: send.templateID, params: send.params) }
+                group.addTask { await one(send) }
             }
         }
     }
@@ -93,7 +100,8 @@ package enum SDKCertifyClient {
         return (
             CertifyRequest(
                 baseURL: url, publicKey: key, bodies: bodies, concurrency: concurrency,
-                caseID: environment["FRONTMAIL_CASE"] ?? ""), nil
+                caseID: environment["FRONTMAIL_CASE"] ?? "", readsStatus: environment["FRONTMAIL_STATUS_READS"] == "1"),
+            nil
         )
     }
 }

@@ -39,6 +39,8 @@ package struct ServerView {
 
     /// Send number → its requests, by arrival.
     var sends: [Int: [Attempt]]
+    /// Status reads (`GET /v1/messages/{id}`), by arrival.
+    var statusReads: [Attempt]
     /// Send requests whose body named no send (the client changed or lost it).
     var unattributed: Int
     /// Every send request.
@@ -52,6 +54,11 @@ package struct ServerView {
         var sends: [Int: [Attempt]] = [:]
         var unattributed = 0
         var requests = 0
+        var statusReads: [Attempt] = []
+        for record in records where record.endpoint == .status {
+            statusReads.append(Attempt(record: record, key: nil))
+        }
+        self.statusReads = statusReads.sorted { $0.record.arrival < $1.record.arrival }
         for record in records where record.endpoint == .send {
             requests += 1
             guard record.benchSendID >= 0 else {

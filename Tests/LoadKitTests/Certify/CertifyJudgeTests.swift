@@ -225,6 +225,39 @@ struct CertifyJudgeTests {
         #expect(informational.outcome == .informational && informational.recommendation == .fail)
     }
 
+    /// A status read at `arrival` answered `status`.
+    static func statusRead(at arrival: Double, status: UInt16, tokenInURL: Bool = false) -> LedgerRecord {
+        var record = LedgerRecord(arrival: arrival, connection: 2, endpoint: .status, keyID: 0, attempt: 1)
+        record.finished = arrival + 0.001
+        record.status = status
+        if tokenInURL { record.defects.insert(.queryToken) }
+        return record
+    }
+
+    @Test(
+        "status reads: the token in its header, a 5xx retried, a 404 final; NOT APPLICABLE to a client that does not read"
+    )
+    func statusReads() {
+        let send = [Self.request(0, at: 0, until: 0.01, effect: true)]
+        let claim = SDKCertifyClient.claim()
+        #expect(
+            Self.verdict(.statusRead, send + [Self.statusRead(at: 0.1, status: 200)], claim: claim).outcome == .pass)
+        #expect(Self.verdict(.statusRead, send, claim: claim).outcome == .fail)
+        let inURL = Self.verdict(
+            .statusRead, send + [Self.statusRead(at: 0.1, status: 200, tokenInURL: true)], claim: claim)
+        #expect(inURL.outcome == .fail && inURL.detail.contains("URL"))
+        let retried = [Self.statusRead(at: 0.1, status: 503), Self.statusRead(at: 0.2, status: 200)]
+        #expect(Self.verdict(.statusRead, send + retried, claim: claim).outcome == .pass)
+        #expect(
+            Self.verdict(.statusRead, send + [Self.statusRead(at: 0.1, status: 503)], claim: claim).outcome == .fail)
+        let after404 = [Self.statusRead(at: 0.1, status: 404), Self.statusRead(at: 0.2, status: 404)]
+        #expect(Self.verdict(.statusRead, send + Array(after404.prefix(1)), claim: claim).outcome == .pass)
+        #expect(Self.verdict(.statusRead, send + after404, claim: claim).outcome == .fail)
+        var silent = claim
+        silent.statusReads = false
+        #expect(Self.verdict(.statusRead, send, claim: silent).outcome == .notApplicable)
+    }
+
     @Test("case patterns: ids, globs and groups; the catalog has 40 or more numbered cases, ids unique")
     func catalog() {
         let all = CertifyCase.all

@@ -47,12 +47,14 @@ struct CertifySDKTests {
         "no-jitter": ["3.3", "3.4"],
         "retries-final-answers": [
             "1.13", "4.1", "4.2", "4.3", "4.4", "4.5", "4.6", "4.7", "4.8", "4.9", "4.10", "4.11", "4.12", "4.13",
+            "9.3",
         ],
         "one-retry-short": ["3.6"],
         "one-retry-extra": ["3.5", "8.1"],
         "equal-jitter": ["3.3"],
         "doubled-backoff": ["3.3"],
         "duplicating": ["1.10", "1.11", "1.12", "1.14", "4.1", "8.1"],
+        "status-token-in-url": ["9.1", "9.2", "9.3"],
     ]
 
     /// The broken clients with a planned case that holds on any host.
