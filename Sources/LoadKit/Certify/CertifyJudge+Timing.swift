@@ -1,0 +1,141 @@
+import Foundation
+
+/// The verdicts that depend on when requests came: Retry-After, the backoff waits against the
+/// claim, the jitter's distribution, the independence of concurrent retries, attempt timeouts.
+extension CertifyJudge {
+    static func judgeRetryAfter(_ sends: [(key: Int, value: [ServerView.Attempt])]) -> CertifyVerdict {
+        var broken: [Int] = []
+        var judged = 0
+        var shortest = Double.infinity
+        for (id, attempts) in sends {
+            for index in attempts.indices.dropLast() {
+                guard let meant = attempts[index].retryAfter, attempts[index].answered,
+                    meant <= ServerView.retryAfterLimit, let gap = ServerView.gap(attempts, after: index)
+                else { continue }
+                judged += 1
+                shortest = min(shortest, gap - meant)
+                if gap < meant - earlyTolerance { broken.append(id) }
+            }
+        }
+        if judged == 0 { return .fail("no retry followed an answer with a Retry-After") }
+        return broken.isEmpty
+            ? .pass("\(judged) retries, the earliest \(format(shortest)) s after the Retry-After")
+            : .fail(
+                "\(broken.count) sends retried sooner than the Retry-After (by up to \(format(-shortest)) s)",
+                sends: Array(Set(broken)).sorted())
+    }
+
+    /// The waits after retryable failures that carried no Retry-After, each with its cap.
+    static func backoffWaits(_ attempts: [ServerView.Attempt], claim: ClientClaim) -> [(
+        send: Int, wait: Double, cap: Double
+    )] {
+        var waits: [(Int, Double, Double)] = []
+        for index in attempts.indices.dropLast() where attempts[index].retryAfter == nil && !attempts[index].final {
+            guard let gap = ServerView.gap(attempts, after: index) else { continue }
+            waits.append((Int(attempts[index].record.benchSendID), gap, claim.cap(retry: index)))
+        }
+        return waits
+    }
+
+    static func judgeWaits(_ sends: [(key: Int, value: [ServerView.Attempt])], claim: ClientClaim)
+        -> CertifyVerdict
+    {
+        guard claim.jitter != .unknown else {
+            return CertifyVerdict(outcome: .notApplicable, detail: "the client does not say how it draws its waits")
+        }
+        let waits = sends.flatMap { backoffWaits($0.value, claim: claim) }
+        guard !waits.isEmpty else { return .fail("no backoff wait to judge: no send was retried") }
+        var broken: Set<Int> = []
+        var worst = ""
+        for (send, wait, cap) in waits {
+            let low: Double
+            switch claim.jitter {
+            case .full, .unknown: low = 0
+            case .equal: low = cap / 2
+            case .none: low = cap
+            }
+            if wait < low - earlyTolerance || wait > cap + lateTolerance(cap: cap) {
+                if broken.isEmpty {
+                    worst =
+                        "send \(send) waited \(format(wait)) s where the claim allows \(format(low))-\(format(cap)) s"
+                }
+                broken.insert(send)
+            }
+        }
+        return broken.isEmpty
+            ? .pass("\(waits.count) waits within the claimed \(claim.jitter.rawValue)-jitter caps")
+            : .fail("\(broken.count) sends waited outside the claimed policy; \(worst)", sends: broken.sorted())
+    }
+
+    static func judgeJitter(_ sends: [(key: Int, value: [ServerView.Attempt])], claim: ClientClaim)
+        -> CertifyVerdict
+    {
+        guard claim.jitter == .full || claim.jitter == .equal else {
+            return CertifyVerdict(
+                outcome: .notApplicable, detail: "the claimed jitter (\(claim.jitter.rawValue)) draws nothing to test")
+        }
+        let waits = sends.flatMap { backoffWaits($0.value, claim: claim) }.filter { $0.cap > 0 }
+        guard waits.count >= jitterMinimum else {
+            return .fail("only \(waits.count) backoff waits (\(jitterMinimum) needed): too few retries")
+        }
+        let unit = waits.map { wait -> Double in
+            let share = wait.wait / wait.cap
+            return claim.jitter == .equal ? 2 * share - 1 : share
+        }
+        let test = KolmogorovSmirnov(uniform: unit)
+        return test.p >= jitterAlpha
+            ? .pass("\(waits.count) waits, KS D \(format(test.d)), p \(format(test.p))", figure: test.d)
+            : .fail(
+                "\(waits.count) waits are not \(claim.jitter.rawValue) jitter: KS D \(format(test.d)), p \(String(format: "%.2g", test.p))",
+                figure: test.d)
+    }
+
+    static func judgeIndependence(_ sends: [(key: Int, value: [ServerView.Attempt])], claim: ClientClaim)
+        -> CertifyVerdict
+    {
+        // The first waits of the sends whose first attempt failed without a Retry-After, drawn
+        // independently, spread over the first cap (full jitter: a standard deviation of 0.29 of
+        // it); a wait without jitter, or one draw shared by every send, does not spread at all.
+        let waits = sends.compactMap { send -> Double? in
+            guard !send.value[0].final, send.value[0].retryAfter == nil else { return nil }
+            return ServerView.gap(send.value, after: 0)
+        }
+        guard waits.count >= 10 else { return .fail("only \(waits.count) sends retried (10 needed)") }
+        let mean = waits.reduce(0, +) / Double(waits.count)
+        let spread = (waits.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(waits.count - 1)).squareRoot()
+        let cap = max(claim.cap(retry: 0), 0.001)
+        let share = spread / cap
+        return share >= independenceShare
+            ? .pass(
+                "\(waits.count) first waits spread \(format(spread)) s (\(format(share)) of the cap)", figure: share)
+            : .fail(
+                "the first waits of \(waits.count) sends that failed together spread only \(format(spread)) s (standard deviation; \(format(share)) of the cap): they retry as a herd",
+                figure: share)
+    }
+
+    static func judgeTimeout(_ sends: [(key: Int, value: [ServerView.Attempt])], claim: ClientClaim)
+        -> CertifyVerdict
+    {
+        let limit = (claim.timeout ?? ClientClaim.contractDefaults.timeout!).seconds
+        var broken: [Int] = []
+        var longest = 0.0
+        var judged = 0
+        for (id, attempts) in sends {
+            // The attempts the fault held: never answered (hang), or answered a few bytes a
+            // second (slowBody), which a timeout per read never ends.
+            for attempt in attempts
+            where attempt.record.action == .fault(.hang) || attempt.record.action == .fault(.slowBody) {
+                judged += 1
+                let lasted = attempt.record.finished - attempt.record.arrival
+                longest = max(longest, lasted.isFinite ? lasted : .infinity)
+                if !(lasted <= limit + lateTolerance(cap: limit)) { broken.append(id) }
+            }
+        }
+        if judged == 0 { return .fail("no request met the held answer: the case did not reach its fault") }
+        return broken.isEmpty
+            ? .pass("\(judged) held attempts given up after at most \(format(longest)) s", figure: longest)
+            : .fail(
+                "\(broken.count) sends held an attempt \(format(longest)) s (claimed timeout \(format(limit)) s)",
+                sends: Array(Set(broken)).sorted(), figure: longest)
+    }
+}
