@@ -7,6 +7,7 @@ import Synchronization
     import Glibc
 #endif
 
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
 /// The scheduler of a simulated run: one thread runs every job of the run's task tree, in the
 /// order its `Schedule` picks (first in, first out by default), and only when no job is left (every
 /// task waits) does virtual time jump to the earliest pending sleep or deadline and fire it. The
@@ -15,7 +16,6 @@ import Synchronization
 /// Work that escapes (a job of the run's tasks enqueued from another thread: a real sleep, a
 /// Dispatch hop, a thread resuming a continuation; or the virtual clock used from another thread:
 /// a detached task) is recorded with the thread's name and fails the run (`SimulationError`).
-@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
 // @unchecked Sendable: every mutable field is guarded by `condition`.
 final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
     enum Waiter {

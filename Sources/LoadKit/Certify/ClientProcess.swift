@@ -65,6 +65,9 @@ enum ClientProcess {
         case .cancelled: return .exited(status.0)
         case nil:
             if let signal = status.1 { return .crashed(signal: signal) }
+            // The shell reports a command a signal ended as 128 + the signal: the client crashed
+            // (a Swift trap, a segfault), though the shell itself exited.
+            if (129...(128 + 64)).contains(status.0) { return .crashed(signal: status.0 - 128) }
             return .exited(status.0)
         }
     }

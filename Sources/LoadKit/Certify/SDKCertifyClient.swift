@@ -53,16 +53,10 @@ package enum SDKCertifyClient {
             else { return }
             _ = try? await client.status(messageID: result.messageID, statusToken: result.statusToken)
         }
+        // `concurrency` at a time: each send after the first ones waits for one to end.
         await withTaskGroup(of: Void.self) { group in
-            var next = 0
-            for _ in 0..<min(max(1, request.concurrency), sends.count) {
-                let send = sends[next]
-                next += 1
-                group.addTask { await one(send) }
-            }
-            while await group.next() != nil, next < sends.count {
-                let send = sends[next]
-                next += 1
+            for (index, send) in sends.enumerated() {
+                if index >= max(1, request.concurrency) { await group.next() }
                 group.addTask { await one(send) }
             }
         }

@@ -43,6 +43,20 @@ struct ClientProcessTests {
         #expect(try String(contentsOf: log, encoding: .utf8) == "4.2\noops\n")
     }
 
+    @Test("a client a signal ends is a crash with that signal, also when the shell around it exits")
+    func crashes() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let log = folder.appendingPathComponent("client.log")
+        #expect(
+            await ClientProcess.run("kill -SEGV $$", environment: [:], log: log, deadline: 60)
+                == .crashed(signal: SIGSEGV))
+        let wrapped = await ClientProcess.run(
+            "sh -c 'kill -ABRT $$'; exit $?", environment: [:], log: log, deadline: 60)
+        #expect(wrapped == .crashed(signal: SIGABRT))
+        #expect(await ClientProcess.run("exit 1", environment: [:], log: log, deadline: 60) == .exited(1))
+    }
+
     @Test("at the deadline the whole group is stopped, a background child included")
     func deadline() async throws {
         let folder = try Self.folder()
