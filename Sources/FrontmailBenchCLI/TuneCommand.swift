@@ -11,18 +11,24 @@ import LoadKit
 /// `frontmail-bench tune`: sweeps retry policies over fault environments and recommends one.
 public enum TuneCommand {
     public static let usage = """
-        usage: frontmail-bench tune FILE [--quick] [--out DIR] [--jobs N] [--no-progress]
+        usage: frontmail-bench tune FILE [STORMS...] [--quick] [--out DIR] [--jobs N] [--no-progress]
 
         Runs every (policy × environment × seed) cell of a tune file (docs/tune.md) in process
         against the fake API, through the real SDK, and writes DIR/<run>-tune-<name>/cells.csv (one
-        row per policy and environment), sanity.csv (the analytic brownout check) and summary.csv,
-        plus DIR/<run>-run.csv for compare. Prints the recommended policy beside the default.
+        row per policy and environment), regret.csv, deadlines.csv, sanity.csv (the analytic checks)
+        and summary.csv, plus DIR/<run>-run.csv for compare and one report. Prints the recommended
+        policy beside the default.
+
+        With STORMS (up to three tune files with a metastability map) the decision is one over all
+        of them: a policy metastable, or overloaded before the drop, where another policy of a storms
+        sweep recovers is never recommended; policies a storms sweep did not measure are run there
+        for the decision (storms.csv says which, and where each recovered or failed).
 
           --out DIR       where results go (default results)
-          --quick         the file's quick sweep (its "quick" block, or one seed)
+          --quick         each file's quick sweep (its "quick" block, or one seed)
           --jobs N        cells run at once (default: the number of cores)
           --no-progress   no live progress line on stderr (it is off anyway when stderr is not a terminal)
-          --check         read and check the file (with --quick, its quick sweep), say the sweep's
+          --check         read and check the files (with --quick, their quick sweeps), say each sweep's
                           size and run nothing
 
         exit: 0 every cell correct and the analytic check agrees, 1 a duplicate, a lost send or a
@@ -46,41 +52,94 @@ public enum TuneCommand {
             printError("tune: --jobs needs a whole number from 1 to 64, not \(jobs)\n\n\(usage)")
             return .usage
         }
-        guard parsed.positionals.count == 1, let file = parsed.positionals.first else {
-            printError("tune: name one tune file\n\n\(usage)")
+        guard (1...4).contains(parsed.positionals.count) else {
+            printError("tune: name one tune file, and up to three storms files after it\n\n\(usage)")
             return .usage
         }
-        var tune: TuneFile
-        do {
-            tune = try TuneFile.load(file: file)
-        } catch {
-            printError(error.description)
-            return .dataError
+        var tunes: [TuneFile] = []
+        for file in parsed.positionals {
+            do {
+                let tune = try TuneFile.load(file: file)
+                tunes.append(parsed.flag("quick") ? tune.quickened() : tune)
+            } catch {
+                printError(error.description)
+                return .dataError
+            }
         }
-        if parsed.flag("quick") { tune = tune.quickened() }
-        if parsed.flag("check") {
-            let runs = tune.policies.count * tune.environments.count * tune.seeds
-            print(
-                "\(file): tune \(tune.name): \(tune.policies.count) policies × \(tune.environments.count) environments × \(tune.seeds) seeds = \(runs) runs"
+        for (file, tune) in zip(parsed.positionals, tunes).dropFirst()
+        where !tune.environments.contains(where: { $0.map != nil }) {
+            printError(
+                "tune: \(file): no environment has a map place: only a storms sweep (a metastability map) can weigh on \(parsed.positionals[0])'s decision\n\n\(usage)"
             )
+            return .usage
+        }
+        for (index, tune) in tunes.enumerated() where tunes[..<index].contains(where: { $0.name == tune.name }) {
+            printError("tune: two files are named \(tune.name): their results would share a folder\n\n\(usage)")
+            return .usage
+        }
+        let sizes = tunes.map { $0.policies.count * $0.environments.count * $0.seeds }
+        if parsed.flag("check") {
+            for (file, (tune, runs)) in zip(parsed.positionals, zip(tunes, sizes)) {
+                print(
+                    "\(file): tune \(tune.name): \(tune.policies.count) policies × \(tune.environments.count) environments × \(tune.seeds) seeds = \(runs) runs"
+                )
+            }
             return .success
         }
         guard let writer = claimOutput("tune", parsed, { try ResultsWriter.claim(root: $0, runID: RunID.make()) })
         else { return .usage }
-        let runs = tune.policies.count * tune.environments.count * tune.seeds
-        printError(
-            "tune \(tune.name): \(tune.policies.count) policies × \(tune.environments.count) environments × \(tune.seeds) seeds = \(runs) runs, \(jobs) at a time"
-        )
+        let runs = sizes.reduce(0, +)
+        for (tune, size) in zip(tunes, sizes) {
+            printError(
+                "tune \(tune.name): \(tune.policies.count) policies × \(tune.environments.count) environments × \(tune.seeds) seeds = \(size) runs, \(jobs) at a time"
+            )
+        }
         let meter = ProgressMeter(live: !parsed.flag("no-progress") && isatty(2) == 1)
-        var runner = TuneRunner(tune: tune, jobs: jobs)
-        runner.progress = { done, total, label in meter.update(done: done, total: total, label: label) }
         let started = Date()
         let (outcome, cancelled) = await RunSession.interruptible(
             notice: "\ninterrupted: stopping the sweep and writing the cells that finished…"
-        ) { [runner] in await runner.run() }
+        ) { [tunes, sizes] in await sweep(tunes, sizes: sizes, jobs: jobs, meter: meter) }
+        let (cells, joint) = (try? outcome.get()) ?? ([], nil)
+        var reports: [TuneReport] = []
+        for (index, tune) in tunes.enumerated() {
+            reports.append(
+                TuneReport(
+                    tune: tune, cells: index < cells.count ? cells[index] : [], joint: index == 0 ? joint : nil,
+                    report: { meter.note("\(tune.name): \($0)") }))
+        }
+        var session = TuneSession(writer: writer)
+        session.progress = { meter.note($0) }
+        let code = session.end(
+            reports, planned: runs, elapsed: Date().timeIntervalSince(started), cancelled: cancelled)
         meter.finish()
-        let report = TuneReport(tune: tune, cells: (try? outcome.get()) ?? [])
-        return TuneSession(writer: writer).end(
-            report, planned: runs, elapsed: Date().timeIntervalSince(started), cancelled: cancelled)
+        return code
+    }
+
+    /// Every file's cells, then (with storms files) the joint decision's screen.
+    static func sweep(
+        _ tunes: [TuneFile], sizes: [Int], jobs: Int, meter: ProgressMeter
+    ) async -> ([[TuneCell]], JointDecision?) {
+        let total = sizes.reduce(0, +)
+        var all: [[TuneCell]] = []
+        for (index, tune) in tunes.enumerated() {
+            var runner = TuneRunner(tune: tune, jobs: jobs)
+            let before = sizes[..<index].reduce(0, +)
+            runner.progress = { done, _, label in
+                meter.update(done: before + done, total: total, label: "\(tune.name) \(label)")
+            }
+            all.append(await runner.run())
+            if Task.isCancelled { return (all, nil) }
+        }
+        guard tunes.count > 1 else { return (all, nil) }
+        let storms = Array(zip(tunes, all).dropFirst())
+        let screens = storms.compactMap { StormScreen(storms: $0.0, cells: $0.1) }
+        guard screens.count == storms.count else { return (all, nil) }
+        meter.note("deciding over \(tunes[0].name) and \(storms.map(\.0.name).joined(separator: ", "))")
+        let joint = await JointDecision.make(tune: tunes[0], cells: all[0], screens: screens) {
+            policy, environment, index in
+            meter.note("\(storms[index].0.name): running \(policy.label) at \(environment.name) for the decision")
+            return await TuneRunner.cell(policy, at: environment, of: storms[index].0, jobs: jobs)
+        }
+        return (all, joint)
     }
 }

@@ -187,6 +187,42 @@ struct FaultPlanTests {
         #expect(logNormal.last! <= 0.1)
     }
 
+    @Test(
+        "a distribution's exact mean agrees with 200,000 of its own draws (a cap included), and the closed forms' values",
+        arguments: [
+            Distribution.fixed(.milliseconds(50)), .uniform(min: .milliseconds(10), max: .milliseconds(30)),
+            .exponential(mean: .milliseconds(50), cap: nil),
+            .exponential(mean: .milliseconds(50), cap: .milliseconds(500)),
+            .exponential(mean: .milliseconds(50), cap: .milliseconds(40)),
+            .logNormal(median: .milliseconds(40), sigma: 0.5, cap: nil),
+            .logNormal(median: .milliseconds(40), sigma: 1.2, cap: .milliseconds(100)),
+            .logNormal(median: .milliseconds(40), sigma: 0, cap: .milliseconds(30)),
+        ])
+    func exactMean(_ distribution: Distribution) {
+        var random = SeededRandom(seed: 11)
+        let draws = 200_000
+        var sum = 0.0
+        var squares = 0.0
+        for _ in 0..<draws {
+            let value = distribution.sample(&random)
+            sum += value
+            squares += value * value
+        }
+        let sample = sum / Double(draws)
+        let error = ((squares / Double(draws) - sample * sample) / Double(draws)).squareRoot()
+        #expect(abs(sample - distribution.mean) <= max(5 * error, 1e-12), "\(distribution): \(sample)")
+    }
+
+    @Test("the exact means by hand: a capped exponential is m(1 − e^(−c/m)), a capped log-normal sits below its cap")
+    func exactMeanValues() {
+        #expect(Distribution.uniform(min: .milliseconds(10), max: .milliseconds(30)).mean == 0.02)
+        let capped = Distribution.exponential(mean: .milliseconds(50), cap: .milliseconds(500)).mean
+        #expect(abs(capped - 0.05 * (1 - exp(-10))) < 1e-15)
+        #expect(Distribution.logNormal(median: .milliseconds(40), sigma: 0, cap: .milliseconds(30)).mean == 0.03)
+        let logNormal = Distribution.logNormal(median: .milliseconds(40), sigma: 3, cap: .milliseconds(100)).mean
+        #expect(logNormal < 0.1 && logNormal > 0.04)
+    }
+
     @Test("capacity: queue mode delays by the backlog; shed mode refuses beyond the workers")
     func capacity() {
         let model = CapacityModel(workers: 2, serviceTime: .fixed(.milliseconds(100)))

@@ -223,4 +223,19 @@ struct GateHardeningTests {
             to: bad, atomically: true, encoding: .utf8)
         #expect(await TuneCommand.run([bad.path, "--check"]) == .dataError)
     }
+
+    @Test(
+        "tune with storms files: the pair is checked; a second file without a map, two files of one name or five files are 64"
+    )
+    func tuneStormsArguments() async throws {
+        let directory = try CompareCommandTests.folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let out = directory.appendingPathComponent("never")
+        let pair = ["tune/retry-defaults.json", "tune/retry-storms.json"]
+        #expect(await TuneCommand.run(pair + ["--check", "--out", out.path]) == .success)
+        #expect(await TuneCommand.run(pair.reversed() + ["--check"]) == .usage)
+        #expect(await TuneCommand.run(["tune/retry-storms.json", "tune/retry-storms.json", "--check"]) == .usage)
+        #expect(await TuneCommand.run(pair + pair + ["tune/retry-storms.json", "--check"]) == .usage)
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
 }

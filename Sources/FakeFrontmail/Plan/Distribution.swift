@@ -29,6 +29,30 @@ public enum Distribution: Sendable, Hashable {
         }
     }
 
+    /// The exact mean of what `sample` draws, in seconds (a cap included): fixed `max(0, v)`,
+    /// uniform `(a + b) / 2`, exponential capped at c `m (1 − e^(−c/m))`, log-normal capped at c
+    /// `E[X; X < c] + c P(X ≥ c)` with `E[X; X < c] = median e^(σ²/2) Φ((ln(c/median) − σ²)/σ)`.
+    public var mean: Double {
+        switch self {
+        case .fixed(let value):
+            return max(0, value.seconds)
+        case .uniform(let low, let high):
+            return (low.seconds + high.seconds) / 2
+        case .exponential(let mean, let cap):
+            let m = mean.seconds
+            guard let cap else { return m }
+            return m * -expm1(-max(0, cap.seconds) / m)
+        case .logNormal(let median, let sigma, let cap):
+            let m = median.seconds
+            guard let cap else { return m * exp(sigma * sigma / 2) }
+            let c = max(0, cap.seconds)
+            guard sigma > 0, c > 0 else { return min(m, c) }
+            func phi(_ z: Double) -> Double { erfc(-z / 2.0.squareRoot()) / 2 }
+            let z = log(c / m) / sigma
+            return m * exp(sigma * sigma / 2) * phi(z - sigma) + c * phi(-z)
+        }
+    }
+
     /// The same distribution with every duration multiplied by `factor`.
     public func scaled(by factor: Double) -> Distribution {
         switch self {

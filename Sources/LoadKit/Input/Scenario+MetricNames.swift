@@ -25,7 +25,10 @@ extension MetricCatalog {
             return errorCodes(in: scenario).contains(code)
                 ? nil : "no error code '\(code)' (the codes are listed in docs/scenarios.md)"
         }
-        let needsCapacity: [MetricKey] = [.timeseriesPeakLoad, .timeseriesPeakQueueDepth, .metastabilityPeakLoad]
+        let needsCapacity: [MetricKey] = [
+            .timeseriesPeakLoad, .timeseriesPeakQueueDepth, .metastabilityPeakLoad, .timeseriesDeadWorkAfterEnd,
+            .timeseriesDrain, .timeseriesDrainLimited,
+        ]
         if needsCapacity.contains(where: { $0.text == name }), scenario.plan.capacity == nil {
             return "the plan has no capacity model to measure load against"
         }

@@ -5,7 +5,7 @@ import Frontmail
 extension TuneEnvironment: Decodable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.strictContainer([
-            "name", "description", "rules", "capacity", "metastability", "load", "map",
+            "name", "description", "rules", "capacity", "metastability", "load", "map", "instances",
         ])
         name = try container.decode(String.self, forKey: AnyKey("name"))
         description = try container.decodeIfPresent(String.self, forKey: AnyKey("description")) ?? ""
@@ -14,10 +14,12 @@ extension TuneEnvironment: Decodable {
         metastability = try container.decodeIfPresent(MetastabilitySettings.self, forKey: AnyKey("metastability"))
         load = try container.decodeIfPresent(LoadSettings.self, forKey: AnyKey("load"))
         map = try container.decodeIfPresent(MapPoint.self, forKey: AnyKey("map"))
+        instances = try container.integer(Int.self, AnyKey("instances"))
     }
 
     func validate(path: String) throws(InputError) {
         try Scenario.checkName(name, path + ".name")
+        if let instances { try InputError.check(instances, in: 1...16, path + ".instances") }
         if let map {
             guard map.load.isFinite, map.load > 0, map.load <= 10 else {
                 throw InputError(path: path + ".map.load", reason: "must be more than 0 and at most 10 (of capacity)")

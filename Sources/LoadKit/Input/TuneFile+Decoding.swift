@@ -4,7 +4,7 @@ import Frontmail
 
 extension TuneFile: Decodable {
     static let fields: Set<String> = [
-        "name", "description", "base", "environments", "grid", "seeds", "default", "quick",
+        "name", "description", "base", "environments", "grid", "seeds", "default", "quick", "objective",
     ]
 
     public init(from decoder: any Decoder) throws {
@@ -21,6 +21,7 @@ extension TuneFile: Decodable {
         seeds = try container.integer(Int.self, AnyKey("seeds")) ?? 3
         defaultPolicy = try container.decodeIfPresent(PolicyPoint.self, forKey: AnyKey("default")) ?? .sdkDefault
         quick = try container.decodeIfPresent(TuneQuick.self, forKey: AnyKey("quick"))
+        objective = try container.decodeIfPresent(TuneObjective.self, forKey: AnyKey("objective")) ?? TuneObjective()
     }
 
     /// Reads, decodes and validates a tune file. Errors are `FILE: field.path: reason`.
@@ -46,6 +47,7 @@ extension TuneFile: Decodable {
                 reason: "a sweep judges every cell itself (environments carry metastability; quick is the file's own)")
         }
         try InputError.check(seeds, in: 1...100, "seeds")
+        try objective.validate(path: "objective")
         guard !environments.isEmpty else { throw InputError(path: "environments", reason: "name at least one") }
         try InputError.check(environments.count, in: 1...200, "environments", unit: " environments")
         var names: Set<String> = []
@@ -238,6 +240,38 @@ extension PolicyGrid: Decodable {
                         path: at, reason: "reads \(value.label), as the default policy's value does, but is not it")
                 }
             }
+        }
+    }
+}
+
+extension TuneObjective: Decodable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.strictContainer(["deadline", "quantile", "compare"])
+        deadline = try container.decodeIfPresent(TimeSpan.self, forKey: AnyKey("deadline"))
+        quantile = try container.decodeIfPresent(Double.self, forKey: AnyKey("quantile")) ?? 0.99
+        compare = try container.decodeIfPresent([TimeSpan].self, forKey: AnyKey("compare")) ?? []
+    }
+
+    /// The deadlines more than 0 and at most an hour (a longer one is no deadline a user feels),
+    /// at most 10 compared, each once; the quantile from 0.5 to 0.9999.
+    func validate(path: String) throws(InputError) {
+        func check(_ deadline: TimeSpan, _ path: String) throws(InputError) {
+            try InputError.check(deadline, path, positive: true)
+            guard deadline.seconds <= 3600 else {
+                throw InputError(path: path, reason: "must be at most 1h, not \(PolicyPoint.short(deadline))")
+            }
+        }
+        if let deadline { try check(deadline, path + ".deadline") }
+        try InputError.check(compare.count, in: 0...10, path + ".compare", unit: " deadlines")
+        for (index, other) in compare.enumerated() {
+            try check(other, "\(path).compare[\(index)]")
+            if compare[..<index].contains(other) {
+                throw InputError(
+                    path: "\(path).compare[\(index)]", reason: "\(PolicyPoint.short(other)) is given twice")
+            }
+        }
+        guard quantile.isFinite, quantile >= 0.5, quantile <= 0.9999 else {
+            throw InputError(path: path + ".quantile", reason: "must be from 0.5 to 0.9999, not \(quantile)")
         }
     }
 }

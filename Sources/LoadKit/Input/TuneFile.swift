@@ -17,6 +17,8 @@ public struct TuneFile: Sendable, Hashable {
     /// The policy the SDK ships (always swept, and marked in the results).
     public var defaultPolicy: PolicyPoint
     public var quick: TuneQuick?
+    /// What the app's user tolerates: the deadline of a send, the latency quantile compared.
+    public var objective = TuneObjective()
     /// The file it came from.
     public var file = ""
 
@@ -60,6 +62,7 @@ public struct TuneFile: Sendable, Hashable {
         scenario.plan = environment.plan(over: base.plan)
         if let load = environment.load { scenario.load = load }
         scenario.metastability = environment.metastability
+        if let instances = environment.instances { scenario.client.instances = instances }
         scenario.probes = [.outcome, .idempotency]
         scenario.assertions = []
         scenario.quick = nil
@@ -206,6 +209,9 @@ public struct TuneEnvironment: Sendable, Hashable {
     /// Its place in the metastability map: the offered load as a fraction of capacity and the
     /// length of the capacity drop.
     public var map: MapPoint?
+    /// The `Frontmail` instances the load is spread over, each with its own retry budget (the
+    /// base's when absent).
+    public var instances: Int?
 
     public struct MapPoint: Sendable, Hashable {
         public var load: Double
@@ -254,4 +260,36 @@ public struct TuneQuick: Sendable, Hashable {
     public var environments: [String]?
     /// The base load's duration.
     public var duration: TimeSpan?
+}
+
+/// What the app's user tolerates (docs/tune.md, "Deadlines").
+public struct TuneObjective: Sendable, Hashable {
+    /// A send that succeeds later than this after it was due counts as failed for the user (nil:
+    /// any success counts).
+    public var deadline: TimeSpan?
+    /// The latency quantile of the sends that succeeded in time that the rule compares.
+    public var quantile = 0.99
+    /// Other deadlines to decide under as well, from the same runs (`deadlines.csv`).
+    public var compare: [TimeSpan] = []
+
+    public init(deadline: TimeSpan? = nil, quantile: Double = 0.99, compare: [TimeSpan] = []) {
+        self.deadline = deadline
+        self.quantile = quantile
+        self.compare = compare
+    }
+
+    /// The objective itself, then each compared deadline, then no deadline: each once.
+    public var alternatives: [TuneObjective] {
+        var list = [TuneObjective(deadline: deadline, quantile: quantile)]
+        for other in compare.map(Optional.some) + [nil] where !list.contains(where: { $0.deadline == other }) {
+            list.append(TuneObjective(deadline: other, quantile: quantile))
+        }
+        return list
+    }
+
+    /// The deadline in policy milliseconds (infinity: none).
+    var deadlineMs: Double { deadline.map { $0.seconds * 1000 } ?? .infinity }
+
+    /// `30s`, or `none`.
+    public var deadlineText: String { deadline.map { PolicyPoint.short($0) } ?? "none" }
 }

@@ -40,6 +40,16 @@ package final class ProgressMeter: Sendable {
         }
     }
 
+    /// A step past the counted work (deciding, writing): said at once, so a long ending is never
+    /// silent after "100 %".
+    package func note(_ text: String) {
+        if live {
+            StandardStream.error("\r\u{1B}[K" + text + "…")
+        } else {
+            printError(text + "…")
+        }
+    }
+
     package func finish() {
         if live { StandardStream.error("\n") }
     }

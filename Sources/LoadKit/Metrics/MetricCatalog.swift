@@ -193,6 +193,9 @@ public enum MetricCatalog {
         value(.timeseriesPeakLoad, "ratio", .lower, .timeseries),
         value(.timeseriesPeakQueueDepth, "requests", .lower, .timeseries),
         value(.timeseriesDeadWork, "requests", .lower, .timeseries),
+        value(.timeseriesDeadWorkAfterEnd, "requests", .lower, .timeseries),
+        value(.timeseriesDrain, "s", .info, .timeseries),
+        value(.timeseriesDrainLimited, "runs", .info, .timeseries),
         value(.timeseriesDroppedUnprocessed, "requests", .info, .timeseries),
     ]
 

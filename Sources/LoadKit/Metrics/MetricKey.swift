@@ -160,6 +160,9 @@ extension MetricKey {
     package static let timeseriesPeakLoad = MetricKey("timeseries.peak_load")
     package static let timeseriesPeakQueueDepth = MetricKey("timeseries.peak_queue_depth")
     package static let timeseriesDeadWork = MetricKey("timeseries.dead_work")
+    package static let timeseriesDeadWorkAfterEnd = MetricKey("timeseries.dead_work_after_end")
+    package static let timeseriesDrain = MetricKey("timeseries.drain_s")
+    package static let timeseriesDrainLimited = MetricKey("timeseries.drain_limited")
     package static let timeseriesDroppedUnprocessed = MetricKey("timeseries.dropped_unprocessed")
 
     package static let metastabilityVerdict = MetricKey("metastability.verdict")

@@ -41,6 +41,15 @@ struct TimeSeries {
     private(set) var seconds: [Second]
     /// Requests per policy second the base capacity model serves (NaN without one).
     let capacityRate: Double
+    /// Work the server's queue still held when the run ended: processed after the last second,
+    /// every request of it after its client had gone (counted until the queue is empty, or
+    /// `drainLimit` seconds after the end), and how long the queue took to empty.
+    private(set) var deadWorkAfterEnd = 0
+    private(set) var drain = 0.0
+    /// The queue had not emptied `drainLimit` seconds after the end (work beyond is not counted).
+    private(set) var drainLimited = false
+    /// Policy seconds after the run's end that dead work is still counted.
+    static let drainLimit = 3600
 
     /// What the series is made from.
     struct Input {
@@ -115,7 +124,8 @@ struct TimeSeries {
             }
         }
         self.seconds = seconds
-        capacityRate = input.model.map { Double($0.workers) / (Self.meanService($0.serviceTime) / width) } ?? .nan
+        capacityRate = input.model.map { Double($0.workers) / ($0.serviceTime.mean / width) } ?? .nan
+        if let series = input.capacity, input.model != nil { countDrain(series, after: count) }
     }
 
     /// Adds each bucket's share of `span` (as a fraction of the bucket) with `add`.
@@ -145,13 +155,16 @@ struct TimeSeries {
         return Double(total) / Double(steps)
     }
 
-    /// A distribution's mean, from a fixed sample (caps make the closed forms awkward).
-    static func meanService(_ distribution: Distribution) -> Double {
-        var random = SeededRandom(seed: 0x5EED)
-        let draws = 4096
-        var total = 0.0
-        for _ in 0..<draws { total += distribution.sample(&random) }
-        return total / Double(draws)
+    /// The queue's work after the run's last second (`count` buckets): the calendar booked every
+    /// request at its arrival, so when each one finishes, and whether its client had gone, is known.
+    private mutating func countDrain(_ series: CapacitySeries, after count: Int) {
+        let last = series.served.lastIndex { $0 != 0 }.map { $0 + 1 } ?? 0
+        let limit = count + Self.drainLimit
+        drainLimited = last > limit
+        drain = Double(max(0, min(last, limit) - count))
+        if series.dead.count > count {
+            deadWorkAfterEnd = series.dead[count..<min(series.dead.count, limit)].reduce(0, +)
+        }
     }
 
     // MARK: Figures
@@ -162,7 +175,8 @@ struct TimeSeries {
     /// The busiest second's server arrivals ÷ the base capacity (requests per second).
     var peakLoad: Double { Double(seconds.map(\.arrivals).max() ?? 0) / capacityRate }
 
-    var deadWork: Int { seconds.reduce(0) { $0 + $1.deadWork } }
+    /// Requests processed after their client had gone, until the server's queue was empty.
+    var deadWork: Int { seconds.reduce(0) { $0 + $1.deadWork } + deadWorkAfterEnd }
 
     /// The `timeseries.*` summary rows and metrics.
     func summary(scenario: String) -> (rows: [SummaryRow], metrics: [String: Double]) {
@@ -174,6 +188,11 @@ struct TimeSeries {
             recorder.record(.timeseriesPeakQueueDepth, seconds.map(\.queueDepth).max() ?? 0)
         }
         recorder.record(.timeseriesDeadWork, Double(deadWork))
+        if capacityRate.isFinite {
+            recorder.record(.timeseriesDeadWorkAfterEnd, Double(deadWorkAfterEnd))
+            recorder.record(.timeseriesDrain, drain)
+            recorder.record(.timeseriesDrainLimited, drainLimited ? 1 : 0)
+        }
         recorder.record(.timeseriesDroppedUnprocessed, Double(seconds.reduce(0) { $0 + $1.dropped }))
         return (recorder.rows, recorder.metrics)
     }

@@ -3,20 +3,43 @@ import Foundation
 extension HTMLReport {
     // MARK: The sweep
 
-    /// A sweep's report: per environment the success-against-p99 scatter, then its cells.
+    /// A sweep's report on its own (one section).
     static func sweep(
         name: String, runID: String, cellsCSV: String, recommended: String?, text: String,
         metastabilityCSV: String? = nil
     ) -> String {
-        let rows = CSV.rows(cellsCSV)
-        guard let header = rows.first else { return document(title: name, body: "") }
-        func column(_ name: ResultFile.TuneCellColumn) -> Int? { header.index(of: name) }
-        var body = "<h1>frontmail-bench tune \(XML.escape(name)) (\(XML.escape(runID)))</h1>\n"
-        body += "<pre>\(XML.escape(text))</pre>\n"
+        sweepDocument(
+            runID: runID,
+            sections: [
+                sweepSection(
+                    name: name, cellsCSV: cellsCSV, recommended: recommended, decision: "", text: text,
+                    metastabilityCSV: metastabilityCSV)
+            ])
+    }
+
+    /// The report of one `tune` run: each sweep's section, the decided one first.
+    static func sweepDocument(runID: String, sections: [String]) -> String {
+        document(
+            title: "frontmail-bench tune (\(runID))",
+            body: "<h1>frontmail-bench tune (\(XML.escape(runID)))</h1>\n" + sections.joined())
+    }
+
+    /// One sweep: its decision first (`decision`, HTML), the metastability map, the printed
+    /// verdict folded, then per environment the success-against-latency scatter.
+    static func sweepSection(
+        name: String, cellsCSV: String, recommended: String?, decision: String, text: String,
+        metastabilityCSV: String? = nil
+    ) -> String {
+        var body = "<section><h2>Sweep \(XML.escape(name))</h2>\n" + decision
         if let metastabilityCSV { body += metastabilityHeatMap(metastabilityCSV) }
-        guard let cell = column(.cell), let environment = column(.environment), let success = column(.successRate),
-            let p99 = column(.latencyP99), let pareto = column(.pareto), let isDefault = column(.isDefault)
-        else { return document(title: name, body: body) }
+        body += "<details><summary>The printed verdict</summary><pre>\(XML.escape(text))</pre></details>\n"
+        let rows = CSV.rows(cellsCSV)
+        guard let header = rows.first else { return body + "</section>\n" }
+        func column(_ name: ResultFile.TuneCellColumn) -> Int? { header.index(of: name) }
+        guard let cell = column(.cell), let environment = column(.environment),
+            let success = column(.okInDeadline), let latency = column(.okLatencyQuantile),
+            let pareto = column(.pareto), let isDefault = column(.isDefault), let budget = column(.budget)
+        else { return body + "</section>\n" }
         var order: [String] = []
         for fields in rows.dropFirst() where fields.count == header.count && !order.contains(fields[environment]) {
             order.append(fields[environment])
@@ -25,16 +48,16 @@ extension HTMLReport {
             let entries = rows.dropFirst().filter { $0.count == header.count && $0[environment] == environmentName }
             let points = entries.map {
                 SweepScatterChart.Point(
-                    label: $0[cell], p99: Double($0[p99]) ?? .nan, success: Double($0[success]) ?? .nan,
-                    pareto: $0[pareto] == "1", isDefault: $0[isDefault] == "1", recommended: $0[cell] == recommended)
+                    label: $0[cell], p99: Double($0[latency]) ?? .nan, success: Double($0[success]) ?? .nan,
+                    pareto: $0[pareto] == "1", isDefault: $0[isDefault] == "1", recommended: $0[cell] == recommended,
+                    budget: $0[budget])
             }
-            body += "<section><h2>\(XML.escape(environmentName))</h2>\n"
+            body += "<h3>\(XML.escape(environmentName))</h3>\n"
             if let svg = SweepScatterChart.render(points, title: "\(name): \(environmentName)") {
                 body += figure(svg, caption: SweepScatterChart.caption)
             }
-            body += "</section>\n"
         }
-        return document(title: "frontmail-bench tune \(name)", body: body)
+        return body + "</section>\n"
     }
 
     /// The metastability map as a table: a row per policy, a column per (load, drop), green when
@@ -44,7 +67,7 @@ extension HTMLReport {
         typealias Column = ResultFile.MetastabilityColumn
         guard let header = rows.first, let policy = header.index(of: Column.policy),
             let load = header.index(of: Column.load), let drop = header.index(of: Column.drop),
-            let metastable = header.index(of: Column.metastable), let recovery = header.index(of: Column.recovery)
+            let verdict = header.index(of: Column.verdict), let recovery = header.index(of: Column.recovery)
         else { return "" }
         let entries = rows.dropFirst().filter { $0.count == header.count }
         var columns: [String] = []
@@ -54,11 +77,13 @@ extension HTMLReport {
             let column = "\(fields[load]) / \(fields[drop]) s"
             if !columns.contains(column) { columns.append(column) }
             if !policies.contains(fields[policy]) { policies.append(fields[policy]) }
-            marks[fields[policy], default: [:]][column] = (fields[metastable], fields[recovery])
+            marks[fields[policy], default: [:]][column] = (fields[verdict], fields[recovery])
         }
         var html =
-            "<section><h2>Metastability map</h2>\n<p>Offered load (fraction of capacity) / length of the capacity drop. "
-        html += "Green: goodput came back (recovery time in s); red: metastable.</p>\n<table>\n<tr><th>policy</th>"
+            "<h3>Metastability map</h3>\n<p>Offered load (fraction of capacity) / length of the capacity drop. "
+        html += "Green: goodput came back (recovery time in s); red: metastable; grey: overloaded before the drop "
+        html +=
+            "(goodput before it under 90 % of the offered load: no level to come back to, no verdict).</p>\n<table>\n<tr><th>policy</th>"
         html += columns.map { "<th>\(XML.escape($0))</th>" }.joined() + "</tr>\n"
         for name in policies {
             html += "<tr><td><code>\(XML.escape(name))</code></td>"
@@ -67,12 +92,17 @@ extension HTMLReport {
                     html += "<td>-</td>"
                     continue
                 }
-                let style = verdict == "1" ? "background:#f4b4b4" : verdict == "0" ? "background:#b8e0b8" : ""
-                let label = verdict == "1" ? "metastable" : verdict == "0" ? "recovered \(seconds)" : "-"
+                let (style, label) =
+                    switch verdict {
+                    case "metastable": ("background:#f4b4b4", "metastable")
+                    case "recovered": ("background:#b8e0b8", "recovered \(seconds)")
+                    case "overloaded": ("background:#d8d8d8", "overloaded before the drop")
+                    default: ("", "-")
+                    }
                 html += "<td style=\"\(style)\">\(XML.escape(label))</td>"
             }
             html += "</tr>\n"
         }
-        return html + "</table></section>\n"
+        return html + "</table>\n"
     }
 }

@@ -94,6 +94,10 @@ extension ResultFile {
         case isDefault = "default"
         case budget
         case standing
+        case verdict
+        case okInDeadline = "success_in_deadline"
+        case okLatencyQuantile = "ok_latency_quantile_policy_ms"
+        case deadline = "deadline_s"
     }
 
     /// A sweep's `metastability.csv`: the storm map, one row per policy, load and drop.
@@ -108,5 +112,7 @@ extension ResultFile {
         case successRate = "success_rate"
         case amplification
         case deadWorkPer10k = "dead_work_per_10k"
+        case verdict
+        case goodputBeforeShare = "goodput_before_share"
     }
 }

@@ -25,6 +25,10 @@ enum ResultFile: String, CaseIterable, Sendable {
     case tuneRegret = "regret.csv"
     /// A tune's metastability map (environments placed by load and drop).
     case tuneMetastability = "metastability.csv"
+    /// A tune's decision under each compared deadline.
+    case tuneDeadlines = "deadlines.csv"
+    /// The storms sweeps' verdicts on the policies a joint decision judged.
+    case tuneStorms = "storms.csv"
 
     var name: String { rawValue }
 }

@@ -14,12 +14,18 @@ package struct RunFigures: Sendable {
     var serverRequests = 0
     /// Latency of every send that ended, from its intended start, in policy nanoseconds.
     var latency = Histogram()
+    /// Latency of every send that ended ok, from its intended start, in policy milliseconds, sorted.
+    var okLatencies: [Double] = []
     var duplicates = 0
     var lost = 0
     var peakLoad = Double.nan
     var deadWork = 0
     var recovery = Double.nan
     var metastable: Bool?
+    /// Goodput over the baseline's seconds before the trigger, and the sends due in them per
+    /// second (the offered load): NaN without a trigger.
+    var goodputBefore = Double.nan
+    var offeredBefore = Double.nan
     var interrupted = false
 
     init() {}
@@ -38,8 +44,12 @@ package struct RunFigures: Sendable {
             case .failed, .pending: break
             }
             started += 1
-            if record.ended.isFinite { latency.record((record.ended - record.intended) / timeScale, scale: 1e9) }
+            guard record.ended.isFinite else { continue }
+            let seconds = (record.ended - record.intended) / timeScale
+            latency.record(seconds, scale: 1e9)
+            if case .ok = record.outcome { okLatencies.append(seconds * 1000) }
         }
+        okLatencies.sort()
         let metrics = measurement.metrics
         serverRequests = Int(try metrics.required(.loadServerRequests))
         duplicates = Int(try metrics.required(.idempotencyDuplicates))
@@ -48,6 +58,14 @@ package struct RunFigures: Sendable {
         deadWork = Int(try metrics.required(.timeseriesDeadWork))
         recovery = metrics[.metastabilityRecovery] ?? .nan
         metastable = metrics[.metastabilityVerdict].map { $0 != 0 }
+        if let trigger = metrics[.metastabilityTrigger], let before = metrics[.metastabilityGoodputBefore] {
+            // The seconds the verdict's baseline averages: the second half of those before the trigger.
+            let second = Int(trigger.rounded(.down))
+            let window = max(0, second / 2)..<max(1, second)
+            let due = records.filter { window.contains(Int(($0.intended / timeScale).rounded(.down))) }.count
+            goodputBefore = before
+            offeredBefore = Double(due) / Double(window.count)
+        }
         interrupted = measurement.interrupted
     }
 }
@@ -57,8 +75,11 @@ package struct TuneCell: Sendable {
     var policy: PolicyPoint
     var environment: TuneEnvironment
     package var runs: [RunFigures] = []
-    /// On the Pareto frontier of its environment (high success, low p99, low amplification).
+    /// On the Pareto frontier of its environment (success in the deadline, the quantile of the
+    /// sends that made it, amplification).
     var pareto = false
+    /// What the user tolerates: the objective the cell is judged by.
+    var objective = TuneObjective()
 
     init(policy: PolicyPoint, environment: TuneEnvironment) {
         self.policy = policy
@@ -72,6 +93,40 @@ package struct TuneCell: Sendable {
 
     /// Sends ending ok per send, pooled over the seeds.
     var successRate: Double { sends == 0 ? .nan : Double(ok) / Double(sends) }
+
+    /// Sends ending ok within the objective's deadline of when they were due, over every seed.
+    var okInDeadline: Int {
+        let deadline = objective.deadlineMs
+        guard deadline.isFinite else { return ok }
+        return runs.reduce(0) { $0 + Self.countAtMost(deadline, in: $1.okLatencies) }
+    }
+
+    /// The success the user sees: sends ending ok within the deadline per send (the rule's first
+    /// objective).
+    var userSuccess: Double { sends == 0 ? .nan : Double(okInDeadline) / Double(sends) }
+
+    /// Policy ms at the objective's quantile of the sends that ended ok within the deadline, over
+    /// every seed (the nearest rank; NaN when none did).
+    var okLatency: Double {
+        let deadline = objective.deadlineMs
+        var values: [Double] = []
+        for run in runs { values += run.okLatencies[..<Self.countAtMost(deadline, in: run.okLatencies)] }
+        guard !values.isEmpty else { return .nan }
+        values.sort()
+        let rank = Int((objective.quantile * Double(values.count)).rounded(.up))
+        return values[min(values.count, max(1, rank)) - 1]
+    }
+
+    /// How many of the sorted `values` are at most `limit`.
+    static func countAtMost(_ limit: Double, in values: [Double]) -> Int {
+        var low = 0
+        var high = values.count
+        while low < high {
+            let middle = (low + high) / 2
+            if values[middle] <= limit { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
 
     /// A 95 % interval: over the seeds' rates (Student's t) with two seeds or more, Wilson's score
     /// interval on the counts of a single seed.
@@ -109,10 +164,33 @@ package struct TuneCell: Sendable {
     var deadWork: Int { runs.reduce(0) { $0 + $1.deadWork } }
     /// The slowest seed's recovery (NaN without a trigger).
     var recovery: Double { runs.map(\.recovery).filter(\.isFinite).max() ?? .nan }
-    /// Metastable in any seed; nil without a trigger.
+    /// Metastable in any seed (and overloaded in none); nil without a trigger or when overloaded
+    /// before it (then there was no level to come back to).
     var metastable: Bool? {
+        guard let verdict else { return nil }
+        switch verdict {
+        case .metastable: return true
+        case .recovered: return false
+        case .overloaded: return nil
+        }
+    }
+
+    /// The lowest seed's goodput before the trigger as a share of the load offered then (NaN
+    /// without a trigger).
+    var goodputBeforeShare: Double {
+        runs.map { $0.offeredBefore > 0 ? $0.goodputBefore / $0.offeredBefore : .nan }.filter(\.isFinite).min() ?? .nan
+    }
+
+    /// What the metastability verdict can say of the cell (nil without a trigger): overloaded
+    /// before the drop when any seed's goodput before the trigger was under 90 % of the load
+    /// offered then, otherwise metastable when any seed stayed metastable.
+    var verdict: StormVerdict? {
         let verdicts = runs.compactMap(\.metastable)
-        return verdicts.isEmpty ? nil : verdicts.contains(true)
+        guard !verdicts.isEmpty else { return nil }
+        if runs.contains(where: { $0.goodputBefore < StormVerdict.servedShare * $0.offeredBefore }) {
+            return .overloaded
+        }
+        return verdicts.contains(true) ? .metastable : .recovered
     }
 
     /// Whether `self` is at least as good as `other` on every objective of `used` and better on one.
@@ -127,11 +205,33 @@ package struct TuneCell: Sendable {
     private func objectives(_ used: [Objective]) -> [Double] {
         used.map { objective -> Double in
             switch objective {
-            case .success: 1 - successRate
-            case .p99: latency(at: 0.99)
+            case .success: 1 - userSuccess
+            case .p99: okLatency
             case .amplification: amplification
             }
         }.map { $0.isFinite ? $0 : .infinity }
+    }
+}
+
+/// A cell with a metastability trigger, judged: a verdict is only meaningful when the server kept
+/// up before the drop.
+enum StormVerdict: String, Sendable {
+    case recovered
+    case metastable
+    /// Goodput before the drop under 90 % of the offered load: there was no level to come back
+    /// to, so neither "recovered" nor "metastable" says anything.
+    case overloaded
+
+    /// The share of the offered load goodput must reach before the trigger for a verdict.
+    static let servedShare = 0.9
+
+    /// The map's letter.
+    var mark: String {
+        switch self {
+        case .recovered: "R"
+        case .metastable: "M"
+        case .overloaded: "O"
+        }
     }
 }
 

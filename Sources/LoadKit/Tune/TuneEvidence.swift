@@ -10,8 +10,8 @@ struct Regret: Sendable {
     var defaultCell: TuneCell
     var other: TuneCell
 
-    var sendsLostPer10k: Double { (other.successRate - defaultCell.successRate) * 10_000 }
-    var extraP99: Double { defaultCell.latency(at: 0.99) - other.latency(at: 0.99) }
+    var sendsLostPer10k: Double { (other.userSuccess - defaultCell.userSuccess) * 10_000 }
+    var extraP99: Double { defaultCell.okLatency - other.okLatency }
     /// Extra server requests per send, as a percentage of the other policy's.
     var extraServerLoadPercent: Double {
         other.amplification > 0 ? (defaultCell.amplification / other.amplification - 1) * 100 : .nan
@@ -24,17 +24,19 @@ struct Regret: Sendable {
 
     /// The environment's best cell among the candidates.
     static func best(in cells: [TuneCell]) -> TuneCell? {
-        let top = cells.map(\.successRate).filter(\.isFinite).max() ?? .nan
-        return cells.filter { $0.successRate >= top - TuneRule.margin }.min { left, right in
-            let a = (left.amplification, left.latency(at: 0.99), left.policy)
-            let b = (right.amplification, right.latency(at: 0.99), right.policy)
+        let top = cells.map(\.userSuccess).filter(\.isFinite).max() ?? .nan
+        return cells.filter { $0.userSuccess >= top - TuneRule.margin }.min { left, right in
+            let a = (left.amplification, left.okLatency, left.policy)
+            let b = (right.amplification, right.okLatency, right.policy)
             return a.0 != b.0 ? a.0 < b.0 : a.1 != b.1 ? a.1 < b.1 : a.2 < b.2
         }
     }
 
     /// Per environment: the default against the best cell, and against the recommendation.
-    static func table(_ cells: [TuneCell], defaultPolicy: PolicyPoint, recommended: PolicyPoint?) -> [Regret] {
-        let candidates = Set(TuneRule.candidates(cells).keys)
+    static func table(
+        _ cells: [TuneCell], defaultPolicy: PolicyPoint, recommended: PolicyPoint?, excluded: Set<PolicyPoint> = []
+    ) -> [Regret] {
+        let candidates = Set(TuneRule.candidates(cells, excluded: excluded).keys)
         var rows: [Regret] = []
         let environments = Dictionary(grouping: cells.filter { !$0.runs.isEmpty }, by: \.environment.name)
         for name in environments.keys.sorted() {
@@ -51,16 +53,17 @@ struct Regret: Sendable {
     }
 
     static let header =
-        "environment,against,policy,default_success,other_success,sends_lost_per_10k,default_p99_policy_ms,other_p99_policy_ms,extra_p99_policy_ms,default_amplification,other_amplification,extra_server_load_pct,default_dead_work_per_10k,other_dead_work_per_10k,extra_dead_work_per_10k"
+        "environment,against,policy,default_success,other_success,sends_lost_per_10k,default_p99_policy_ms,other_p99_policy_ms,extra_p99_policy_ms,default_amplification,other_amplification,extra_server_load_pct,default_dead_work_per_10k,other_dead_work_per_10k,extra_dead_work_per_10k,deadline_s,quantile"
 
     var csvLine: String {
         let number = TuneReport.number
         return CSV.line([
-            environment, against.rawValue, other.policy.label, number(defaultCell.successRate),
-            number(other.successRate), number(sendsLostPer10k), number(defaultCell.latency(at: 0.99)),
-            number(other.latency(at: 0.99)), number(extraP99), number(defaultCell.amplification),
+            environment, against.rawValue, other.policy.label, number(defaultCell.userSuccess),
+            number(other.userSuccess), number(sendsLostPer10k), number(defaultCell.okLatency),
+            number(other.okLatency), number(extraP99), number(defaultCell.amplification),
             number(other.amplification), number(extraServerLoadPercent), number(Self.deadWorkPer10k(defaultCell)),
             number(Self.deadWorkPer10k(other)), number(extraDeadWorkPer10k),
+            defaultCell.objective.deadline.map { number($0.seconds) } ?? "", number(defaultCell.objective.quantile),
         ])
     }
 }
@@ -118,26 +121,22 @@ struct MetastabilityMap: Sendable {
                         cell.environment.name, cell.metastable.map { $0 ? "1" : "0" } ?? "",
                         TuneReport.number(cell.recovery), TuneReport.number(cell.successRate),
                         TuneReport.number(cell.amplification), TuneReport.number(Regret.deadWorkPer10k(cell)),
+                        cell.verdict?.rawValue ?? "", TuneReport.number(cell.goodputBeforeShare),
                     ]) + "\n"
             }
         }
         return text
     }
 
-    /// The map as text: one row per policy, `R` recovered, `M` metastable, `-` not measured.
+    /// The map as text: one row per policy, `R` recovered, `M` metastable, `O` overloaded before
+    /// the drop, `-` not measured.
     var text: [String] {
         let columns = points.map { String(format: "%.2f/%gs", $0.load, $0.drop) }
         let width = max(28, (policies.map(\.label.count).max() ?? 0) + 2)
         let pad = TuneReport.pad
         var lines = [pad("metastability map (load/drop)", width) + columns.map { pad($0, 11) }.joined()]
         for policy in policies {
-            let marks = points.map { point -> String in
-                switch cells[policy]?[point]?.metastable {
-                case true?: "M"
-                case false?: "R"
-                case nil: "-"
-                }
-            }
+            let marks = points.map { cells[policy]?[$0]?.verdict?.mark ?? "-" }
             lines.append(pad(policy.label, width) + marks.map { pad($0, 11) }.joined())
         }
         return lines

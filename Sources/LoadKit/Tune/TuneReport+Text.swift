@@ -14,6 +14,7 @@ extension TuneReport {
     package var text: String {
         var lines: [String] = []
         lines += recommendationText
+        lines += deadlinesText
         lines += regretText
         if let map {
             lines += map.text
@@ -74,9 +75,16 @@ extension TuneReport {
         let outcome = decision.outcome
         let stability = decision.stability
         let environments = Set(measured.map(\.environment.name)).count
+        lines.append(
+            "objective: "
+                + (tune.objective.deadline.map {
+                    "a send counts when it ends ok within \(PolicyPoint.short($0)) of when it was due (the user's deadline)"
+                } ?? "a send counts when it ends ok (no deadline)")
+                + String(format: "; then the latency of those at %g %%", tune.objective.quantile * 100))
         if let winner = decision.recommended {
             lines.append("recommended: \(winner.label)")
             lines.append("  decided by: \(outcome.decidedBy)")
+            for verdict in stormsText(winner) { lines.append("  storms: \(verdict)") }
         } else if let winner = outcome.winner {
             lines.append("recommended: no single winner (\(winner.label) wins on all seeds pooled, but not stably)")
         } else if outcome.tied.isEmpty {
@@ -104,23 +112,35 @@ extension TuneReport {
             if let winner = outcome.winner { tied.insert(winner) }
             if !tied.isEmpty {
                 lines.append(
-                    "  tied set (what the rule narrowed by: success lost per 10,000 against each environment's best, mean amplification and worst p99 where they say something):"
+                    "  tied set (what the rule narrowed by: sends lost per 10,000 against each environment's best, the in-time latency over the tied set's fastest (geometric mean), mean amplification, dead work per 10,000):"
                 )
                 let byPolicy = Dictionary(grouping: measured, by: \.policy)
-                let best = TuneRule.best(TuneRule.candidates(measured))
+                let best = TuneRule.best(TuneRule.candidates(measured, excluded: excluded))
+                var lowest: [String: Double] = [:]
+                for cell in tied.flatMap({ byPolicy[$0] ?? [] }) where cell.okLatency.isFinite {
+                    lowest[cell.environment.name] = min(lowest[cell.environment.name] ?? .infinity, cell.okLatency)
+                }
                 for policy in tied.sorted() {
                     // The figures the rule narrowed by, as it computed them.
                     let cells = byPolicy[policy] ?? []
                     let lost = TuneRule.sendsLost(cells, best: best)
+                    let stretch = TuneRule.latencyStretch(cells, lowest: lowest, dropped: decision.dropped)
                     let load = TuneRule.serverLoad(cells, dropped: decision.dropped)
-                    let p99 = TuneRule.worstP99(cells, dropped: decision.dropped)
+                    let dead = TuneRule.deadWork(cells)
                     let wins = stability.rivals[policy].map { ", wins \($0) resamples" } ?? ""
                     lines.append(
                         "    " + Self.pad(policy.label, 36)
                             + String(
-                                format: "%8.1f lost/10k  %6.3f req/send  %8.1f ms", lost, load, p99) + wins)
+                                format: "%8.1f lost/10k  %5.2f× latency  %6.3f req/send  %8.1f dead/10k", lost, stretch,
+                                load, dead) + wins)
                 }
             }
+        }
+        if let joint {
+            let screened = joint.screens.reduce(0) { $0 + $1.screened.count }
+            lines.append(
+                "  storms screen: \(excluded.count) policies excluded as metastable or overloaded where another recovers; \(screened) policies run in the storms for this decision"
+                    + (joint.complete ? "" : " (interrupted: the exclusions are incomplete)"))
         }
         lines.append("  rule: \(Self.ruleText)")
         for (name, dropped) in decision.dropped.sorted(by: { $0.key < $1.key }) {
@@ -130,7 +150,9 @@ extension TuneReport {
         }
         let standings = decision.standings[tune.defaultPolicy]?.values.map { $0 } ?? []
         lines.append("default:     \(tune.defaultPolicy.label)")
-        if standings.isEmpty {
+        if excluded.contains(tune.defaultPolicy) {
+            for verdict in stormsText(tune.defaultPolicy) { lines.append("  excluded by the storms: \(verdict)") }
+        } else if standings.isEmpty {
             lines.append("  excluded (a duplicate, a lost send or a metastable cell, or not measured everywhere)")
         } else {
             lines.append(
@@ -141,7 +163,7 @@ extension TuneReport {
     }
 
     static let ruleText =
-        "success within 0.1 percentage point of each environment's best is a tie, further below is worse when a one-sided two-proportion z-test on pooled counts rejects at α = 0.01; fewest worse, then most ties; then sends lost, server load (1 %), dead work (1 %), worst p99 (5 %); stable when every leave-one-seed-out decision and ≥ 95 % of 200 bootstrap resamples agree; policies with a duplicate, a lost send or a metastable cell are excluded"
+        "success is a send ok within the deadline; within 0.1 percentage point of each environment's best is a tie, further below is worse when a one-sided two-proportion z-test on pooled counts rejects at α = 0.01; fewest worse, then most ties; then sends lost, the latency of the sends in time (10 %), server load (1 %), dead work (1 %); stable when every leave-one-seed-out decision and ≥ 95 % of 200 bootstrap resamples agree; policies with a duplicate, a lost send or a metastable cell (here, or in the storms where another policy recovers) are excluded"
 
     /// The regret table: what the default costs in each environment.
     private var regretText: [String] {

@@ -5,14 +5,12 @@ extension TuneReport {
     package struct Written {
         var folder: URL
         package var cells: URL
-        package var report: URL
         package var sends: Int
-        package var elapsed: Double
     }
 
-    /// Writes `DIR/<run>-tune-<name>/` (cells.csv, sanity.csv, summary.csv), `DIR/<run>-run.csv`
-    /// (for compare) and the sweep's report beside it. Errors name the file.
-    package func write(writer: ResultsWriter, elapsed: Double, interrupted: Bool) throws -> Written {
+    /// Writes `DIR/<run>-tune-<name>/` (cells.csv, sanity.csv, regret.csv, deadlines.csv, …,
+    /// summary.csv). Errors name the file. Returns the folder and the summary rows it wrote.
+    func write(writer: ResultsWriter, elapsed: Double, interrupted: Bool) throws -> (Written, [SummaryRow]) {
         let folder = writer.root.appendingPathComponent("\(writer.runID)-tune-\(tune.name)")
         let sends = measured.reduce(0) { $0 + $1.sends }
         var run = MetricRecorder(scenario: tune.name)
@@ -22,27 +20,23 @@ extension TuneReport {
         if interrupted { run.record(.runInterrupted, 1) }
         let summary = rows + run.rows
         let cells = folder.appendingPathComponent(ResultFile.tuneCells.name)
-        let report = RunOutputs.reportPath(of: writer.runCSV)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try cellsCSV.write(to: cells, atomically: true, encoding: .utf8)
-        try sanityCSV.write(
-            to: folder.appendingPathComponent(ResultFile.tuneSanity.name), atomically: true, encoding: .utf8)
-        try outageCSV.write(
-            to: folder.appendingPathComponent(ResultFile.tuneOutage.name), atomically: true, encoding: .utf8)
-        try regretCSV.write(
-            to: folder.appendingPathComponent(ResultFile.tuneRegret.name), atomically: true, encoding: .utf8)
-        if let map {
-            try map.csv.write(
-                to: folder.appendingPathComponent(ResultFile.tuneMetastability.name), atomically: true,
-                encoding: .utf8)
+        var files: [(ResultFile, String)] = [
+            (.tuneCells, cellsCSV), (.tuneSanity, sanityCSV), (.tuneOutage, outageCSV), (.tuneRegret, regretCSV),
+            (.tuneDeadlines, deadlinesCSV), (.summary, SummaryCSV.render(summary, runID: writer.runID)),
+        ]
+        if let joint { files.append((.tuneStorms, StormScreen.header + "\n" + joint.screens.map(\.rows).joined())) }
+        if let map { files.append((.tuneMetastability, map.csv)) }
+        for (file, text) in files {
+            try text.write(to: folder.appendingPathComponent(file.name), atomically: true, encoding: .utf8)
         }
-        try SummaryCSV.render(summary, runID: writer.runID).write(
-            to: folder.appendingPathComponent(ResultFile.summary.name), atomically: true, encoding: .utf8)
-        _ = try writer.writeRun(summary)
-        try HTMLReport.sweep(
-            name: tune.name, runID: writer.runID, cellsCSV: cellsCSV,
-            recommended: recommendedLabel, text: text, metastabilityCSV: map?.csv
-        ).write(to: report, atomically: true, encoding: .utf8)
-        return Written(folder: folder, cells: cells, report: report, sends: sends, elapsed: elapsed)
+        return (Written(folder: folder, cells: cells, sends: sends), summary)
+    }
+
+    /// The report's section of this sweep: the decision first, then the charts.
+    var htmlSection: String {
+        HTMLReport.sweepSection(
+            name: tune.name, cellsCSV: cellsCSV, recommended: recommendedLabel, decision: decisionHTML, text: text,
+            metastabilityCSV: map?.csv)
     }
 }

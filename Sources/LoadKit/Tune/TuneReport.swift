@@ -12,16 +12,51 @@ package struct TuneReport {
     let decision: TuneRule.Decision
     let regret: [Regret]
     let map: MetastabilityMap?
+    /// The storms sweeps given with this one, and what they exclude (nil: none given).
+    let joint: JointDecision?
+    /// Policies the storms exclude under the file's objective.
+    let excluded: Set<PolicyPoint>
+    /// The decision under the file's objective and under each compared deadline.
+    let alternatives: [Alternative]
 
-    package init(tune: TuneFile, cells: [TuneCell]) {
+    /// One objective's decision and the default's regret under it.
+    struct Alternative: Sendable {
+        var objective: TuneObjective
+        var decision: TuneRule.Decision
+        var regret: [Regret]
+    }
+
+    /// `report` is called before each long step (deciding, the closed forms) with what it is doing.
+    package init(
+        tune: TuneFile, cells: [TuneCell], joint: JointDecision? = nil, report: (String) -> Void = { _ in }
+    ) {
         self.tune = tune
-        self.cells = cells
-        let measured = cells.filter { !$0.runs.isEmpty }
+        self.joint = joint
+        var judged = cells.map { $0.judged(by: tune.objective) }
+        Pareto.mark(&judged)
+        self.cells = judged
+        let measured = judged.filter { !$0.runs.isEmpty }
+        report("checking the outage cells against the closed form")
         outageChecks = measured.compactMap {
             OutageCheck($0, scenario: tune.scenario(policy: $0.policy, environment: $0.environment, seed: 0))
         }
-        decision = TuneRule.decide(measured)
-        regret = Regret.table(measured, defaultPolicy: tune.defaultPolicy, recommended: decision.recommended)
+        var alternatives: [Alternative] = []
+        for objective in tune.objective.alternatives {
+            report("deciding under deadline \(objective.deadlineText) (with 200 bootstrap resamples)")
+            let cells = measured.map { $0.judged(by: objective) }
+            let excluded = joint?.excluded(for: objective) ?? []
+            let decision = TuneRule.decide(cells, excluded: excluded)
+            let regret = Regret.table(
+                cells, defaultPolicy: tune.defaultPolicy, recommended: decision.recommended, excluded: excluded)
+            alternatives.append(Alternative(objective: objective, decision: decision, regret: regret))
+        }
+        decision = alternatives[0].decision
+        regret = alternatives[0].regret
+        // Shown shortest deadline first, no deadline last.
+        self.alternatives = alternatives.sorted {
+            ($0.objective.deadline?.seconds ?? .infinity) < ($1.objective.deadline?.seconds ?? .infinity)
+        }
+        excluded = joint?.excluded(for: tune.objective) ?? []
         map = MetastabilityMap(measured)
     }
 
@@ -51,6 +86,8 @@ package struct TuneReport {
                     Self.number(cell.latency(at: 0.5)), Self.number(cell.latency(at: 0.999)), String(cell.sends),
                     String(cell.deadWork), policy == tune.defaultPolicy ? "1" : "0", policy.budget.text,
                     decision.standings[policy]?[cell.environment.name]?.rawValue ?? "excluded",
+                    cell.verdict?.rawValue ?? "", Self.number(cell.userSuccess), Self.number(cell.okLatency),
+                    tune.objective.deadline.map { Self.number($0.seconds) } ?? "",
                 ]) + "\n"
         }
         return text

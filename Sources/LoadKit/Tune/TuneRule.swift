@@ -18,8 +18,8 @@ enum Objective: String, Sendable, CaseIterable {
             guard let first = values.first else { return true }
             return values.allSatisfy { $0 == first || ($0.isNaN && first.isNaN) }
         }
-        if constant(measured.map(\.successRate)) { dropped[.success] = "the same in every cell" }
-        if constant(measured.map { $0.latency(at: 0.99) }) { dropped[.p99] = "the same in every cell" }
+        if constant(measured.map(\.userSuccess)) { dropped[.success] = "the same in every cell" }
+        if constant(measured.map(\.okLatency)) { dropped[.p99] = "the same in every cell" }
         if constant(measured.map(\.amplification)) {
             dropped[.amplification] = "the same in every cell"
         } else if measured.allSatisfy({ $0.serverRequests == $0.ok }) {
@@ -42,17 +42,21 @@ enum Standing: String, Sendable {
 
 /// The recommendation rule (docs/tune.md, "How the recommendation is made").
 ///
+/// Success is the user's: a send counts when it ended ok within the objective's deadline.
+///
 /// 1. Candidates: policies measured in every environment with no duplicate, no lost send and no
-///    metastable cell.
+///    metastable cell, and none of `excluded` (metastable in another sweep's storms).
 /// 2. In each environment the best success is the highest pooled point estimate among candidates.
 ///    A candidate *ties* it when it is at most `margin` below; it is *worse* when it is further
 ///    below and a one-sided two-proportion z-test on the pooled counts rejects equality at
 ///    α = 0.01; otherwise it is *unclear*.
 /// 3. Fewest *worse* environments, then most *ties*, make the tied set.
 /// 4. The tied set is narrowed by, in order: sends lost against each environment's best (within
-///    `margin` × 10,000 per 10,000 of the lowest), server load (mean amplification over the
-///    environments where it says something, within 1 %), dead work (within 1 %, or 1 per 10,000),
-///    the worst p99 (within 5 %). One policy left is the winner; several are "no single winner".
+///    `margin` × 10,000 per 10,000 of the lowest), the latency of the sends that made the deadline
+///    (at the objective's quantile, each environment's figure over the tied set's lowest there,
+///    the geometric mean over the environments within 10 % of the lowest), server load (mean
+///    amplification over the environments where it says something, within 1 %), dead work (within
+///    1 %, or 1 per 10,000). One policy left is the winner; several are "no single winner".
 /// 5. A winner must be stable: the same policy wins when any one seed is left out, and in at least
 ///    95 % of bootstrap resamples of the seeds; otherwise there is no single winner.
 struct TuneRule: Sendable {
@@ -61,8 +65,10 @@ struct TuneRule: Sendable {
     /// One-sided z for α = 0.01.
     static let zWorse = 2.326_347_874
     static let loadMargin = 0.01
-    static let p99Margin = 0.05
+    static let p99Margin = 0.10
     static let resamples = 200
+    /// The criterion comparing the latency of the sends that made the deadline.
+    static let latencyCriterion = "latency of the sends in time (geometric mean over the environments)"
     static let stableShare = 0.95
 
     /// What one decision found.
@@ -102,14 +108,14 @@ struct TuneRule: Sendable {
     }
 
     /// Decides on `cells` and checks the decision on subsets of their seeds.
-    static func decide(_ cells: [TuneCell]) -> Decision {
+    static func decide(_ cells: [TuneCell], excluded: Set<PolicyPoint> = []) -> Decision {
         let measured = cells.filter { !$0.runs.isEmpty }
-        let outcome = self.outcome(measured)
+        let outcome = self.outcome(measured, excluded: excluded)
         let seeds = measured.map(\.runs.count).min() ?? 0
         var stability = Stability(leaveOneOut: [], resamples: 0, agreeing: 0, seeds: seeds, rivals: [:])
         if seeds >= 2, let winner = outcome.winner {
             for left in 0..<seeds {
-                let other = self.outcome(subset(measured, seeds: (0..<seeds).filter { $0 != left }))
+                let other = self.outcome(subset(measured, seeds: (0..<seeds).filter { $0 != left }), excluded: excluded)
                 if other.winner != winner { stability.leaveOneOut.append((left, other.winner)) }
                 if let rival = other.winner, rival != winner { stability.rivals[rival, default: 0] += 1 }
             }
@@ -117,7 +123,7 @@ struct TuneRule: Sendable {
             stability.resamples = resamples
             for _ in 0..<resamples {
                 let picked = (0..<seeds).map { _ in Int(random.next() % UInt64(seeds)) }
-                let other = self.outcome(subset(measured, seeds: picked))
+                let other = self.outcome(subset(measured, seeds: picked), excluded: excluded)
                 if other.winner == winner {
                     stability.agreeing += 1
                 } else if let rival = other.winner {
@@ -129,7 +135,7 @@ struct TuneRule: Sendable {
         return Decision(
             outcome: outcome, stability: stability,
             dropped: environments.mapValues { Objective.degenerate($0) }.filter { !$0.value.isEmpty },
-            standings: standings(measured))
+            standings: standings(measured, excluded: excluded))
     }
 
     /// The cells with only the runs of `seeds` (indices, repeats allowed).
@@ -141,11 +147,12 @@ struct TuneRule: Sendable {
         }
     }
 
-    /// Candidates: measured in every environment, with no duplicate, lost send or metastable cell.
-    static func candidates(_ cells: [TuneCell]) -> [PolicyPoint: [TuneCell]] {
+    /// Candidates: measured in every environment, with no duplicate, lost send or metastable cell,
+    /// and not `excluded`.
+    static func candidates(_ cells: [TuneCell], excluded: Set<PolicyPoint> = []) -> [PolicyPoint: [TuneCell]] {
         let environments = Set(cells.map(\.environment.name))
-        return Dictionary(grouping: cells, by: \.policy).filter { _, cells in
-            cells.count == environments.count
+        return Dictionary(grouping: cells, by: \.policy).filter { policy, cells in
+            !excluded.contains(policy) && cells.count == environments.count
                 && cells.allSatisfy { $0.duplicates == 0 && $0.lost == 0 && $0.metastable != true }
         }
     }
@@ -158,8 +165,8 @@ struct TuneRule: Sendable {
                 best[cell.environment.name] = cell
                 continue
             }
-            if cell.successRate > current.successRate
-                || (cell.successRate == current.successRate && cell.policy < current.policy)
+            if cell.userSuccess > current.userSuccess
+                || (cell.userSuccess == current.userSuccess && cell.policy < current.policy)
             {
                 best[cell.environment.name] = cell
             }
@@ -169,9 +176,10 @@ struct TuneRule: Sendable {
 
     /// One candidate cell against its environment's best.
     static func standing(_ cell: TuneCell, best: TuneCell) -> Standing {
-        let deficit = best.successRate - cell.successRate
+        let deficit = best.userSuccess - cell.userSuccess
         guard deficit > margin else { return .tie }
-        return twoProportionZ(best.ok, best.sends, cell.ok, cell.sends) >= zWorse ? .worse : .unclear
+        return twoProportionZ(best.okInDeadline, best.sends, cell.okInDeadline, cell.sends) >= zWorse
+            ? .worse : .unclear
     }
 
     /// z of (a/n − b/m) with the pooled proportion's standard error; 0 when it cannot differ.
@@ -183,8 +191,8 @@ struct TuneRule: Sendable {
         return (Double(a) / Double(n) - Double(b) / Double(m)) / variance.squareRoot()
     }
 
-    static func standings(_ cells: [TuneCell]) -> [PolicyPoint: [String: Standing]] {
-        let candidates = self.candidates(cells)
+    static func standings(_ cells: [TuneCell], excluded: Set<PolicyPoint> = []) -> [PolicyPoint: [String: Standing]] {
+        let candidates = self.candidates(cells, excluded: excluded)
         let best = self.best(candidates)
         return candidates.mapValues { cells in
             Dictionary(
@@ -200,7 +208,7 @@ struct TuneRule: Sendable {
     /// Sends per 10,000 lost against each environment's best success, summed.
     static func sendsLost(_ cells: [TuneCell], best: [String: TuneCell]) -> Double {
         cells.reduce(0) { sum, cell in
-            sum + max(0, (best[cell.environment.name]?.successRate ?? cell.successRate) - cell.successRate) * 10_000
+            sum + max(0, (best[cell.environment.name]?.userSuccess ?? cell.userSuccess) - cell.userSuccess) * 10_000
         }
     }
 
@@ -216,18 +224,32 @@ struct TuneRule: Sendable {
         return sends == 0 ? 0 : Double(cells.reduce(0) { $0 + $1.deadWork }) / Double(sends) * 10_000
     }
 
-    /// The worst environment's p99 (policy ms), where p99 says something.
-    static func worstP99(_ cells: [TuneCell], dropped: [String: [Objective: String]]) -> Double {
-        cells.filter { dropped[$0.environment.name]?[.p99] == nil }.map { $0.latency(at: 0.99) }.filter(\.isFinite)
-            .max() ?? 0
+    /// How much slower a policy's sends that made the deadline are than the fastest of `lowest`
+    /// (per environment, the lowest latency at the objective's quantile among the policies still
+    /// tied): the geometric mean, over the environments where the figure says something, of its
+    /// latency over that lowest. 1 is the fastest everywhere; an environment where a policy has no
+    /// sends in time, or none has, is left out.
+    static func latencyStretch(
+        _ cells: [TuneCell], lowest: [String: Double], dropped: [String: [Objective: String]]
+    ) -> Double {
+        var logs = 0.0
+        var count = 0
+        for cell in cells where dropped[cell.environment.name]?[.p99] == nil {
+            guard let low = lowest[cell.environment.name], low > 0, cell.okLatency.isFinite else { continue }
+            logs += log(cell.okLatency / low)
+            count += 1
+        }
+        return count == 0 ? 1 : exp(logs / Double(count))
     }
 
     /// The rule's steps 1-4 on one set of cells.
-    static func outcome(_ cells: [TuneCell]) -> Outcome {
-        let candidates = self.candidates(cells)
+    static func outcome(_ cells: [TuneCell], excluded: Set<PolicyPoint> = []) -> Outcome {
+        let candidates = self.candidates(cells, excluded: excluded)
         guard !candidates.isEmpty else {
             return Outcome(
-                winner: nil, tied: [], decidedBy: "no policy without a duplicate, a lost send or a metastable cell")
+                winner: nil, tied: [],
+                decidedBy: "no policy without a duplicate, a lost send or a metastable cell"
+                    + (excluded.isEmpty ? "" : " (here or in the storms)"))
         }
         let best = self.best(candidates)
         func key(_ cells: [TuneCell]) -> (Int, Int) {
@@ -250,25 +272,37 @@ struct TuneRule: Sendable {
 
         // Needed only past success: which objectives say something, per environment.
         let dropped = Dictionary(grouping: cells, by: \.environment.name).mapValues { Objective.degenerate($0) }
-        typealias Criterion = (name: String, value: ([TuneCell]) -> Double, within: (Double, Double) -> Bool)
+        typealias Criterion = (
+            name: String, value: ([TuneCell], [PolicyPoint: [TuneCell]]) -> Double, within: (Double, Double) -> Bool
+        )
         let criteria: [Criterion] = [
             (
-                "sends lost against each environment's best", { sendsLost($0, best: best) },
+                "sends lost against each environment's best", { cells, _ in sendsLost(cells, best: best) },
                 { value, lowest in value <= lowest + margin * 10_000 }
             ),
             (
-                "server load (mean amplification)", { serverLoad($0, dropped: dropped) },
+                latencyCriterion,
+                { cells, tied in
+                    var lowest: [String: Double] = [:]
+                    for cell in tied.values.joined() where cell.okLatency.isFinite {
+                        lowest[cell.environment.name] = min(lowest[cell.environment.name] ?? .infinity, cell.okLatency)
+                    }
+                    return latencyStretch(cells, lowest: lowest, dropped: dropped)
+                },
+                { value, lowest in value <= lowest * (1 + p99Margin) }
+            ),
+            (
+                "server load (mean amplification)", { cells, _ in serverLoad(cells, dropped: dropped) },
                 { value, lowest in value <= lowest * (1 + loadMargin) }
             ),
             (
-                "dead work per 10,000 sends", deadWork,
+                "dead work per 10,000 sends", { cells, _ in deadWork(cells) },
                 { value, lowest in value <= max(lowest * (1 + loadMargin), lowest + 1) }
             ),
-            ("worst p99", { worstP99($0, dropped: dropped) }, { value, lowest in value <= lowest * (1 + p99Margin) }),
         ]
         var separations: [String] = []
         for criterion in criteria {
-            let values = tied.mapValues(criterion.value)
+            let values = tied.mapValues { criterion.value($0, tied) }
             let lowest = values.values.min() ?? 0
             let kept = tied.filter { criterion.within(values[$0.key]!, lowest) }
             if kept.count < tied.count {
@@ -281,7 +315,7 @@ struct TuneRule: Sendable {
         }
         return Outcome(
             winner: nil, tied: tied.keys.sorted(),
-            decidedBy: "within the margins on success, server load, dead work and p99"
+            decidedBy: "within the margins on success, latency, server load and dead work"
                 + (separations.isEmpty ? "" : " (narrowed by \(separations.joined(separator: ", ")))"))
     }
 }

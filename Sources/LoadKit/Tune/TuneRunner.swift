@@ -20,6 +20,20 @@ package struct TuneRunner {
         self.jobs = jobs
     }
 
+    /// One policy at one environment of `tune` (a storms sweep's place, for a joint decision),
+    /// over the file's seeds: nil when interrupted.
+    package static func cell(
+        _ policy: PolicyPoint, at environment: TuneEnvironment, of tune: TuneFile, jobs: Int
+    ) async -> TuneCell? {
+        var single = tune
+        single.environments = [environment]
+        single.grid = PolicyGrid()
+        single.grid.points = [policy]
+        single.defaultPolicy = policy
+        single.quick = nil
+        return await TuneRunner(tune: single, jobs: jobs).run().first.flatMap { $0.runs.isEmpty ? nil : $0 }
+    }
+
     struct Job: Sendable {
         var cell: Int
         var seed: Int

@@ -184,21 +184,47 @@ struct ReportTests {
         #expect(HgrmWriter.render(Histogram(), divisor: 1e6).contains("Total count    =            0"))
     }
 
-    @Test("the sweep's report draws one scatter per environment with the default and the recommendation")
-    func sweepReport() {
+    @Test(
+        "the sweep's report: the decision first, one scatter per environment, rates within [0, 1], names in the legend only"
+    )
+    func sweepReport() throws {
+        let head =
+            "cell,environment,max_retries,base_delay_s,max_delay_s,timeout_s,seeds,success_rate,success_rate_low,success_rate_high,latency_p99_policy_ms,amplification,peak_load,duplicates,lost,recovery_s,metastable,pareto,latency_p50_policy_ms,latency_p999_policy_ms,sends,dead_work,default,budget,standing,verdict,success_in_deadline,ok_latency_quantile_policy_ms,deadline_s"
         let cells = """
-            cell,environment,max_retries,base_delay_s,max_delay_s,timeout_s,seeds,success_rate,success_rate_low,success_rate_high,latency_p99_policy_ms,amplification,peak_load,duplicates,lost,recovery_s,metastable,pareto,latency_p50_policy_ms,latency_p999_policy_ms,sends,dead_work,default
-            r0,a,0,0.3,10,15,1,0.8,0.79,0.81,100,1,,0,0,,,1,50,150,100,0,0
-            r3,a,3,0.3,10,15,1,0.99,0.98,1,300,1.2,,0,0,,,1,60,400,100,0,1
-            r5,a,5,0.3,10,15,1,0.98,0.97,0.99,500,1.3,,0,0,,,0,60,600,100,0,0
-            r0,b,0,0.3,10,15,1,1,1,1,100,1,,0,0,,,1,50,150,100,0,0
-            r3,b,3,0.3,10,15,1,1,1,1,120,1,,0,0,,,0,50,150,100,0,1
-            r5,b,5,0.3,10,15,1,1,1,1,130,1,,0,0,,,0,50,150,100,0,0
+            \(head)
+            r0,a,0,0.3,10,15,1,0.8,0.79,0.81,100,1,,0,0,,,1,50,150,100,0,0,none,tie,,0.8,100,30
+            r3,a,3,0.3,10,15,1,0.99,0.98,1,300,1.2,,0,0,,,1,60,400,100,0,1,none,tie,,0.99,300,30
+            r3-quota,a,3,0.3,10,15,1,0.99,0.98,1,300,1.2,,0,0,,,1,60,400,100,0,0,quota,tie,,0.99,300,30
+            r5,a,5,0.3,10,15,1,0.98,0.97,0.99,500,1.3,,0,0,,,0,60,600,100,0,0,none,tie,,0.98,500,30
+            r0,b,0,0.3,10,15,1,1,1,1,100,1,,0,0,,,1,50,150,100,0,0,none,tie,,1,100,30
+            r3,b,3,0.3,10,15,1,1,1,1,120,1,,0,0,,,0,50,150,100,0,1,none,tie,,1,120,30
+            r5,b,5,0.3,10,15,1,1,1,1,130,1,,0,0,,,0,50,150,100,0,0,none,tie,,1,130,30
             """
-        let html = HTMLReport.sweep(name: "t", runID: "R", cellsCSV: cells, recommended: "r3", text: "recommended: r3")
+        let section = HTMLReport.sweepSection(
+            name: "t", cellsCSV: cells, recommended: "r3", decision: "<p class=\"lead\">Recommended: r3</p>",
+            text: "recommended: r3")
+        let html = HTMLReport.sweepDocument(runID: "R", sections: [section])
+        // The decision comes before the folded verdict and every chart.
+        let decision = try #require(html.range(of: "Recommended: r3"))
+        let firstChart = try #require(html.range(of: "<svg"))
+        #expect(decision.lowerBound < firstChart.lowerBound)
         let charts = Self.svgs(html)
         #expect(charts.count == 2 && charts.allSatisfy(Self.parses))
-        #expect(charts[0].contains("default, recommended: r3"))
+        #expect(charts[0].contains("default: r3") && charts[0].contains("recommended: r3"))
+        #expect(charts[0].contains(">quota<"))
+        for chart in charts {
+            // Every label of a policy sits in the legend row (y 17), never beside a marker.
+            let texts = chart.components(separatedBy: "<text").dropFirst()
+            for text in texts where text.contains(": r") {
+                #expect(text.contains("y=\"17\""), "\(text)")
+            }
+            // The success axis's ticks never pass 1.
+            let ticks = texts.compactMap { text -> Double? in
+                guard let start = text.firstIndex(of: ">"), let end = text.firstIndex(of: "<") else { return nil }
+                return Double(text[text.index(after: start)..<end])
+            }
+            #expect(ticks.filter { $0 < 2 }.allSatisfy { $0 <= 1 }, "\(ticks)")
+        }
     }
 
     @Test("a run's outputs: the report beside the run CSV, JUnit and Markdown where asked, the step summary appended")

@@ -153,6 +153,41 @@ struct MetastabilityTests {
         #expect(csv.first.map(String.init) == TimeSeries.header && csv.count == 3)
     }
 
+    @Test("dead work counts until the server's queue is empty, not when the last send ends, up to the drain limit")
+    func deadWorkToTheDrain() {
+        let model = CapacityModel(
+            workers: 2, serviceTime: .exponential(mean: .milliseconds(50), cap: .milliseconds(500)))
+        func series(served: [Int], dead: [Int]) -> TimeSeries {
+            let capacity = CapacitySeries(
+                width: 1, busy: Array(repeating: 0, count: served.count),
+                waiting: Array(repeating: 0, count: served.count),
+                served: served, dead: dead)
+            return TimeSeries(
+                TimeSeries.Input(
+                    width: 1, records: [], ledger: [], attemptBuckets: [], capacity: capacity, model: model, end: 3))
+        }
+        // The run ends after 3 s; its queue still finishes work in seconds 3 and 5, all of it dead.
+        let drained = series(served: [1, 1, 1, 2, 0, 3], dead: [0, 1, 0, 2, 0, 3])
+        #expect(drained.seconds.map(\.deadWork) == [0, 1, 0])
+        #expect(drained.deadWorkAfterEnd == 5 && drained.deadWork == 6)
+        #expect(drained.drain == 3 && !drained.drainLimited)
+        let figures = Dictionary(drained.summary(scenario: "s").metrics.map { ($0.key, $0.value) }) { $1 }
+        #expect(figures["timeseries.dead_work"] == 6 && figures["timeseries.dead_work_after_end"] == 5)
+        #expect(figures["timeseries.drain_s"] == 3 && figures["timeseries.drain_limited"] == 0)
+        // The peak load divides by the exact capacity: 2 workers ÷ 50 ms × (1 − e^(−10)) mean service.
+        #expect(drained.capacityRate == 2 / (0.05 * -expm1(-10)))
+        // A queue that outlasts the limit is counted to the limit and says so.
+        let limit = TimeSeries.drainLimit
+        var served = Array(repeating: 0, count: 3 + limit + 10)
+        var dead = served
+        served[3 + limit - 1] = 1
+        dead[3 + limit - 1] = 1
+        served[3 + limit + 5] = 1
+        dead[3 + limit + 5] = 1
+        let long = series(served: served, dead: dead)
+        #expect(long.drainLimited && long.drain == Double(limit) && long.deadWork == 1)
+    }
+
     @Test("records with times that are not times add nothing to the series and never trap (a merged shard's NaN start)")
     func recordsWithoutTimes() {
         var records: [History.Record] = []

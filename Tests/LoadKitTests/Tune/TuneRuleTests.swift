@@ -36,6 +36,7 @@ struct TuneRuleTests {
             run.deadWork = deadWork
             run.metastable = metastable
             for _ in 0..<10 { run.latency.record(latencyMs / 1000, scale: 1e9) }
+            run.okLatencies = Array(repeating: latencyMs, count: count)
             cell.runs.append(run)
         }
         return cell
@@ -98,7 +99,9 @@ struct TuneRuleTests {
         #expect(text.contains("r3-b300ms-m10s-t15s") && text.contains("without seed 2"))
     }
 
-    @Test("policies that tie everywhere are separated by server load, then dead work, then p99, each with its margin")
+    @Test(
+        "policies that tie everywhere are separated by the latency of their sends in time, then server load, each with its margin"
+    )
     func separations() {
         let e = Self.environment("e")
         var cells = [
@@ -107,13 +110,14 @@ struct TuneRuleTests {
         ]
         var outcome = TuneRule.outcome(cells)
         #expect(outcome.winner == Self.policy(5) && outcome.decidedBy == "server load (mean amplification)")
-        // Load within 1 %: p99 decides (dead work is equal).
-        cells[0] = Self.cell(Self.policy(3), e, ok: [10_000, 10_000], requests: 10_050, latencyMs: 100)
+        // Latency comes before load: twice as slow loses, although it sends 5 % fewer requests.
+        cells[0] = Self.cell(Self.policy(3), e, ok: [10_000, 10_000], requests: 10_500, latencyMs: 100)
         cells[1] = Self.cell(Self.policy(5), e, ok: [10_000, 10_000], requests: 10_000, latencyMs: 200)
         outcome = TuneRule.outcome(cells)
-        #expect(outcome.winner == Self.policy(3) && outcome.decidedBy == "worst p99")
-        // Everything within its margin: no single winner.
-        cells[1] = Self.cell(Self.policy(5), e, ok: [10_000, 10_000], requests: 10_000, latencyMs: 102)
+        #expect(outcome.winner == Self.policy(3) && outcome.decidedBy == TuneRule.latencyCriterion)
+        // Latency within 10 % and load within 1 %: no single winner.
+        cells[0] = Self.cell(Self.policy(3), e, ok: [10_000, 10_000], requests: 10_050, latencyMs: 100)
+        cells[1] = Self.cell(Self.policy(5), e, ok: [10_000, 10_000], requests: 10_000, latencyMs: 109)
         outcome = TuneRule.outcome(cells)
         #expect(outcome.winner == nil && outcome.tied == [Self.policy(3), Self.policy(5)])
     }

@@ -91,6 +91,7 @@ struct TuneTests {
             run.ok = ok
             run.serverRequests = requests
             for _ in 0..<100 { run.latency.record(latencyMs / 1000, scale: 1e9) }
+            run.okLatencies = Array(repeating: latencyMs, count: ok)
             cell.runs = [run]
             return cell
         }
@@ -255,6 +256,31 @@ struct TuneTests {
             (
                 #"{"name": "v", "base": {\#(load)}, "environments": [{"name": "e"}], "grid": {"maxRetries": [1, 2.5]}}"#,
                 "grid.maxRetries[1]: must be a whole number, not 2.5"
+            ),
+            // The objective: a deadline a user feels, a quantile, compared deadlines each once.
+            (
+                #"{"name": "v", "base": {\#(load)}, "environments": [{"name": "e"}], "grid": {}, "objective": {"deadline": "0s"}}"#,
+                "objective.deadline: must be more than 0"
+            ),
+            (
+                #"{"name": "v", "base": {\#(load)}, "environments": [{"name": "e"}], "grid": {}, "objective": {"deadline": "2h"}}"#,
+                "objective.deadline: must be at most 1h, not 7200s"
+            ),
+            (
+                #"{"name": "v", "base": {\#(load)}, "environments": [{"name": "e"}], "grid": {}, "objective": {"quantile": 0.3}}"#,
+                "objective.quantile: must be from 0.5 to 0.9999, not 0.3"
+            ),
+            (
+                #"{"name": "v", "base": {\#(load)}, "environments": [{"name": "e"}], "grid": {}, "objective": {"compare": ["10s", "10s"]}}"#,
+                "objective.compare[1]: 10s is given twice"
+            ),
+            (
+                #"{"name": "v", "base": {\#(load)}, "environments": [{"name": "e"}], "grid": {}, "objective": {"deadlin": "10s"}}"#,
+                "deadlin"
+            ),
+            (
+                #"{"name": "v", "base": {\#(load)}, "environments": [{"name": "e", "instances": 17}], "grid": {}}"#,
+                "environments[0].instances: must be 1-16"
             ),
             // An environment's own load is checked as every cell's scenario.
             (

@@ -1,0 +1,67 @@
+import Foundation
+
+/// The decision under each compared deadline (`deadlines.csv` and its lines), and the storms'
+/// verdict beside a recommendation.
+extension TuneReport {
+    static let deadlinesHeader =
+        "deadline_s,quantile,recommended,decided_by,bootstrap_share,excluded_by_storms,storms,environment,default_success,recommended_success,sends_lost_per_10k,default_latency_policy_ms,recommended_latency_policy_ms,extra_latency_policy_ms"
+
+    /// deadlines.csv: per objective, its recommendation and, per environment, the default against
+    /// it (success within that deadline, latency at the quantile of the sends in time).
+    var deadlinesCSV: String {
+        var text = Self.deadlinesHeader + "\n"
+        for alternative in alternatives {
+            let objective = alternative.objective
+            let recommended = alternative.decision.recommended
+            let head = [
+                objective.deadline.map { Self.number($0.seconds) } ?? "", Self.number(objective.quantile),
+                recommended?.label ?? "", recommended == nil ? alternative.decision.outcome.decidedBy : "",
+                alternative.decision.stability.checked ? Self.number(alternative.decision.stability.share) : "",
+                String(joint?.excluded(for: objective).count ?? 0),
+                recommended.map { stormsText($0).joined(separator: "; ") } ?? "",
+            ]
+            let rows = alternative.regret.filter { $0.against == .recommended }
+            if rows.isEmpty { text += CSV.line(head + Array(repeating: "", count: 7)) + "\n" }
+            for row in rows {
+                text +=
+                    CSV.line(
+                        head + [
+                            row.environment, Self.number(row.defaultCell.userSuccess),
+                            Self.number(row.other.userSuccess), Self.number(row.sendsLostPer10k),
+                            Self.number(row.defaultCell.okLatency), Self.number(row.other.okLatency),
+                            Self.number(row.extraP99),
+                        ]) + "\n"
+            }
+        }
+        return text
+    }
+
+    /// The storms' verdict on `policy` (empty when no storms sweep was given).
+    func stormsText(_ policy: PolicyPoint) -> [String] { joint?.verdicts(of: policy) ?? [] }
+
+    /// The lines of the deadline table: one per objective.
+    var deadlinesText: [String] {
+        guard alternatives.count > 1 else { return [] }
+        var lines = [
+            "by deadline (* the file's; the same runs; a send counts when it ends ok within it; the default's largest loss against the recommendation):"
+        ]
+        for alternative in alternatives {
+            let mark = alternative.objective.deadline == tune.objective.deadline ? " *" : ""
+            let deadline = Self.pad("  " + alternative.objective.deadlineText + mark, 10)
+            guard let recommended = alternative.decision.recommended else {
+                lines.append(deadline + "no single winner (\(alternative.decision.outcome.decidedBy))")
+                continue
+            }
+            let rows = alternative.regret.filter { $0.against == .recommended }
+            let worst = rows.max { $0.sendsLostPer10k < $1.sendsLostPer10k }
+            let loss =
+                worst.map {
+                    String(
+                        format: "default loses %.1f/10k in %@ (p99 %+.0f ms there)", $0.sendsLostPer10k, $0.environment,
+                        $0.extraP99)
+                } ?? ""
+            lines.append(deadline + Self.pad(recommended.label, 36) + loss)
+        }
+        return lines
+    }
+}

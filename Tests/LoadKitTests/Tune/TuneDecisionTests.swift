@@ -1,0 +1,232 @@
+import FakeFrontmail
+import Foundation
+import Frontmail
+import Testing
+
+@testable import LoadKit
+
+/// The decision an SRE ships from: success within the user's deadline, the latency of the sends
+/// in time as a criterion of its own, and the storms sweep's veto; each beside the decision that
+/// ignores it and gets it wrong.
+@Suite("tune: deadlines, the latency criterion, the storms' veto and the overloaded class")
+struct TuneDecisionTests {
+    typealias Rule = TuneRuleTests
+
+    /// A cell whose one seed has `sends` sends and an ok send at each of `okMs` (policy ms).
+    static func cell(_ policy: PolicyPoint, _ environment: TuneEnvironment, sends: Int = 10_000, okMs: [Double])
+        -> TuneCell
+    {
+        var cell = TuneCell(policy: policy, environment: environment)
+        var run = RunFigures()
+        run.sends = sends
+        run.started = sends
+        run.ok = okMs.count
+        run.serverRequests = sends
+        run.okLatencies = okMs.sorted()
+        for value in okMs.prefix(50) { run.latency.record(value / 1000, scale: 1e9) }
+        cell.runs = [run, run]
+        return cell
+    }
+
+    @Test(
+        "a deadline turns late successes into failures: the policy that waits out an outage wins without one, loses with 30 s"
+    )
+    func deadline() {
+        let e = Rule.environment("outage")
+        let patient = Self.cell(
+            Rule.policy(5), e, okMs: Array(repeating: 800, count: 9_000) + Array(repeating: 45_000, count: 1_000))
+        let prompt = Self.cell(Rule.policy(3), e, okMs: Array(repeating: 800, count: 9_500))
+        // No deadline (the rule before deadlines): the patient policy's late sends count.
+        #expect(TuneRule.decide([patient, prompt]).recommended == Rule.policy(5))
+        let objective = TuneObjective(deadline: TimeSpan(seconds: 30))
+        let judged = [patient, prompt].map { $0.judged(by: objective) }
+        #expect(judged[0].okInDeadline == 18_000 && abs(judged[0].userSuccess - 0.9) < 1e-12)
+        #expect(TuneRule.decide(judged).recommended == Rule.policy(3))
+        // A deadline at the boundary counts a send ending exactly then.
+        #expect(patient.judged(by: TuneObjective(deadline: TimeSpan(seconds: 45))).okInDeadline == 20_000)
+        // The quantile is over the sends in time only: 800 ms, not the 45 s tail.
+        #expect(judged[0].okLatency == 800 && patient.okLatency == 45_000)
+    }
+
+    @Test(
+        "the latency criterion is a geometric mean over environments: one environment's long Retry-After cannot decide alone"
+    )
+    func latencyStretch() {
+        let brownout = Rule.environment("brownout")
+        let limited = Rule.environment("rate-limit-long")
+        let fast = Rule.policy(3)
+        let slow = Rule.policy(5)
+        let cells = [
+            Self.cell(fast, brownout, okMs: Array(repeating: 700, count: 10_000)),
+            Self.cell(slow, brownout, okMs: Array(repeating: 2_400, count: 10_000)),
+            // Set by the environment: the same 60 s for both.
+            Self.cell(fast, limited, okMs: Array(repeating: 60_000, count: 10_000)),
+            Self.cell(slow, limited, okMs: Array(repeating: 60_000, count: 10_000)),
+        ]
+        let outcome = TuneRule.outcome(cells)
+        #expect(outcome.winner == fast && outcome.decidedBy == TuneRule.latencyCriterion)
+        let lowest = ["brownout": 700.0, "rate-limit-long": 60_000.0]
+        let stretch = TuneRule.latencyStretch(
+            Array(cells[1...].filter { $0.policy == slow }), lowest: lowest, dropped: [:])
+        #expect(abs(stretch - (2_400.0 / 700).squareRoot()) < 1e-9)
+    }
+
+    // MARK: The storms' veto
+
+    static func place(_ load: Double, _ drop: Double) -> TuneEnvironment {
+        var environment = Rule.environment("storm-\(Int(load * 100))-\(Int(drop))s")
+        environment.map = .init(load: load, drop: TimeSpan(seconds: drop))
+        return environment
+    }
+
+    static func stormCell(_ policy: PolicyPoint, _ environment: TuneEnvironment, _ verdict: StormVerdict) -> TuneCell {
+        var cell = TuneCell(policy: policy, environment: environment)
+        var run = RunFigures()
+        run.sends = 1000
+        run.ok = 1000
+        run.metastable = verdict == .metastable
+        run.offeredBefore = 100
+        run.goodputBefore = verdict == .overloaded ? 50 : 100
+        cell.runs = [run]
+        return cell
+    }
+
+    /// The storms sweep: the default recovers at 0.70 after 5 s and 30 s, the storm policy does
+    /// not; at 0.95 every policy is overloaded before the drop.
+    static func storms() -> (TuneFile, [TuneCell]) {
+        var tune = Rule.sweep()
+        tune.name = "storms"
+        let places = [place(0.7, 5), place(0.7, 30), place(0.95, 30)]
+        tune.environments = places
+        let storm = PolicyPoint(
+            maxRetries: 10, baseDelay: .milliseconds(1), maxDelay: .milliseconds(10), timeout: .milliseconds(200))
+        let cells = [
+            stormCell(.sdkDefault, places[0], .recovered), stormCell(.sdkDefault, places[1], .recovered),
+            stormCell(.sdkDefault, places[2], .overloaded), stormCell(storm, places[0], .metastable),
+            stormCell(storm, places[1], .metastable), stormCell(storm, places[2], .overloaded),
+        ]
+        return (tune, cells)
+    }
+
+    /// The decided sweep: the patient policy (5 retries) beats the default in an outage.
+    static func primary() -> (TuneFile, [TuneCell]) {
+        var tune = Rule.sweep()
+        let outage = Rule.environment("outage")
+        tune.environments = [outage]
+        let cells = [
+            Rule.cell(Rule.policy(5), outage, ok: [9_900, 9_900]),
+            Rule.cell(.sdkDefault, outage, ok: [9_000, 9_000]),
+        ]
+        return (tune, cells)
+    }
+
+    @Test(
+        "a policy metastable where another recovers is excluded and the rule runs again; the screen stops at the first failing place"
+    )
+    func stormsVeto() async throws {
+        let (tune, cells) = Self.primary()
+        let (storms, stormCells) = Self.storms()
+        let screen = try #require(StormScreen(storms: storms, cells: stormCells))
+        // Longest drop first; 0.95 is overloaded for every policy, so it is no place to judge by.
+        #expect(screen.recoverable.map(\.drop) == [30, 5])
+        // Without the storms (the decision before them) the patient policy is recommended.
+        #expect(TuneReport(tune: tune, cells: cells).decision.recommended == Rule.policy(5))
+        var asked: [String] = []
+        let joint = await JointDecision.make(tune: tune, cells: cells, screens: [screen]) { policy, environment, _ in
+            asked.append("\(policy.maxRetries)@\(environment.name)")
+            return Self.stormCell(policy, environment, environment.map?.drop.seconds == 30 ? .metastable : .recovered)
+        }
+        #expect(asked == ["5@storm-70-30s"])
+        #expect(joint.complete && joint.excluded(for: tune.objective) == [Rule.policy(5)])
+        let report = TuneReport(tune: tune, cells: cells, joint: joint)
+        #expect(report.decision.recommended == PolicyPoint.sdkDefault, "\(report.text)")
+        #expect(report.text.contains("storms: recovers in all 2 places of storms where some policy recovers"))
+        #expect(report.text.contains("1 of 3 places where no policy recovers"))
+        let rows = StormScreen.header + "\n" + joint.screens[0].rows
+        #expect(rows.contains("storms,r5-b300ms-m10s-t15s,none,storm-70-30s,0.7,30,metastable,,screen"))
+        #expect(report.deadlinesCSV.contains(",r3-b300ms-m10s-t15s,"))
+    }
+
+    @Test("a policy that recovers wherever some policy does is kept, and is run at every such place to know it")
+    func stormsPass() async throws {
+        let (tune, cells) = Self.primary()
+        let (storms, stormCells) = Self.storms()
+        let screen = try #require(StormScreen(storms: storms, cells: stormCells))
+        var asked = 0
+        let joint = await JointDecision.make(tune: tune, cells: cells, screens: [screen]) { policy, environment, _ in
+            asked += 1
+            // Metastable only where no policy recovers: no veto.
+            return Self.stormCell(policy, environment, environment.map?.load == 0.95 ? .metastable : .recovered)
+        }
+        #expect(asked == 2 && joint.excluded(for: tune.objective).isEmpty)
+        #expect(TuneReport(tune: tune, cells: cells, joint: joint).decision.recommended == Rule.policy(5))
+    }
+
+    @Test("overloaded before the drop where another recovers vetoes too; an interrupted screen says it is incomplete")
+    func overloadedVetoAndInterruption() async throws {
+        let (tune, cells) = Self.primary()
+        let (storms, stormCells) = Self.storms()
+        let screen = try #require(StormScreen(storms: storms, cells: stormCells))
+        let overloaded = await JointDecision.make(tune: tune, cells: cells, screens: [screen]) {
+            policy, environment, _ in
+            Self.stormCell(policy, environment, .overloaded)
+        }
+        #expect(overloaded.excluded(for: tune.objective) == [Rule.policy(5)])
+        #expect(
+            overloaded.verdicts(of: Rule.policy(5))[0].hasPrefix("overloaded before the drop at load 0.70, 30s drop"))
+        let interrupted = await JointDecision.make(tune: tune, cells: cells, screens: [screen]) { _, _, _ in nil }
+        #expect(!interrupted.complete)
+        #expect(TuneReport(tune: tune, cells: cells, joint: interrupted).text.contains("interrupted"))
+    }
+
+    @Test("a cell whose goodput before the drop is under 90 % of the offered load is overloaded: never M or R")
+    func overloadedClass() {
+        let e = Self.place(0.95, 30)
+        let cell = Self.stormCell(.sdkDefault, e, .overloaded)
+        #expect(cell.verdict == .overloaded && cell.metastable == nil && abs(cell.goodputBeforeShare - 0.5) < 1e-12)
+        // An overloaded cell does not exclude its policy (there was no level to come back to).
+        #expect(TuneRule.candidates([cell]).keys.contains(.sdkDefault))
+        var kept = cell
+        kept.runs[0].goodputBefore = 90
+        #expect(kept.verdict == .recovered)
+        kept.runs[0].metastable = true
+        #expect(kept.verdict == .metastable)
+        guard let map = MetastabilityMap([cell, Self.stormCell(Rule.policy(5), e, .recovered)]) else {
+            Issue.record("no map")
+            return
+        }
+        #expect(map.text[1].contains("O") && map.csv.contains(",overloaded,0.5"))
+        let heatMap = HTMLReport.metastabilityHeatMap(map.csv)
+        #expect(heatMap.contains("overloaded before the drop"))
+    }
+
+    /// 5 workers of 50 ms (capacity ≈ 100/s), a drop to 20 % from 6 s to 8 s: offered at 0.5 and
+    /// at 1.2 of capacity.
+    static let overload = """
+        {"name": "o", "seeds": 1,
+         "base": {"load": {"type": "open", "policyTime": true, "rate": 50, "duration": "24s", "maxInFlight": 20000},
+                  "plan": {"capacity": {"workers": 5, "serviceTime": {"type": "exponential", "mean": "50ms", "cap": "500ms"}, "mode": "queue", "abandoned": "serve"}}},
+         "environments": [
+           {"name": "light", "map": {"load": 0.5, "drop": "2s"}, "metastability": {"window": "12s"},
+            "capacity": {"workers": 5, "serviceTime": {"type": "exponential", "mean": "50ms", "cap": "500ms"}, "mode": "queue", "abandoned": "serve",
+                         "schedule": [{"from": "6s", "to": "8s", "factor": 0.2}]}},
+           {"name": "over", "map": {"load": 1.2, "drop": "2s"}, "metastability": {"window": "12s"},
+            "load": {"type": "open", "policyTime": true, "rate": 120, "duration": "24s", "maxInFlight": 20000},
+            "capacity": {"workers": 5, "serviceTime": {"type": "exponential", "mean": "50ms", "cap": "500ms"}, "mode": "queue", "abandoned": "serve",
+                         "schedule": [{"from": "6s", "to": "8s", "factor": 0.2}]}}],
+         "grid": {}}
+        """
+
+    @Test(
+        "measured: offered above capacity is overloaded before the drop (goodput share under 0.9); at half of it, judged"
+    )
+    func overloadedMeasured() async throws {
+        let tune = try TuneTests.tune(Self.overload)
+        let report = TuneReport(tune: tune, cells: await TuneRunner(tune: tune, jobs: 2).run())
+        let light = try #require(report.measured.first { $0.environment.name == "light" })
+        let over = try #require(report.measured.first { $0.environment.name == "over" })
+        #expect(light.verdict == .recovered && light.goodputBeforeShare > 0.9, "\(report.text)")
+        #expect(over.verdict == .overloaded && over.goodputBeforeShare < 0.9, "\(report.text)")
+        #expect(report.map?.text.last?.contains("O") == true)
+    }
+}
