@@ -26,6 +26,9 @@ package struct RunFigures: Sendable {
     /// second (the offered load): NaN without a trigger.
     var goodputBefore = Double.nan
     var offeredBefore = Double.nan
+    /// Dead work was counted until the queue drained (false), or cut at the drain limit (true);
+    /// nil without a capacity model.
+    var drainLimited: Bool?
     var interrupted = false
 
     init() {}
@@ -58,6 +61,7 @@ package struct RunFigures: Sendable {
         deadWork = Int(try metrics.required(.timeseriesDeadWork))
         recovery = metrics[.metastabilityRecovery] ?? .nan
         metastable = metrics[.metastabilityVerdict].map { $0 != 0 }
+        drainLimited = metrics[.timeseriesDrainLimited].map { $0 != 0 }
         if let trigger = metrics[.metastabilityTrigger], let before = metrics[.metastabilityGoodputBefore] {
             // The seconds the verdict's baseline averages: the second half of those before the trigger.
             let second = Int(trigger.rounded(.down))

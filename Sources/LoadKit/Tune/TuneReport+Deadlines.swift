@@ -4,7 +4,7 @@ import Foundation
 /// verdict beside a recommendation.
 extension TuneReport {
     static let deadlinesHeader =
-        "deadline_s,quantile,recommended,decided_by,bootstrap_share,excluded_by_storms,storms,environment,default_success,recommended_success,sends_lost_per_10k,default_latency_policy_ms,recommended_latency_policy_ms,extra_latency_policy_ms"
+        "deadline_s,quantile,recommended,pooled_winner,tied,decided_by,bootstrap_share,excluded_by_storms,storms,default_storms,environment,default_success,recommended_success,sends_lost_per_10k,default_latency_policy_ms,recommended_latency_policy_ms,extra_latency_policy_ms"
 
     /// deadlines.csv: per objective, its recommendation and, per environment, the default against
     /// it (success within that deadline, latency at the quantile of the sends in time).
@@ -13,12 +13,15 @@ extension TuneReport {
         for alternative in alternatives {
             let objective = alternative.objective
             let recommended = alternative.decision.recommended
-            let head = [
+            let outcome = alternative.decision.outcome
+            let tied: String = outcome.tied.map(\.label).joined(separator: " ")
+            let storms: String = recommended.map { stormsText($0).joined(separator: "; ") } ?? ""
+            let head: [String] = [
                 objective.deadline.map { Self.number($0.seconds) } ?? "", Self.number(objective.quantile),
-                recommended?.label ?? "", recommended == nil ? alternative.decision.outcome.decidedBy : "",
+                recommended?.label ?? "", outcome.winner?.label ?? "", tied, outcome.decidedBy,
                 alternative.decision.stability.checked ? Self.number(alternative.decision.stability.share) : "",
-                String(joint?.excluded(for: objective).count ?? 0),
-                recommended.map { stormsText($0).joined(separator: "; ") } ?? "",
+                String(joint?.excluded(for: objective).count ?? 0), storms,
+                stormsText(tune.defaultPolicy).joined(separator: "; "),
             ]
             let rows = alternative.regret.filter { $0.against == .recommended }
             if rows.isEmpty { text += CSV.line(head + Array(repeating: "", count: 7)) + "\n" }
@@ -36,6 +39,19 @@ extension TuneReport {
         return text
     }
 
+    /// Why a decision recommends nothing: the pooled winner that is not stable, the tied set, or none.
+    static func noWinner(_ decision: TuneRule.Decision) -> String {
+        let outcome = decision.outcome
+        if let winner = outcome.winner {
+            return String(
+                format: "no stable winner: %@ wins on every seed pooled (by %@) but only %.0f %% of resamples",
+                winner.label, outcome.decidedBy, decision.stability.share * 100)
+        }
+        if outcome.tied.isEmpty { return "none (\(outcome.decidedBy))" }
+        return
+            "no single winner: \(outcome.tied.count) tie (\(outcome.tied.prefix(4).map(\.label).joined(separator: ", "))\(outcome.tied.count > 4 ? ", …" : ""))"
+    }
+
     /// The storms' verdict on `policy` (empty when no storms sweep was given).
     func stormsText(_ policy: PolicyPoint) -> [String] { joint?.verdicts(of: policy) ?? [] }
 
@@ -49,7 +65,7 @@ extension TuneReport {
             let mark = alternative.objective.deadline == tune.objective.deadline ? " *" : ""
             let deadline = Self.pad("  " + alternative.objective.deadlineText + mark, 10)
             guard let recommended = alternative.decision.recommended else {
-                lines.append(deadline + "no single winner (\(alternative.decision.outcome.decidedBy))")
+                lines.append(deadline + Self.noWinner(alternative.decision))
                 continue
             }
             let rows = alternative.regret.filter { $0.against == .recommended }

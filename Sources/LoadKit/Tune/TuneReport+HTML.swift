@@ -57,7 +57,9 @@ extension TuneReport {
                 }
                 let mark = alternative.objective.deadline == tune.objective.deadline ? " (the file's)" : ""
                 html += "<tr><td>\(escape(alternative.objective.deadlineText + mark))</td><td><code>"
-                html += escape(alternative.decision.recommended?.label ?? "no single winner") + "</code></td><td>"
+                html +=
+                    (alternative.decision.recommended.map { escape($0.label) }
+                        ?? "</code>" + escape(Self.noWinner(alternative.decision)) + "<code>") + "</code></td><td>"
                 html +=
                     worst.map {
                         escape(String(format: "%.1f /10k in %@", $0.sendsLostPer10k, $0.environment))

@@ -53,6 +53,16 @@ extension TuneReport {
             }
         }
         lines += outageText
+        let drained = measured.filter { $0.runs.contains { $0.drainLimited != nil } }
+        if !drained.isEmpty {
+            let cut = drained.filter { $0.runs.contains { $0.drainLimited == true } }
+            lines.append(
+                "dead work: counted until each server's queue was empty, at most \(TimeSeries.drainLimit) s after the last send ("
+                    + (cut.isEmpty
+                        ? "no queue outlasted that)"
+                        : "\(cut.count) cells' queues outlasted it and are counted to it: \(cut.prefix(5).map { "\($0.environment.name) \($0.policy.label)" }.joined(separator: ", ")))")
+            )
+        }
         let broken = measured.filter { $0.duplicates > 0 || $0.lost > 0 }
         if !broken.isEmpty {
             lines.append("CORRECTNESS FAILED: duplicates or lost sends in \(broken.count) cells:")

@@ -228,5 +228,18 @@ struct TuneDecisionTests {
         #expect(light.verdict == .recovered && light.goodputBeforeShare > 0.9, "\(report.text)")
         #expect(over.verdict == .overloaded && over.goodputBeforeShare < 0.9, "\(report.text)")
         #expect(report.map?.text.last?.contains("O") == true)
+        #expect(report.text.contains("dead work: counted until each server's queue was empty"))
+        #expect(report.text.contains("no queue outlasted that"))
+    }
+
+    @Test("a cell whose queue outlasted the drain limit is named: its dead work is counted only to the limit")
+    func drainLimitSaid() {
+        var cell = Self.stormCell(.sdkDefault, Self.place(0.95, 30), .metastable)
+        cell.runs[0].drainLimited = true
+        let text = TuneReport(tune: Rule.sweep(), cells: [cell]).text
+        #expect(text.contains("1 cells' queues outlasted it and are counted to it: storm-95-30s r3-b300ms-m10s-t15s"))
+        #expect(
+            TuneReport(tune: Rule.sweep(), cells: [Self.stormCell(.sdkDefault, Self.place(0.95, 30), .metastable)]).text
+                .contains("dead work:") == false)
     }
 }
