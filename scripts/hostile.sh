@@ -371,6 +371,26 @@ signal_certify() { # certify, signalled in its first second: its clients' groups
     [ -n "$csv" ] && [ -s "$csv" ] || fail destroyed "certify SIG$sig: status $status but no certify.csv"
 }
 
+signal_tune() { # the joint quick sweep, signalled in its first second: the cells so far, whole
+    local sig=${signals[RANDOM % 3]} out="$scratch/tune-$cases"
+    signalled tune "$binary" tune tune/retry-defaults.json tune/retry-storms.json --quick --out "$out" \
+        --no-progress || return 0
+    case "$status" in 0 | 130) ;; *) fail wrong "tune SIG$sig: status $status (130 expected, 0 if it had ended)" ;; esac
+    local csv
+    csv=$(ls "$out"/*-tune-retry-defaults/cells.csv 2>/dev/null | head -1)
+    [ -n "$csv" ] && [ -s "$csv" ] || fail destroyed "tune SIG$sig: status $status but no cells.csv"
+}
+
+closed_tune() { # the joint quick sweep on a closed pipe: every cell correct, 0
+    local out="$scratch/tune-pipe-$cases"
+    "$binary" tune tune/retry-defaults.json tune/retry-storms.json --quick --out "$out" 2>&1 | head -1 >/dev/null
+    local status=${PIPESTATUS[0]}
+    cases=$((cases + 1))
+    if [ "$status" -ge 128 ]; then fail trap "tune with a closed pipe: status $status"; return; fi
+    [ "$status" = 0 ] || fail wrong "tune with a closed pipe: status $status (0 expected)"
+    ls "$out"/*-tune-retry-storms/metastability.csv >/dev/null 2>&1 || fail destroyed "tune with a closed pipe left no map"
+}
+
 closed_certify() { # a client that sends nothing fails: 1
     closed_pipe certify "1 (a silent client fails)" certify.csv --client true --cases 1.1,4.1
 }
@@ -390,6 +410,8 @@ for round in $(seq "$rounds"); do
     closed_explore
     signal_certify
     closed_certify
+    signal_tune
+    closed_tune
     [ "$mutants" -gt 0 ] && mutation_round $((seed + round))
     printf 'hostile: round %d/%d, %d cases, %d failures, %d s\n' "$round" "$rounds" "$cases" \
         $((traps + hangs + orphans + destroyed + wrong)) $(($(date +%s) - start)) >&2

@@ -105,7 +105,7 @@ public enum TuneCommand {
             reports.append(
                 TuneReport(
                     tune: tune, cells: index < cells.count ? cells[index] : [], joint: index == 0 ? joint : nil,
-                    report: { meter.note("\(tune.name): \($0)") }))
+                    interrupted: cancelled, report: { meter.note("\(tune.name): \($0)") }))
         }
         var session = TuneSession(writer: writer)
         session.progress = { meter.note($0) }

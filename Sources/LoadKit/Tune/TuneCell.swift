@@ -113,12 +113,23 @@ package struct TuneCell: Sendable {
     /// every seed (the nearest rank; NaN when none did).
     var okLatency: Double {
         let deadline = objective.deadlineMs
-        var values: [Double] = []
-        for run in runs { values += run.okLatencies[..<Self.countAtMost(deadline, in: run.okLatencies)] }
-        guard !values.isEmpty else { return .nan }
-        values.sort()
-        let rank = Int((objective.quantile * Double(values.count)).rounded(.up))
-        return values[min(values.count, max(1, rank)) - 1]
+        // Each run's latencies are sorted: the nearest-rank quantile of their union is found by
+        // walking down from the largest (a p99 skips 1 % of them), never by sorting the union.
+        let sorted = runs.map { $0.okLatencies[..<Self.countAtMost(deadline, in: $0.okLatencies)] }
+        var ends = sorted.map(\.endIndex)
+        let total = sorted.reduce(0) { $0 + $1.count }
+        guard total > 0 else { return .nan }
+        let rank = min(total, max(1, Int((objective.quantile * Double(total)).rounded(.up))))
+        var above = total - rank
+        while true {
+            var top = -1
+            for index in sorted.indices where ends[index] > sorted[index].startIndex {
+                if top < 0 || sorted[index][ends[index] - 1] > sorted[top][ends[top] - 1] { top = index }
+            }
+            if above == 0 { return sorted[top][ends[top] - 1] }
+            ends[top] -= 1
+            above -= 1
+        }
     }
 
     /// How many of the sorted `values` are at most `limit`.

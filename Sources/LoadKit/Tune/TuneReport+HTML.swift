@@ -32,7 +32,11 @@ extension TuneReport {
             html +=
                 "\(excluded.count) policies excluded by the storms (metastable or overloaded where another recovers).<br>\n"
         }
-        html += "Default: <code>\(escape(tune.defaultPolicy.label))</code>.</p>\n"
+        html += "Default: <code>\(escape(tune.defaultPolicy.label))</code>"
+        if excluded.contains(tune.defaultPolicy) {
+            html += ", excluded by the storms: " + escape(stormsText(tune.defaultPolicy).joined(separator: "; "))
+        }
+        html += ".</p>\n"
         let rows = regret.filter { $0.against == .recommended }
         if !rows.isEmpty {
             html += "<table><tr><th>environment</th><th>default ok</th><th>recommended ok</th><th>lost /10k</th>"
@@ -56,10 +60,10 @@ extension TuneReport {
                     $0.sendsLostPer10k < $1.sendsLostPer10k
                 }
                 let mark = alternative.objective.deadline == tune.objective.deadline ? " (the file's)" : ""
-                html += "<tr><td>\(escape(alternative.objective.deadlineText + mark))</td><td><code>"
+                html += "<tr><td>\(escape(alternative.objective.deadlineText + mark))</td><td>"
                 html +=
-                    (alternative.decision.recommended.map { escape($0.label) }
-                        ?? "</code>" + escape(Self.noWinner(alternative.decision)) + "<code>") + "</code></td><td>"
+                    (alternative.decision.recommended.map { "<code>\(escape($0.label))</code>" }
+                        ?? escape(Self.noWinner(alternative.decision))) + "</td><td>"
                 html +=
                     worst.map {
                         escape(String(format: "%.1f /10k in %@", $0.sendsLostPer10k, $0.environment))

@@ -27,8 +27,10 @@ package struct TuneReport {
     }
 
     /// `report` is called before each long step (deciding, the closed forms) with what it is doing.
+    /// An `interrupted` sweep decides under the file's objective only (a signalled run ends soon).
     package init(
-        tune: TuneFile, cells: [TuneCell], joint: JointDecision? = nil, report: (String) -> Void = { _ in }
+        tune: TuneFile, cells: [TuneCell], joint: JointDecision? = nil, interrupted: Bool = false,
+        report: (String) -> Void = { _ in }
     ) {
         self.tune = tune
         self.joint = joint
@@ -41,7 +43,7 @@ package struct TuneReport {
             OutageCheck($0, scenario: tune.scenario(policy: $0.policy, environment: $0.environment, seed: 0))
         }
         var alternatives: [Alternative] = []
-        for objective in tune.objective.alternatives {
+        for objective in interrupted ? [tune.objective] : tune.objective.alternatives {
             report("deciding under deadline \(objective.deadlineText) (with 200 bootstrap resamples)")
             let cells = measured.map { $0.judged(by: objective) }
             let excluded = joint?.excluded(for: objective) ?? []

@@ -46,6 +46,16 @@ struct TuneDecisionTests {
         #expect(patient.judged(by: TuneObjective(deadline: TimeSpan(seconds: 45))).okInDeadline == 20_000)
         // The quantile is over the sends in time only: 800 ms, not the 45 s tail.
         #expect(judged[0].okLatency == 800 && patient.okLatency == 45_000)
+        // The file's deadline decides; the compared ones and "none" are decided too, shortest first,
+        // except in an interrupted sweep (it must end soon).
+        var tune = Rule.sweep()
+        tune.objective = TuneObjective(deadline: TimeSpan(seconds: 30), compare: [TimeSpan(seconds: 10)])
+        let report = TuneReport(tune: tune, cells: [patient, prompt])
+        #expect(report.decision.recommended == Rule.policy(3))
+        #expect(report.alternatives.map(\.objective.deadlineText) == ["10s", "30s", "none"])
+        #expect(report.alternatives.last?.decision.recommended == Rule.policy(5))
+        #expect(report.deadlinesCSV.split(separator: "\n").count == 4)
+        #expect(TuneReport(tune: tune, cells: [patient, prompt], interrupted: true).alternatives.count == 1)
     }
 
     @Test(
@@ -145,6 +155,14 @@ struct TuneDecisionTests {
         let rows = StormScreen.header + "\n" + joint.screens[0].rows
         #expect(rows.contains("storms,r5-b300ms-m10s-t15s,none,storm-70-30s,0.7,30,metastable,,screen"))
         #expect(report.deadlinesCSV.contains(",r3-b300ms-m10s-t15s,"))
+        // The report shows the decision first: the recommendation, the storms' verdict, the regret's columns.
+        let html = report.decisionHTML
+        #expect(html.contains("Recommended: <code><b>r3-b300ms-m10s-t15s</b></code>"))
+        #expect(html.contains("Storms: recovers in all 2 places of storms"))
+        #expect(html.contains("<th>extra dead /10k</th>") && html.contains("1 policies excluded by the storms"))
+        #expect(
+            report.htmlSection.range(of: "Recommended:")!.lowerBound
+                < report.htmlSection.range(of: "<details>")!.lowerBound)
     }
 
     @Test("a policy that recovers wherever some policy does is kept, and is run at every such place to know it")
@@ -241,5 +259,30 @@ struct TuneDecisionTests {
         #expect(
             TuneReport(tune: Rule.sweep(), cells: [Self.stormCell(.sdkDefault, Self.place(0.95, 30), .metastable)]).text
                 .contains("dead work:") == false)
+    }
+
+    @Test("the quantile of the sends in time is the nearest rank of the seeds' latencies pooled, whatever their sizes")
+    func pooledQuantile() {
+        var random = SeededRandom(seed: 40)
+        for round in 0..<300 {
+            var cell = TuneCell(policy: .sdkDefault, environment: Rule.environment("e"))
+            for _ in 0..<(1 + round % 4) {
+                var run = RunFigures()
+                let count = Int(random.next() % 60)
+                run.okLatencies = (0..<count).map { _ in Double(random.next() % 50) * 100 }.sorted()
+                run.ok = count
+                cell.runs.append(run)
+            }
+            let quantile = [0.5, 0.9, 0.99, 0.9999][round % 4]
+            let deadline = round % 3 == 0 ? nil : TimeSpan(seconds: Double(random.next() % 6))
+            cell.objective = TuneObjective(deadline: deadline, quantile: quantile)
+            let pooled = cell.runs.flatMap(\.okLatencies).filter { $0 <= (deadline?.seconds ?? .infinity) * 1000 }
+                .sorted()
+            let expected =
+                pooled.isEmpty
+                ? Double.nan
+                : pooled[min(pooled.count, max(1, Int((quantile * Double(pooled.count)).rounded(.up)))) - 1]
+            #expect(cell.okLatency == expected || (cell.okLatency.isNaN && expected.isNaN), "round \(round)")
+        }
     }
 }
