@@ -1,6 +1,7 @@
 import FakeFrontmail
 import Foundation
 import LoadKit
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -100,19 +101,54 @@ public enum TuneCommand {
             notice: "\ninterrupted: stopping the sweep and writing the cells that finished…"
         ) { [tunes, sizes] in await sweep(tunes, sizes: sizes, jobs: jobs, meter: meter) }
         let (cells, joint) = (try? outcome.get()) ?? ([], nil)
+        // A signal while deciding or writing: the decisions still to come are skipped (each file's
+        // own is made), what there is is written and the exit is 130, within the 2 s every mode keeps.
+        let late = LateSignal()
+        defer { late.stop() }
         var reports: [TuneReport] = []
         for (index, tune) in tunes.enumerated() {
             reports.append(
                 TuneReport(
                     tune: tune, cells: index < cells.count ? cells[index] : [], joint: index == 0 ? joint : nil,
-                    interrupted: cancelled, report: { meter.note("\(tune.name): \($0)") }))
+                    interrupted: cancelled || late.came, report: { meter.note("\(tune.name): \($0)") },
+                    stop: { late.came }))
         }
         var session = TuneSession(writer: writer)
         session.progress = { meter.note($0) }
         let code = session.end(
-            reports, planned: runs, elapsed: Date().timeIntervalSince(started), cancelled: cancelled)
+            reports, planned: runs, elapsed: Date().timeIntervalSince(started), cancelled: cancelled || late.came)
         meter.finish()
         return code
+    }
+
+    /// A signal after the runs: noted, said, and the process ended `RunSession.signalDeadline`
+    /// seconds later if the results are not written by then (or at once at a second signal).
+    final class LateSignal: Sendable {
+        private let seen = Mutex(false)
+        private let deadline = EndDeadline(seconds: RunSession.signalDeadline) { reason in
+            printError("interrupted: \(reason); ending now (results not yet written are lost)")
+            _exit(130)
+        }
+        private let handler: Mutex<InterruptHandler?> = Mutex(nil)
+
+        init() {
+            let listener = InterruptHandler(numbered: { [weak self] (_: Int32) in self?.noted() })
+            handler.withLock { $0 = listener }
+        }
+
+        private func noted() {
+            seen.withLock { $0 = true }
+            if deadline.start() {
+                printError("\ninterrupted: skipping the decisions still to come, writing the results…")
+            }
+        }
+
+        var came: Bool { seen.withLock { $0 } }
+
+        func stop() {
+            handler.withLock { $0?.stop() }
+            deadline.cancel()
+        }
     }
 
     /// Every file's cells, then (with storms files) the joint decision's screen.

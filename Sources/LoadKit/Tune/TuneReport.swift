@@ -30,7 +30,7 @@ package struct TuneReport {
     /// An `interrupted` sweep decides under the file's objective only (a signalled run ends soon).
     package init(
         tune: TuneFile, cells: [TuneCell], joint: JointDecision? = nil, interrupted: Bool = false,
-        report: (String) -> Void = { _ in }
+        report: (String) -> Void = { _ in }, stop: () -> Bool = { false }
     ) {
         self.tune = tune
         self.joint = joint
@@ -44,6 +44,8 @@ package struct TuneReport {
         }
         var alternatives: [Alternative] = []
         for objective in interrupted ? [tune.objective] : tune.objective.alternatives {
+            // The file's own decision is always made; the compared ones stop at a signal.
+            if !alternatives.isEmpty, stop() { break }
             report("deciding under deadline \(objective.deadlineText) (with 200 bootstrap resamples)")
             let cells = measured.map { $0.judged(by: objective) }
             let excluded = joint?.excluded(for: objective) ?? []

@@ -56,6 +56,10 @@ struct TuneDecisionTests {
         #expect(report.alternatives.last?.decision.recommended == Rule.policy(5))
         #expect(report.deadlinesCSV.split(separator: "\n").count == 4)
         #expect(TuneReport(tune: tune, cells: [patient, prompt], interrupted: true).alternatives.count == 1)
+        // A signal while deciding: the file's own decision is made, the rest skipped.
+        let stopped = TuneReport(tune: tune, cells: [patient, prompt], stop: { true })
+        #expect(stopped.alternatives.map(\.objective.deadlineText) == ["30s"])
+        #expect(stopped.decision.recommended == Rule.policy(3))
     }
 
     @Test(
