@@ -101,8 +101,9 @@ public enum TuneCommand {
             notice: "\ninterrupted: stopping the sweep and writing the cells that finished…"
         ) { [tunes, sizes] in await sweep(tunes, sizes: sizes, jobs: jobs, meter: meter) }
         let (cells, joint) = (try? outcome.get()) ?? ([], nil)
-        // A signal while deciding or writing: the decisions still to come are skipped (each file's
-        // own is made), what there is is written and the exit is 130, within the 2 s every mode keeps.
+        // A signal while deciding: the decisions still to come are skipped (each file's own is
+        // made), what there is is written and the exit is 130; while writing, the writing ends (0 or
+        // 1, as a finished sweep). Either within the 2 s every mode keeps.
         let late = LateSignal()
         defer { late.stop() }
         var reports: [TuneReport] = []
@@ -139,7 +140,7 @@ public enum TuneCommand {
         private func noted() {
             seen.withLock { $0 = true }
             if deadline.start() {
-                printError("\ninterrupted: skipping the decisions still to come, writing the results…")
+                printError("\ninterrupted: making no more decisions, writing the results…")
             }
         }
 
