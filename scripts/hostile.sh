@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The hostile user, black-box against a built frontmail-bench: signals at random moments in every
-# mode (run, serve, merge, explore, certify), stderr on a closed pipe, a killed parent, outputs at hostile paths (an input, a FIFO, a
-# device node, an existing run id), and structure-aware mutants of every input format (scenario,
+# mode (run, serve, merge, explore, certify, tune) once its handlers are installed, stderr on a
+# closed pipe, a killed parent, outputs at hostile paths (an input, a FIFO, a device node, an
+# existing run id), and structure-aware mutants of every input format (scenario,
 # tune file, plan, run CSV, .fmshard; scripts/lib/mutate.py). Every case must end in its documented
 # exit code with no trap, no hang, no orphan and no destroyed file, and a refused input's message
 # names the file.
@@ -84,6 +85,24 @@ wait_for() {
 
 random_delay() { printf '0.%03d' $((RANDOM % 1000 * $1 / 1)); } # 0 to $1 × 0.999 s (for $1 <= 1)
 
+# Waits (up to 2 s) until process $1 catches SIGHUP, SIGINT and SIGTERM: its first line installs
+# the handlers, and a signal before that meets the runtime's default, not the tool (on Linux the
+# kernel says which signals a process catches, SigCgt in /proc/PID/status; elsewhere, 50 ms).
+handlers_installed() {
+    local pid=$1 waited=0 mask
+    if [ ! -r "/proc/$pid/status" ]; then
+        sleep 0.05
+        return
+    fi
+    while [ $waited -lt 200 ]; do
+        mask=$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$pid/status" 2>/dev/null)
+        [ -z "$mask" ] && return
+        [ $((16#$mask & 16#4003)) = $((16#4003)) ] && return
+        sleep 0.01
+        waited=$((waited + 1))
+    done
+}
+
 scenario=scenarios/brownout-503.json
 signals=(INT TERM HUP)
 
@@ -95,6 +114,7 @@ signalled() {
     "$@" >"$out.stdout" 2>"$out.stderr" &
     local pid=$!
     pids+=("$pid")
+    handlers_installed "$pid"
     sleep "$(random_delay 1)"
     kill -"$sig" "$pid" 2>/dev/null
     wait_for "$pid" 10
@@ -261,6 +281,7 @@ signal_merge() { # merge of two shards, SIGTERM at a random moment: whole output
     "$binary" merge "$base/parts" --out "$base/merged" >/dev/null 2>"$base/stderr" &
     local pid=$!
     pids+=("$pid")
+    handlers_installed "$pid"
     sleep "$(random_delay 1)"
     kill -TERM "$pid" 2>/dev/null
     wait_for "$pid" 10
