@@ -116,10 +116,9 @@ public enum TuneCommand {
         }
         var session = TuneSession(writer: writer)
         session.progress = { meter.note($0) }
-        let code = session.end(
+        session.written = { meter.finish() }
+        return session.end(
             reports, planned: runs, elapsed: Date().timeIntervalSince(started), cancelled: cancelled || late.came)
-        meter.finish()
-        return code
     }
 
     /// A signal after the runs: noted, said, and the process ended `RunSession.signalDeadline`

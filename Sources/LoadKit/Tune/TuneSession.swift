@@ -8,6 +8,8 @@ package struct TuneSession {
     let writer: ResultsWriter
     /// Told what is being done after the last run (writing), so a long ending is never silent.
     package var progress: (String) -> Void = { _ in }
+    /// Called once the results are written, before the verdict is printed (ends a live progress line).
+    package var written: () -> Void = {}
 
     package init(writer: ResultsWriter) {
         self.writer = writer
@@ -29,9 +31,11 @@ package struct TuneSession {
             try HTMLReport.sweepDocument(runID: writer.runID, sections: reports.map(\.htmlSection)).write(
                 to: report, atomically: true, encoding: .utf8)
         } catch {
+            self.written()
             printError("tune: could not write the results under \(writer.root.path): \(error)")
             return .software
         }
+        self.written()
         if cancelled {
             let finished = reports.reduce(0) { $0 + $1.measured.reduce(0) { $0 + $1.runs.count } }
             print("partial sweep (interrupted): \(finished) of \(runs) runs finished; figures cover those only")
