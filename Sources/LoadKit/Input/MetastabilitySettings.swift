@@ -90,6 +90,12 @@ struct MetastabilityVerdict: Sendable, Hashable {
 
     var metastable: Bool { recovery == nil }
 
+    /// The seconds the baseline averages: the second half of those before the trigger.
+    static func baselineSeconds(trigger: Double) -> Range<Int> {
+        let second = Int(trigger.rounded(.down))
+        return max(0, second / 2)..<max(1, second)
+    }
+
     init(goodput: [Double], trigger: Double, restore: Double, window: Double, smooth: Double, threshold: Double) {
         func mean(_ range: Range<Int>) -> Double {
             let clipped = max(0, range.lowerBound)..<max(max(0, range.lowerBound), range.upperBound)
@@ -98,8 +104,7 @@ struct MetastabilityVerdict: Sendable, Hashable {
             for second in clipped where second < goodput.count { total += goodput[second] }
             return total / Double(clipped.count)
         }
-        let triggerSecond = Int(trigger.rounded(.down))
-        baseline = mean(max(0, triggerSecond / 2)..<max(1, triggerSecond))
+        baseline = mean(Self.baselineSeconds(trigger: trigger))
         let span = max(1, Int(smooth.rounded()))
         let first = Int(restore.rounded(.up))
         let last = Int((restore + window).rounded(.down))

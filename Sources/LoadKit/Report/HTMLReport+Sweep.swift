@@ -3,20 +3,6 @@ import Foundation
 extension HTMLReport {
     // MARK: The sweep
 
-    /// A sweep's report on its own (one section).
-    static func sweep(
-        name: String, runID: String, cellsCSV: String, recommended: String?, text: String,
-        metastabilityCSV: String? = nil
-    ) -> String {
-        sweepDocument(
-            runID: runID,
-            sections: [
-                sweepSection(
-                    name: name, cellsCSV: cellsCSV, recommended: recommended, decision: "", text: text,
-                    metastabilityCSV: metastabilityCSV)
-            ])
-    }
-
     /// The report of one `tune` run: each sweep's section, the decided one first.
     static func sweepDocument(runID: String, sections: [String]) -> String {
         document(

@@ -72,6 +72,8 @@ package struct StormScreen: Sendable {
         return recoverable.first { entries[policy]?[$0] == nil }
     }
 
+    /// A measured cell of a place always has a verdict (a map place needs a metastability
+    /// section); one without is counted as failing the place, so a screen never runs it again.
     mutating func record(_ cell: TuneCell, at point: Point) {
         if entries[cell.policy] == nil { screened.append(cell.policy) }
         entries[cell.policy, default: [:]][point] = Entry(

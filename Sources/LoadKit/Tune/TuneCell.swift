@@ -63,9 +63,8 @@ package struct RunFigures: Sendable {
         metastable = metrics[.metastabilityVerdict].map { $0 != 0 }
         drainLimited = metrics[.timeseriesDrainLimited].map { $0 != 0 }
         if let trigger = metrics[.metastabilityTrigger], let before = metrics[.metastabilityGoodputBefore] {
-            // The seconds the verdict's baseline averages: the second half of those before the trigger.
-            let second = Int(trigger.rounded(.down))
-            let window = max(0, second / 2)..<max(1, second)
+            // The sends due in the seconds the verdict's baseline averages.
+            let window = MetastabilityVerdict.baselineSeconds(trigger: trigger)
             let due = records.filter { window.contains(Int(($0.intended / timeScale).rounded(.down))) }.count
             goodputBefore = before
             offeredBefore = Double(due) / Double(window.count)

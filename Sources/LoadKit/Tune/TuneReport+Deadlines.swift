@@ -23,7 +23,7 @@ extension TuneReport {
                 String(joint?.excluded(for: objective).count ?? 0), storms,
                 stormsText(tune.defaultPolicy).joined(separator: "; "),
             ]
-            let rows = alternative.regret.filter { $0.against == .recommended }
+            let rows = alternative.againstRecommended
             if rows.isEmpty { text += CSV.line(head + Array(repeating: "", count: 7)) + "\n" }
             for row in rows {
                 text +=
@@ -68,10 +68,8 @@ extension TuneReport {
                 lines.append(deadline + Self.noWinner(alternative.decision))
                 continue
             }
-            let rows = alternative.regret.filter { $0.against == .recommended }
-            let worst = rows.max { $0.sendsLostPer10k < $1.sendsLostPer10k }
             let loss =
-                worst.map {
+                alternative.worstLoss.map {
                     String(
                         format: "default loses %.1f/10k in %@ (p99 %+.0f ms there)", $0.sendsLostPer10k, $0.environment,
                         $0.extraP99)

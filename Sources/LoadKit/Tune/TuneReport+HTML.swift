@@ -56,9 +56,7 @@ extension TuneReport {
         if alternatives.count > 1 {
             html += "<table><tr><th>deadline</th><th>recommended</th><th>default's largest loss</th></tr>\n"
             for alternative in alternatives {
-                let worst = alternative.regret.filter { $0.against == .recommended }.max {
-                    $0.sendsLostPer10k < $1.sendsLostPer10k
-                }
+                let worst = alternative.worstLoss
                 let mark = alternative.objective.deadline == tune.objective.deadline ? " (the file's)" : ""
                 html += "<tr><td>\(escape(alternative.objective.deadlineText + mark))</td><td>"
                 html +=

@@ -24,6 +24,12 @@ package struct TuneReport {
         var objective: TuneObjective
         var decision: TuneRule.Decision
         var regret: [Regret]
+
+        /// The default against the recommendation, per environment (empty: nothing recommended).
+        var againstRecommended: [Regret] { regret.filter { $0.against == .recommended } }
+
+        /// The environment where the default loses most against the recommendation.
+        var worstLoss: Regret? { againstRecommended.max { $0.sendsLostPer10k < $1.sendsLostPer10k } }
     }
 
     /// `report` is called before each long step (deciding, the closed forms) with what it is doing.
