@@ -4,6 +4,7 @@
     python3 scripts/tune-evidence.py                 # check: exit 1 when the docs and the CSVs disagree
     python3 scripts/tune-evidence.py --write         # rewrite the section from tune/evidence/
     python3 scripts/tune-evidence.py --update DIR    # copy a joint sweep's CSVs from DIR into tune/evidence/, then --write
+    python3 scripts/tune-evidence.py --self-test     # the check fails on a changed figure or policy
 
 A joint sweep is `frontmail-bench tune tune/retry-defaults.json tune/retry-storms.json --out DIR`.
 Every figure of the section comes from tune/evidence/*; nothing in it is typed by hand.
@@ -239,7 +240,28 @@ def replace(text, body):
     return text[:start] + "\n" + body + text[end:]
 
 
+def self_test():
+    """The check's own proof: the committed docs pass it, and the same docs with one figure of the
+    section changed (a digit, then a policy name) fail it."""
+    with open(DOCS, encoding="utf-8") as handle:
+        text = handle.read()
+    body = section()
+    good = replace(text, body)
+    start = good.index(BEGIN) + len(BEGIN)
+    digit = next(i for i in range(start, good.index(END)) if good[i].isdigit())
+    wrong_digit = good[:digit] + str((int(good[digit]) + 1) % 10) + good[digit + 1 :]
+    wrong_name = good.replace("r5-", "r4-", 1) if "r5-" in body else good.replace("r3-", "r4-", 1)
+    results = [replace(good, body) == good, replace(wrong_digit, body) != wrong_digit, replace(wrong_name, body) != wrong_name]
+    if not all(results):
+        print(f"tune-evidence: self-test failed: {results}", file=sys.stderr)
+        return 1
+    print("tune-evidence: self-test: the docs pass; a changed figure and a changed policy fail")
+    return 0
+
+
 def main(argv):
+    if "--self-test" in argv:
+        return self_test()
     if "--update" in argv:
         folder = argv[argv.index("--update") + 1]
         for sweep, name in FILES:
