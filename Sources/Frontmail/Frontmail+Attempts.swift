@@ -79,9 +79,10 @@ extension Frontmail {
         }
     }
 
-    /// Network errors, timeouts, 5xx and 429 are retried; nothing else is.
+    /// Network errors, timeouts, 5xx and 429 are retried; nothing else is (a status outside
+    /// HTTP's classes, 600 or 999, is not a server error: it ends the send).
     static func isRetryable(_ error: FrontmailError) -> Bool {
-        if let status = error.status { return status >= 500 || status == 429 }
+        if let status = error.status { return (500...599).contains(status) || status == 429 }
         return error.code == .networkError || error.code == .timeout
     }
 

@@ -2,7 +2,7 @@ import Foundation
 
 extension Frontmail {
     /// The error for a non-2xx response (wire contract §3.1): the body's `error` object when there
-    /// is one, else `internal_error` (>= 500) or `bad_request`; Retry-After parsed in every case.
+    /// is one, else `internal_error` (5xx) or `bad_request`; Retry-After parsed in every case.
     static func responseError(
         _ response: FrontmailHTTPResponse, now: Date, retryAfterDefect: RetryAfterDefect? = nil
     ) -> FrontmailError {
@@ -14,7 +14,8 @@ extension Frontmail {
             case .string(let codeText)? = errorObject["code"], !codeText.isEmpty
         else {
             return FrontmailError(
-                code: status >= 500 ? .internalError : .badRequest, message: fallbackMessage, status: status,
+                code: (500...599).contains(status) ? .internalError : .badRequest, message: fallbackMessage,
+                status: status,
                 retryAfter: retryAfter)
         }
         let code = FrontmailError.Code(rawValue: codeText)

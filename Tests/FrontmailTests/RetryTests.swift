@@ -86,8 +86,21 @@ struct RetryTests {
     }
 
     @Test(
+        "a signed Retry-After is not delay-seconds (RFC 9110 §10.2.3): the jittered backoff applies",
+        arguments: ["-3", "+1", "-0"])
+    func signedRetryAfter(header: String) async throws {
+        let clock = ManualClock()
+        let transport = ScriptedTransport(
+            [.respond(status: 503, headers: ["Retry-After": header]), TestClient.accepted], clock: clock)
+        let client = try TestClient.make(
+            transport, clock: clock, retry: RetryPolicy(maxRetries: 3, baseDelay: 0.1, maxDelay: 0.2), draw: 0.5)
+        _ = try await client.send(templateID: "t")
+        #expect(clock.backoffSleeps == [0.05])
+    }
+
+    @Test(
         "Retry-After values up to the limit are waited exactly, without jitter or the maxDelay cap",
-        arguments: [("0", 0.0), ("-3", 0.0), ("1.5", 1.5), ("60", 60.0), ("0.25", 0.25)])
+        arguments: [("0", 0.0), ("1.5", 1.5), ("60", 60.0), ("0.25", 0.25)])
     func retryAfterValues(header: String, expected: Double) async throws {
         let clock = ManualClock()
         let transport = ScriptedTransport(
@@ -131,6 +144,32 @@ struct RetryTests {
         #expect(transport.count == 1)
         #expect(error?.isRateLimit == true)
         #expect(error?.retryAfter == Double(header))
+    }
+
+    @Test(
+        "a 503 whose Retry-After is an HTTP date with a huge year is retried on the backoff (it once trapped)",
+        arguments: [
+            "Sun, 06 Nov 2999999999999 08:49:37 GMT", "Sunday, 06-Nov-2999999999999 08:49:37 GMT",
+            "Sun Nov  6 08:49:37 2999999999999",
+        ])
+    func hugeYearRetryAfter(header: String) async throws {
+        let clock = ManualClock()
+        let transport = ScriptedTransport(
+            [.respond(status: 503, headers: ["Retry-After": header]), TestClient.accepted], clock: clock)
+        _ = try await TestClient.make(transport, clock: clock, draw: 0.5).send(templateID: "t")
+        #expect(clock.backoffSleeps == [0.15])
+        #expect(transport.count == 2)
+    }
+
+    @Test(
+        "a status outside HTTP's classes of errors the contract retries ends the send after one request",
+        arguments: [600, 999, 302, 304, 100, 0, -1, 1_000_000])
+    func statusesOutsideTheTable(status: Int) async throws {
+        let transport = ScriptedTransport([.respond(status: status, body: "<html>")])
+        let error = await frontmailError { try await TestClient.make(transport).send(templateID: "t") }
+        #expect(transport.count == 1)
+        #expect(error?.status == status)
+        #expect(error?.code == .badRequest)
     }
 
     @Test("a custom maxRetryAfter moves the limit")

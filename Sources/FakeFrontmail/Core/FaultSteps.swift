@@ -108,7 +108,9 @@ extension FaultEngine {
         for (name, value) in action.headers ?? [:] {
             response.headers.set(name: name, value: value)
             // A Retry-After the plan spells itself (any case) means what the fake's own reading says.
-            if name.lowercased() == "retry-after" { response.retryAfterMeant = RetryAfterMeant.reading(value) }
+            if name.lowercased() == "retry-after" {
+                response.retryAfterMeant = RetryAfterMeant.reading(value, now: clock.wallNow())
+            }
         }
         return .respond(response, bytesPerSecond: nil)
     }

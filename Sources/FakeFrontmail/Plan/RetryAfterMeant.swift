@@ -5,13 +5,13 @@ import Foundation
 /// the fake's own reading of the wire contract (§4.4). Never computed with the SDK's parser: it is
 /// the oracle the client's waits are judged against.
 public enum RetryAfterMeant: Sendable, Hashable {
-    /// A number of seconds (negative asks for an immediate retry).
+    /// A number of seconds (never negative: a signed number is not delay-seconds).
     case seconds(Double)
     /// An HTTP date: the instant it names (whole seconds).
     case instant(Date)
 
-    /// The wait in seconds when the answer leaves at `now`: never negative (a past date or a
-    /// negative number asks for an immediate retry).
+    /// The wait in seconds when the answer leaves at `now`: never negative (a past date asks for
+    /// an immediate retry).
     public func seconds(at now: Date) -> Double {
         switch self {
         case .seconds(let value): return max(0, value)
@@ -19,21 +19,20 @@ public enum RetryAfterMeant: Sendable, Hashable {
         }
     }
 
-    /// What a header value means, read by the fake's own grammar: `[+-]digits[.digits]` is seconds;
-    /// an IMF-fixdate, RFC 850 or asctime date (GMT) is its instant; anything else (nil) asks for
-    /// nothing, and the client's backoff applies.
-    public static func reading(_ text: String) -> RetryAfterMeant? {
+    /// What a header value written at `now` means, read by the fake's own grammar (docs/retry-after.md):
+    /// `digits[.digits]` is seconds (a sign makes it unreadable: RFC 9110's `1*DIGIT`); an
+    /// IMF-fixdate, RFC 850 or asctime date (GMT, `H:M:S` of one or two digits each, a year in 1900-9999, a two-digit year the one not
+    /// more than 50 years after `now`) is its instant; anything else (nil) asks for nothing, and the
+    /// client's backoff applies.
+    public static func reading(_ text: String, now: Date) -> RetryAfterMeant? {
         let value = text.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
         if let seconds = number(value) { return .seconds(seconds) }
-        if let date = httpDate(value) { return .instant(date) }
+        if let date = httpDate(value, now: now) { return .instant(date) }
         return nil
     }
 
     private static func number(_ text: String) -> Double? {
-        var bytes = Substring(text).utf8[...]
-        if let first = bytes.first, first == UInt8(ascii: "+") || first == UInt8(ascii: "-") {
-            bytes = bytes.dropFirst()
-        }
+        let bytes = Substring(text).utf8[...]
         let parts = bytes.split(separator: UInt8(ascii: "."), maxSplits: 1, omittingEmptySubsequences: false)
         guard let whole = parts.first, !whole.isEmpty, parts.count == 1 || !parts[1].isEmpty,
             parts.allSatisfy({ $0.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } })
@@ -45,7 +44,7 @@ public enum RetryAfterMeant: Sendable, Hashable {
     private static let weekdays = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 
     /// `Sun, 06 Nov 1994 08:49:37 GMT`, `Sunday, 06-Nov-94 08:49:37 GMT`, `Sun Nov  6 08:49:37 1994`.
-    private static func httpDate(_ text: String) -> Date? {
+    private static func httpDate(_ text: String, now: Date) -> Date? {
         let words = text.lowercased().split(whereSeparator: { " ,-".contains($0) })
         guard (4...6).contains(words.count), let first = words.first,
             weekdays.contains(where: { first.hasPrefix($0) })
@@ -59,17 +58,49 @@ public enum RetryAfterMeant: Sendable, Hashable {
         let monthText = asctime ? rest[0] : rest[1]
         let yearText = asctime ? rest[3] : rest[2]
         let timeText = asctime ? rest[2] : rest[3]
-        guard let month = months.firstIndex(of: String(monthText)).map({ $0 + 1 }), let day = Int(dayText),
-            var year = Int(yearText)
+        let digits = { (word: Substring, widths: [Int]) -> Int? in
+            widths.contains(word.count) && word.allSatisfy { ("0"..."9").contains($0) } ? Int(word) : nil
+        }
+        let clock = timeText.split(separator: ":", omittingEmptySubsequences: false).map { digits($0, [1, 2]) }
+        guard let month = months.firstIndex(of: String(monthText)).map({ $0 + 1 }), let day = digits(dayText, [1, 2]),
+            var year = digits(yearText, [2, 4]), clock.count == 3, let hour = clock[0], let minute = clock[1],
+            let second = clock[2], (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
         else { return nil }
-        if yearText.count == 2 { year += year < 70 ? 2000 : 1900 }
-        let clock = timeText.split(separator: ":", omittingEmptySubsequences: false).map { Int($0) }
-        guard clock.count == 3, let hour = clock[0], let minute = clock[1], let second = clock[2],
-            (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second),
-            (1...CivilCalendar.daysIn(month: month, year: year)).contains(day), (1...9999).contains(year)
-        else { return nil }
-        let days = CivilCalendar.days(year: year, month: month, day: day)
-        return Date(timeIntervalSince1970: Double(days * 86_400 + hour * 3600 + minute * 60 + second))
+        let secondOfDay = hour * 3600 + minute * 60 + second
+        if yearText.count == 2 {
+            year = latestYear(endingIn: year, month: month, day: day, secondOfDay: secondOfDay, notAfter: now)
+        }
+        guard (1900...9999).contains(year), (1...CivilCalendar.daysIn(month: month, year: year)).contains(day) else {
+            return nil
+        }
+        return instant(year: year, month: month, day: day, secondOfDay: secondOfDay)
+    }
+
+    private static func instant(year: Int, month: Int, day: Int, secondOfDay: Int) -> Date {
+        Date(
+            timeIntervalSince1970: Double(CivilCalendar.days(year: year, month: month, day: day) * 86_400 + secondOfDay)
+        )
+    }
+
+    /// RFC 9110 §5.6.7: of the years ending in `twoDigits`, the latest whose date is not more than 50
+    /// years after `now` (50 years after: the same day and time of `now`'s year + 50).
+    private static func latestYear(endingIn twoDigits: Int, month: Int, day: Int, secondOfDay: Int, notAfter now: Date)
+        -> Int
+    {
+        let seconds = now.timeIntervalSince1970.rounded(.down)
+        guard seconds.isFinite, abs(seconds) < 1e11 else { return 1900 + twoDigits }
+        let dayNumber = Int((seconds / 86_400).rounded(.down))
+        let today = CivilCalendar.date(daysSinceEpoch: dayNumber)
+        guard (1850...9900).contains(today.year) else { return 1900 + twoDigits }
+        let limit =
+            Double((CivilCalendar.days(year: today.year + 50, month: today.month, day: today.day)) * 86_400)
+            + (seconds - Double(dayNumber) * 86_400)
+        var year = today.year + 50 - (today.year + 50 - twoDigits) % 100
+        let sameDay = min(day, CivilCalendar.daysIn(month: month, year: year))
+        if instant(year: year, month: month, day: sameDay, secondOfDay: secondOfDay).timeIntervalSince1970 > limit {
+            year -= 100
+        }
+        return year
     }
 }
 
@@ -77,8 +108,9 @@ extension RetryAfterSpec {
     /// What the header written at `now` means.
     public func meaning(now: Date) -> RetryAfterMeant? {
         switch self {
-        case .seconds(let value): return .seconds(value)
-        case .raw(let text): return RetryAfterMeant.reading(text)
+        // A negative number is written with its sign, which makes it unreadable: the backoff applies.
+        case .seconds(let value): return value < 0 ? nil : .seconds(value)
+        case .raw(let text): return RetryAfterMeant.reading(text, now: now)
         case .httpDateIn(let span):
             // The header names whole seconds (HTTPDate writes the second the instant falls in).
             return .instant(
