@@ -33,27 +33,29 @@
             return Page(base: mapped)
         }()
 
-        private static let lock = Lock(())
+        // An NSLock, not a `Lock<Void>`: the exclusive access to a zero-size value reads as a
+        // race to ThreadSanitizer (docs/sanitizers.md).
+        private static let lock = NSLock()
 
         /// Sixteen fresh random bytes as two words; nil when the pool is not available or the
         /// kernel refused.
         static func take16() -> (UInt64, UInt64)? {
             guard let base = page.base else { return nil }
-            return lock.withLock { _ -> (UInt64, UInt64)? in
-                var remaining = Int(base.load(as: UInt64.self))
-                if remaining < 16 || remaining > poolBytes {
-                    guard getentropy(base + poolOffset, poolBytes) == 0 else { return nil }
-                    remaining = poolBytes
-                }
-                let offset = poolOffset + poolBytes - remaining
-                let words = (
-                    base.loadUnaligned(fromByteOffset: offset, as: UInt64.self),
-                    base.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)
-                )
-                (base + offset).initializeMemory(as: UInt8.self, repeating: 0, count: 16)
-                base.storeBytes(of: UInt64(remaining - 16), as: UInt64.self)
-                return words
+            lock.lock()
+            defer { lock.unlock() }
+            var remaining = Int(base.load(as: UInt64.self))
+            if remaining < 16 || remaining > poolBytes {
+                guard getentropy(base + poolOffset, poolBytes) == 0 else { return nil }
+                remaining = poolBytes
             }
+            let offset = poolOffset + poolBytes - remaining
+            let words = (
+                base.loadUnaligned(fromByteOffset: offset, as: UInt64.self),
+                base.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)
+            )
+            (base + offset).initializeMemory(as: UInt8.self, repeating: 0, count: 16)
+            base.storeBytes(of: UInt64(remaining - 16), as: UInt64.self)
+            return words
         }
     }
 #endif

@@ -132,3 +132,9 @@ package func waitUntilCancelled() async throws -> Never {
     }
     throw CancellationError()
 }
+
+/// The SDK's shared timer, seen from outside: what a run that does not end is waiting for.
+package enum FrontmailTimers {
+    /// Live sleeps and per-attempt deadlines of every client in this process.
+    package static var pending: Int { SleepScheduler.shared.pending }
+}

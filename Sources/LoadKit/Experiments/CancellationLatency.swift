@@ -131,7 +131,7 @@ public enum CancellationLatency {
             retry: RetryPolicy(
                 maxRetries: 3, baseDelay: 0.3 * timeScale, maxDelay: 10 * timeScale, maxRetryAfter: 60 * timeScale),
             timeout: 600, environment: SendEnvironment(observer: observer), wrap: { wrap?($0) ?? $0 })
-        let send: @Sendable (String) async -> String = { key in
+        @Sendable func sendOnce(_ key: String) async -> String {
             switch kind {
             case .sdk:
                 do {
@@ -146,6 +146,9 @@ public enum CancellationLatency {
             case .rawURLSession:
                 return await rawSend(harness: harness, key: key)
             }
+        }
+        let send: @Sendable (String) async -> String = { key in
+            await OpenSends.counting { await sendOnce(key) }
         }
 
         var results: [Result] = []

@@ -166,7 +166,9 @@ extension CancellationLatency {
             let deadlines = clock.deadlines
             let sleeps = clock.sleeps
             let client = self.client
-            let task = Task { try? await client.send(templateID: "tpl_bench", params: ["soak": true]) }
+            let task = Task {
+                await OpenSends.counting { try? await client.send(templateID: "tpl_bench", params: ["soak": true]) }
+            }
             switch phase {
             case .inFlight:
                 try await waitUntil(timeout: stallLimit, yielding: true, "the send to enter the transport") {

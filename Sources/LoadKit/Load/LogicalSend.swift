@@ -49,25 +49,26 @@ struct LogicalSend: Sendable {
         let params = fidelity?.params ?? factory.params(sendID: scenario.benchID(number), variant: variant)
         let serviceID = fidelity?.serviceID
         history.started(sendID)
-        let (outcome, result) = await History.$currentSendID.withValue(sendID) {
-            () async -> (History.Outcome, SendResult?) in
-            do {
-                let result: SendResult
-                switch params {
-                case .values(let values):
-                    result = try await client.send(
-                        templateID: "tpl_bench", params: values, serviceID: serviceID, options: options)
-                case .encodable(let order):
-                    result = try await client.send(templateID: "tpl_bench", params: order, options: options)
-                case .fidelity(let record):
-                    result = try await client.send(
-                        templateID: "tpl_bench", params: record, serviceID: serviceID, options: options)
+        let (outcome, result) = await OpenSends.counting {
+            await History.$currentSendID.withValue(sendID) { () async -> (History.Outcome, SendResult?) in
+                do {
+                    let result: SendResult
+                    switch params {
+                    case .values(let values):
+                        result = try await client.send(
+                            templateID: "tpl_bench", params: values, serviceID: serviceID, options: options)
+                    case .encodable(let order):
+                        result = try await client.send(templateID: "tpl_bench", params: order, options: options)
+                    case .fidelity(let record):
+                        result = try await client.send(
+                            templateID: "tpl_bench", params: record, serviceID: serviceID, options: options)
+                    }
+                    return (.ok(messageID: result.messageID), result)
+                } catch let error as FrontmailError {
+                    return (.failed(code: error.code, status: error.status), nil)
+                } catch {
+                    return (.failed(code: .networkError, status: nil), nil)
                 }
-                return (.ok(messageID: result.messageID), result)
-            } catch let error as FrontmailError {
-                return (.failed(code: error.code, status: error.status), nil)
-            } catch {
-                return (.failed(code: .networkError, status: nil), nil)
             }
         }
         history.finished(sendID, outcome)

@@ -33,6 +33,9 @@ package struct InProcessRun {
                 }
                 if let trace = result.trace { printError(trace) }
                 results.append(result)
+            } catch let hang as HangWatch.Hang {
+                printError("  FAIL \(scenario.name): \(hang)")
+                throw hang
             } catch {
                 printError("  \(scenario.name) could not run: \(error)")
                 throw error

@@ -15,6 +15,8 @@ public struct ScenarioRunner: Sendable {
     public var traceSend: Int?
     /// On virtual time: the order of the jobs ready at once (`--schedule`).
     public var schedule: Schedule.Policy = .fifo
+    /// Seconds a run on the real clock may take before it is a hang (nil: `HangWatch.limit`).
+    var hangLimit: Double?
 
     public init(outputFolder: URL?, runID: String, progress: Bool) {
         self.outputFolder = outputFolder
@@ -26,6 +28,21 @@ public struct ScenarioRunner: Sendable {
         let started = ContinuousClock.now
         let scenario = scenario.onVirtualTime()
         var measurement: Measurement
+        if scenario.clock == .virtual {
+            measurement = try await measure(scenario)
+        } else {
+            // On the real clock a run that does not end is a FAIL naming what it waits for.
+            let runner = self
+            measurement = try await HangWatch.bounded(limit: hangLimit ?? HangWatch.limit(scenario)) {
+                try await runner.measure(scenario)
+            }
+        }
+        measurement.wallSeconds = (ContinuousClock.now - started).seconds
+        return try finish(scenario, measurement)
+    }
+
+    private func measure(_ scenario: Scenario) async throws -> Measurement {
+        let measurement: Measurement
         switch scenario.experiment {
         case .load:
             var experiment = LoadExperiment(scenario: scenario, progress: progress)
@@ -41,8 +58,7 @@ public struct ScenarioRunner: Sendable {
                 if showProgress { printError("  \(line)") }
             }
         }
-        measurement.wallSeconds = (ContinuousClock.now - started).seconds
-        return try finish(scenario, measurement)
+        return measurement
     }
 
     /// Judges a measurement by the scenario's assertions and files it (a run's, or shards' merged).
