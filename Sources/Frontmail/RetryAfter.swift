@@ -12,11 +12,14 @@ package enum RetryAfter {
     /// far beyond any `maxRetryAfter`, and within `Int` on every platform.
     package static let maxSeconds: TimeInterval = 2_147_483_648
 
+    private static let optionalWhitespace = CharacterSet(charactersIn: " \t")
+
     /// The seconds `value` asks for at `now` (nil: none). `defect` breaks the reading on purpose
     /// (the suite's tests of its own oracles); nil in every client.
     package static func parse(_ value: String?, now: Date, defect: RetryAfterDefect? = nil) -> TimeInterval? {
         guard let value else { return nil }
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        // RFC 9110's optional whitespace is SP and HTAB only: a no-break space is not trimmed.
+        let trimmed = value.trimmingCharacters(in: optionalWhitespace)
         guard !trimmed.isEmpty else { return nil }
         if let seconds = seconds(trimmed) {
             return defect == .truncatesFractions ? seconds.rounded(.towardZero) : seconds

@@ -14,6 +14,8 @@ struct RetryAfterMeantTests {
         arguments: [
             ("2", 2.0), ("1.5", 1.5), ("32.1", 32.1), ("0", 0), (" 7\t", 7),
             ("0.015", 0.015),
+            // Past 2^31 s (RFC 9111 §1.2.2), however many digits.
+            ("2147483649", 2_147_483_648.0), (String(repeating: "1", count: 4_000), 2_147_483_648.0),
         ])
     func numbers(text: String, seconds: Double) {
         #expect(RetryAfterMeant.reading(text, now: Self.now) == .seconds(seconds))
@@ -24,7 +26,7 @@ struct RetryAfterMeantTests {
         arguments: [
             "", "soon", "1e3", ".5", "5.", "inf", "nan", "0x10", "1.2.3", "--1", "Sun, 31 Feb 1994 08:49:37 GMT",
             // A sign is not delay-seconds (RFC 9110 §10.2.3: 1*DIGIT).
-            "-3", "+4", "-0",
+            "-3", "+4", "-0", "\u{00A0}2",
             // Years outside 1900-9999, minutes of three digits.
             "Sun, 06 Nov 1899 08:49:37 GMT", "Sun, 06 Nov 2999999999999 08:49:37 GMT", "Sun, 06 Nov 1994 08:049:37 GMT",
         ])

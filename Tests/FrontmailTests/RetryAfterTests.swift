@@ -25,6 +25,8 @@ struct RetryAfterTests {
             nil, "", "nonsense", "0x10", "1e3", "inf", "nan", "1.", ".5", "5s", "--1", "Sun, 99 Foo 2026 10:00:00 GMT",
             // RFC 9110 §10.2.3: delay-seconds is 1*DIGIT, so a sign makes the value unreadable.
             "-3", "-1", "+1", "-0", "- 1",
+            // RFC 9110's optional whitespace is SP and HTAB: a no-break or figure space is not trimmed.
+            "\u{00A0}2", "2\u{00A0}", "\u{2007}1",
             // Digits that are not ASCII.
             "\u{0661}\u{0662}", "\u{FF15}",
         ])

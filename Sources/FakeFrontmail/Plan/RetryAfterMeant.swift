@@ -37,7 +37,9 @@ public enum RetryAfterMeant: Sendable, Hashable {
         guard let whole = parts.first, !whole.isEmpty, parts.count == 1 || !parts[1].isEmpty,
             parts.allSatisfy({ $0.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } })
         else { return nil }
-        return Double(text).flatMap { $0.isFinite ? $0 : nil }
+        // Digits only: Double reads any length, a huge one as infinity; a wait over 2^31 s is 2^31
+        // (RFC 9111 §1.2.2's ceiling, docs/retry-after.md).
+        return Double(text).map { min($0, 2_147_483_648) }
     }
 
     private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]

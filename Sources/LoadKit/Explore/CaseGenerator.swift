@@ -132,7 +132,35 @@ struct CaseGenerator {
         case 6: return .httpDateIn(seconds: int(1...5))
         case 7: return .httpDateIn(seconds: -int(1...30))
         case 8: return .httpDateIn(seconds: limit / 1000 + int(2...60))
-        default: return .text(pick(["soon", "1s", "Fri, 31 Feb 2026"]))
+        default: return .text(chance(50) ? pick(["soon", "1s", "Fri, 31 Feb 2026"]) : hostileRetryAfter())
+        }
+    }
+
+    /// A Retry-After no server should send but any broken one may (docs/retry-after.md): signs,
+    /// exponents, NaN, huge numbers, no-break spaces and non-ASCII digits, kilobytes of digits, and
+    /// dates with huge years or fields out of range. The SDK must survive each and read it as the
+    /// fake's oracle does: most mean nothing (the backoff), a huge number means giving up.
+    private mutating func hostileRetryAfter() -> String {
+        switch int(0...9) {
+        case 0: return pick(["-1", "+3", "-0", "--2", "- 1"])
+        case 1: return pick(["nan", "NaN", "inf", "Infinity", "1e3", "1E-2", "0x10", "1_000"])
+        case 2: return String(repeating: "9", count: int(11...40))
+        case 3: return String(repeating: "1", count: int(400...4_000))
+        case 4: return pick(["\u{00A0}2", "2\u{00A0}", "\u{0661}\u{0662}", "\u{FF15}", "\u{2007}1"])
+        case 5:
+            let year = String(repeating: "9", count: int(5...13))
+            return pick([
+                "Sun, 06 Nov \(year) 08:49:37 GMT", "Sunday, 06-Nov-\(year) 08:49:37 GMT",
+                "Sun Nov  6 08:49:37 \(year)",
+            ])
+        case 6:
+            return pick([
+                "Sun, 31 Apr 2024 08:49:37 GMT", "Sun, 06 Nov 1994 25:00:00 GMT", "Sun, 06 Nov 1994 08:61:00 GMT",
+                "Sun, 00 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1899 08:49:37 GMT", "Sun, 06 Foo 1994 08:49:37 GMT",
+            ])
+        case 7: return String(repeating: "Sun, ", count: int(100...1_500))
+        case 8: return pick(["2, 3", "1.5.2", "1.", ".5", "1 2", "\t"])
+        default: return String(repeating: " ", count: int(1...64)) + String(int(0...3))
         }
     }
 
