@@ -19,11 +19,12 @@ public enum RetryAfterMeant: Sendable, Hashable {
         }
     }
 
-    /// What a header value written at `now` means, read by the fake's own grammar (docs/retry-after.md):
-    /// `digits[.digits]` is seconds (a sign makes it unreadable: RFC 9110's `1*DIGIT`); an
-    /// IMF-fixdate, RFC 850 or asctime date (GMT, `H:M:S` of one or two digits each, a year in 1900-9999, a two-digit year the one not
-    /// more than 50 years after `now`) is its instant; anything else (nil) asks for nothing, and the
-    /// client's backoff applies.
+    /// What a header value written at `now` means, read by the fake's own grammar
+    /// (docs/retry-after.md): `digits[.digits]` is seconds, at most 2^31 (a sign makes it
+    /// unreadable: RFC 9110's `1*DIGIT`); an IMF-fixdate, RFC 850 or asctime date (GMT, `H:M:S` of
+    /// one or two digits each, a year in 1900-9999, a two-digit year the one not more than 50 years
+    /// after `now`) is its instant; anything else (nil) asks for nothing, and the client's backoff
+    /// applies.
     public static func reading(_ text: String, now: Date) -> RetryAfterMeant? {
         let value = text.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
         if let seconds = number(value) { return .seconds(seconds) }
