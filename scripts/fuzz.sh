@@ -76,7 +76,8 @@ run_target() {
     local log="$crashes/fuzz.log"
     # -timeout: one input may take 10 s at most (a hang is a finding); -rss_limit_mb and
     # -malloc_limit_mb bound memory; -max_len lets bodies reach 256 KiB.
-    FRONTMAIL_FUZZ_TARGET="$target" ASAN_OPTIONS="detect_leaks=0:${ASAN_OPTIONS:-}" "$binary" \
+    # No Swift backtracer: libFuzzer ends a crashing input itself, and the tracer would outlive it.
+    FRONTMAIL_FUZZ_TARGET="$target" SWIFT_BACKTRACE=enable=no ASAN_OPTIONS="detect_leaks=0:${ASAN_OPTIONS:-}" "$binary" \
         -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 -max_len=262144 \
         -print_final_stats=1 -artifact_prefix="$crashes/" "$corpus" "${seeds[@]}" > "$log" 2>&1 &
     local pid=$!
