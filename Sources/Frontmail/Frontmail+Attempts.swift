@@ -35,8 +35,7 @@ extension Frontmail {
                     bucket?.succeeded(lastRetryCost: lastRetryCost)
                     return response
                 }
-                error = Self.responseError(
-                    response, now: clock.wallNow(), retryAfterDefect: environment.retryAfterDefect)
+                error = Self.responseError(response, now: clock.wallNow())
             case .failure(let failure):
                 error = Task.isCancelled ? .aborted : failure
             }

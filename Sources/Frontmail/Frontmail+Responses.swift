@@ -3,11 +3,9 @@ import Foundation
 extension Frontmail {
     /// The error for a non-2xx response (wire contract §3.1): the body's `error` object when there
     /// is one, else `internal_error` (5xx) or `bad_request`; Retry-After parsed in every case.
-    static func responseError(
-        _ response: FrontmailHTTPResponse, now: Date, retryAfterDefect: RetryAfterDefect? = nil
-    ) -> FrontmailError {
+    static func responseError(_ response: FrontmailHTTPResponse, now: Date) -> FrontmailError {
         let status = response.status
-        let retryAfter = RetryAfter.parse(response.headers["Retry-After"], now: now, defect: retryAfterDefect)
+        let retryAfter = RetryAfter.parse(response.headers["Retry-After"], now: now)
         let fallbackMessage = "Request failed with status \(status)"
         let body = try? JSONReader.parse(response.body)
         guard case .object(let errorObject)? = body?["error"],

@@ -14,18 +14,14 @@ package enum RetryAfter {
 
     private static let optionalWhitespace = CharacterSet(charactersIn: " \t")
 
-    /// The seconds `value` asks for at `now` (nil: none). `defect` breaks the reading on purpose
-    /// (the suite's tests of its own oracles); nil in every client.
-    package static func parse(_ value: String?, now: Date, defect: RetryAfterDefect? = nil) -> TimeInterval? {
+    /// The seconds `value` asks for at `now` (nil: none).
+    package static func parse(_ value: String?, now: Date) -> TimeInterval? {
         guard let value else { return nil }
         // RFC 9110's optional whitespace is SP and HTAB only: a no-break space is not trimmed.
         let trimmed = value.trimmingCharacters(in: optionalWhitespace)
         guard !trimmed.isEmpty else { return nil }
-        if let seconds = seconds(trimmed) {
-            return defect == .truncatesFractions ? seconds.rounded(.towardZero) : seconds
-        }
-        if var date = httpDate(trimmed, now: now) {
-            if case .datesInZone(let zone) = defect { date -= TimeInterval(zone.secondsFromGMT(for: date)) }
+        if let seconds = seconds(trimmed) { return seconds }
+        if let date = httpDate(trimmed, now: now) {
             let wait = date.timeIntervalSince(now)
             guard !wait.isNaN else { return nil }
             return min(maxSeconds, max(0, wait))

@@ -141,8 +141,6 @@ package struct SendEnvironment: Sendable {
     /// A jitter draw broken on purpose: maps the client's uniform draw to another value (the suite's
     /// tests of its own verdicts); nil in every client.
     package var drawDefect: (@Sendable (Double) -> Double)?
-    /// A Retry-After reading broken on purpose (the suite's tests of its own oracles); nil in every client.
-    package var retryAfterDefect: RetryAfterDefect?
 
     package init(
         clock: any FrontmailScheduler = SystemClock(),
@@ -177,15 +175,6 @@ package struct SendEnvironment: Sendable {
         let high = entropy()
         return (high, entropy())
     }
-}
-
-/// How a deliberately wrong Retry-After reading misbehaves.
-package enum RetryAfterDefect: Sendable, Equatable {
-    /// A fractional number of seconds loses its fraction (`1.5` waits 1 s).
-    case truncatesFractions
-    /// An HTTP date's fields are read in this zone instead of GMT: a client that reads them in
-    /// local time, in a process whose local zone is this one.
-    case datesInZone(TimeZone)
 }
 
 /// How a deliberately wrong retry budget misbehaves.

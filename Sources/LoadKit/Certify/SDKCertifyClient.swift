@@ -39,7 +39,7 @@ package enum SDKCertifyClient {
         let session = URLSession(configuration: configuration)
         defer { session.invalidateAndCancel() }
         let transport =
-            seams.transportWrapper?(URLSessionTransport(session: session)) ?? URLSessionTransport(session: session)
+            seams.wrapsTransport?(URLSessionTransport(session: session)) ?? URLSessionTransport(session: session)
         let retry = seams.policyDefect?(policy) ?? policy
         guard
             let client = try? Frontmail(

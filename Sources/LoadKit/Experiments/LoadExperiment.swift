@@ -199,7 +199,7 @@ struct LoadExperiment {
         if scenario.status != nil {
             wrapped = StatusReadTagTransport(inner: wrapped, book: history.statusReads, clock: clock)
         }
-        return seams.transportWrapper?(wrapped) ?? wrapped
+        return seams.wrapsTransport?(wrapped) ?? wrapped
     }
 
     private func environment(_ history: History) -> SendEnvironment {

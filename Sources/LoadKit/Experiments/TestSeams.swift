@@ -36,12 +36,22 @@ struct TestSeams: Sendable {
     /// A wrapper around the SDK's clock on virtual time (a client that sleeps or times out wrongly).
     var clockWrapper: (@Sendable (any FrontmailScheduler) -> any FrontmailScheduler)?
 
+    /// The client's transport: `transportWrapper` around `base`, under the Retry-After rewrite of
+    /// `retryAfterDefect` (nil: neither).
+    var wrapsTransport: (@Sendable (any FrontmailTransport) -> any FrontmailTransport)? {
+        guard let retryAfterDefect else { return transportWrapper }
+        let outer = transportWrapper
+        return { base in
+            let rewritten = RetryAfterRewritingTransport(base: base, defect: retryAfterDefect)
+            return outer?(rewritten) ?? rewritten
+        }
+    }
+
     /// The client's environment: the seeded bits and the defects on top of `base`.
     func apply(to base: SendEnvironment) -> SendEnvironment {
         var environment = base
         if let entropy { environment.entropy = entropy }
         environment.drawDefect = drawDefect
-        environment.retryAfterDefect = retryAfterDefect
         environment.budgetDefect = budgetDefect
         return environment
     }

@@ -61,15 +61,16 @@ enum HangWatch {
         }
     }
 
-    /// A value carried across tasks; `@unchecked Sendable`: handed from the run's task to its
-    /// caller once, never shared.
+    /// A value carried from the run's task to its caller.
+    // @unchecked Sendable: handed from the run's task to its caller once, never shared.
     struct Box<T>: @unchecked Sendable {
         var value: T
         init(_ value: T) { self.value = value }
     }
 
     /// The first of two outcomes resumes the waiter; the second is dropped.
-    private final class Race<Value: Sendable>: @unchecked Sendable {  // every access is under `lock`
+    // @unchecked Sendable: every access to the state is under `lock`.
+    private final class Race<Value: Sendable>: @unchecked Sendable {
         private let lock = NSLock()
         private var continuation: CheckedContinuation<Value?, Never>?
         private var early: Value??

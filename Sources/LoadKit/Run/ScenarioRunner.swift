@@ -52,7 +52,7 @@ public struct ScenarioRunner: Sendable {
         case .cancellation(let settings):
             let showProgress = progress
             measurement = try await CancellationExperiment.run(
-                scenario, settings: settings, wrap: seams.transportWrapper
+                scenario, settings: settings, wrap: seams.wrapsTransport
             ) {
                 line in
                 if showProgress { printError("  \(line)") }
