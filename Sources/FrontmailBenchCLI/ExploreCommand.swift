@@ -13,7 +13,8 @@ import Simulator
 public enum ExploreCommand {
     public static let usage = """
         usage: frontmail-bench explore [--runs N | --time DURATION] [--seed S] [--schedule P] [--jobs N]
-                                       [--out DIR] [--broken NAME] [--stop-on-failure] [--no-progress]
+                                       [--transport T] [--out DIR] [--broken NAME] [--stop-on-failure]
+                                       [--no-progress]
                frontmail-bench explore --list-broken
 
         Draws scenarios from a seed (a client from the whole valid range, a payload, 1-200 sends,
@@ -32,7 +33,13 @@ public enum ExploreCommand {
                           default), random or pct[:D] (probabilistic concurrency testing at depth D,
                           1-20, default 3), seeded by the case's seed; a found file's replay command
                           names it
-          --jobs N        cases run at once (default: the number of cores, 1-64)
+          --jobs N        cases run at once (default: the number of cores, three times that
+                          with --transport socket; 1-64)
+          --transport T   inProcess (the default: the fake in this process, on virtual time) or
+                          socket: URLSession over loopback on the SDK's own clock and timers, each
+                          case bounded for the real clock (waits of at most 2 s, 16 sends) and a
+                          hang after 60 s; time is judged with real time's tolerances, and a
+                          found file replays over sockets (not with --schedule)
           --out DIR       where results go (default results)
           --broken NAME   explore one of the suite's deliberately broken clients instead of the
                           SDK as it is (--list-broken names them): proof that a property catches it
@@ -46,7 +53,7 @@ public enum ExploreCommand {
         """
 
     static let spec = Arguments.Spec(
-        options: ["runs", "time", "seed", "jobs", "out", "broken", "schedule"],
+        options: ["runs", "time", "seed", "jobs", "out", "broken", "schedule", "transport"],
         flags: ["list-broken", "no-progress", "stop-on-failure"])
 
     public static func run(_ arguments: [String]) async -> ExitCode {
@@ -71,7 +78,9 @@ public enum ExploreCommand {
         else { return .software }
         let bound = options.runs.map { "\($0) cases" } ?? String(format: "%.0f s", options.seconds ?? 0)
         printError(
-            "explore: seed \(options.seed), \(bound), \(options.jobs) at a time, schedule \(Schedule.spelled(options.schedule))"
+            "explore: seed \(options.seed), \(bound), \(options.jobs) at a time, "
+                + (options.overSockets
+                    ? "over sockets on the real clock" : "schedule \(Schedule.spelled(options.schedule))")
                 + (options.broken.map { ", broken client \($0.name)" } ?? ""))
         var explorer = Explorer(options: options)
         if !parsed.flag("no-progress") { explorer.progress = { printError($0) } }
@@ -119,13 +128,27 @@ public enum ExploreCommand {
         }
         if options.runs == nil, options.seconds == nil { options.seconds = 60 }
         options.seed = try parsed.unsigned("seed") ?? 1
-        let jobs = try parsed.integer("jobs") ?? ProcessInfo.processInfo.activeProcessorCount
+        let overSockets = parsed.value("transport") == "socket"
+        // Over sockets a case mostly waits on the real clock: three at a time per core.
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let jobs = try parsed.integer("jobs") ?? min(64, overSockets ? 3 * cores : cores)
         guard (1...64).contains(jobs) else {
             throw Arguments.UsageError(message: "--jobs needs a whole number from 1 to 64, not \(jobs)")
         }
         options.jobs = jobs
         options.stopOnFailure = parsed.flag("stop-on-failure")
         if let policy = try schedulePolicy(parsed.value("schedule")) { options.schedule = policy }
+        switch parsed.value("transport") {
+        case nil, "inProcess": break
+        case "socket":
+            guard parsed.value("schedule") == nil else {
+                throw Arguments.UsageError(
+                    message: "--schedule orders virtual time's jobs: not with --transport socket")
+            }
+            options.overSockets = true
+        case let other?:
+            throw Arguments.UsageError(message: "--transport must be inProcess or socket, not '\(other)'")
+        }
         if let name = parsed.value("broken") {
             guard let broken = BrokenClient.named(name) else {
                 throw Arguments.UsageError(

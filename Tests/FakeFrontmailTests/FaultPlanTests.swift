@@ -43,7 +43,8 @@ struct FaultPlanTests {
         "errors name the field and the reason",
         arguments: [
             (#"{"rules": [{"action": {"type": "respond"}}]}"#, "rules[0].action.status", "required"),
-            (#"{"rules": [{"action": {"type": "respond", "status": 700}}]}"#, "rules[0].action.status", "100-599"),
+            (#"{"rules": [{"action": {"type": "respond", "status": 1000}}]}"#, "rules[0].action.status", "100-999"),
+            (#"{"rules": [{"action": {"type": "respond", "status": 99}}]}"#, "rules[0].action.status", "100-999"),
             (#"{"rules": [{"action": {"type": "explode"}}]}"#, "rules[0].action.type", "not an action"),
             (#"{"rules": [{"action": {"type": "hang", "status": 500}}]}"#, "rules[0].action.status", "unknown field"),
             (

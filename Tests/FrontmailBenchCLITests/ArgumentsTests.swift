@@ -65,7 +65,7 @@ struct ArgumentsTests {
     @Test("a bad plan file is reported as FILE: field.path: reason with exit 65")
     func badPlanFile() throws {
         let path = "/tmp/frontmail-bad-plan-\(getpid()).json"
-        try #"{"rules":[{"action":{"type":"respond","status":999}}]}"#.write(
+        try #"{"rules":[{"action":{"type":"respond","status":1000}}]}"#.write(
             toFile: path, atomically: true, encoding: .utf8)
         defer { unlink(path) }
         #expect(ServeCommand.run(["--plan", path]) == .dataError)
@@ -73,7 +73,7 @@ struct ArgumentsTests {
             _ = try ServeCommand.loadPlan(path)
             Issue.record("accepted")
         } catch let error as InputFileError {
-            #expect(error.description == "\(path): rules[0].action.status: must be an HTTP status (100-599)")
+            #expect(error.description == "\(path): rules[0].action.status: must be an HTTP status (100-999)")
         }
         #expect(ServeCommand.run(["--plan", "/nonexistent/plan.json"]) == .dataError)
     }

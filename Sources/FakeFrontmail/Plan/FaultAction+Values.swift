@@ -78,15 +78,51 @@ extension RetryAfterSpec: Codable {
     }
 }
 
-/// A replacement body: `"html"`, `"empty"`, `"emptyObject"`, `"invalidJSON"`, `"noMessageID"`, or
-/// `{"raw": "…"}`.
+/// A replacement body: `"html"`, `"empty"`, `"emptyObject"`, `"invalidJSON"`, `"noMessageID"`, one
+/// of the hostile bodies no API should send (`"deepNesting"`, `"hugeNumber"`, `"invalidUTF8"`,
+/// `"megabytes"`), or `{"raw": "…"}`.
 public enum BodySpec: Sendable, Hashable {
     case html
     case empty
     case emptyObject
     case invalidJSON
     case noMessageID
+    /// 100,000 open brackets: a reader that recurses per level runs out of stack.
+    case deepNesting
+    /// A `message_id` that is a number of 100,000 digits.
+    case hugeNumber
+    /// The API's answer, with bytes in its strings that are not UTF-8 (RFC 8259 §8.1 requires it).
+    case invalidUTF8
+    /// 4 MiB of text that is not JSON.
+    case megabytes
     case raw(String)
+
+    /// The names of the bodies no API should send, in the order explore draws them.
+    public static let hostileNames = ["deepNesting", "hugeNumber", "invalidUTF8", "megabytes"]
+
+    private static let named: [String: BodySpec] = [
+        "html": .html, "empty": .empty, "emptyObject": .emptyObject, "invalidJSON": .invalidJSON,
+        "noMessageID": .noMessageID, "deepNesting": .deepNesting, "hugeNumber": .hugeNumber,
+        "invalidUTF8": .invalidUTF8, "megabytes": .megabytes,
+    ]
+
+    /// Whether no API should ever answer with this body (the hostile ones).
+    public var isHostile: Bool {
+        switch self {
+        case .deepNesting, .hugeNumber, .invalidUTF8, .megabytes: return true
+        default: return false
+        }
+    }
+
+    private static let deepNestingBytes = [UInt8](repeating: UInt8(ascii: "["), count: 100_000)
+    private static let hugeNumberBytes =
+        Array(#"{"message_id":"#.utf8) + [UInt8](repeating: UInt8(ascii: "7"), count: 100_000)
+        + Array(#","status":"queued","status_token":"stk_x"}"#.utf8)
+    private static let invalidUTF8Bytes =
+        Array(#"{"message_id":"msg_"#.utf8) + [0xFF, 0xFE, 0xC3]
+        + Array(#"","status":"queued","status_token":"stk_"#.utf8)
+        + [0xED, 0xA0, 0x80] + Array(#""}"#.utf8)
+    private static let megabytesBytes = [UInt8](repeating: UInt8(ascii: "x"), count: 4 << 20)
 
     public var bytes: [UInt8] {
         switch self {
@@ -95,8 +131,17 @@ public enum BodySpec: Sendable, Hashable {
         case .emptyObject: return Array("{}".utf8)
         case .invalidJSON: return Array(#"{"message_id": "msg_"#.utf8)
         case .noMessageID: return Array(#"{"status":"queued","status_token":"stk_none"}"#.utf8)
+        case .deepNesting: return Self.deepNestingBytes
+        case .hugeNumber: return Self.hugeNumberBytes
+        case .invalidUTF8: return Self.invalidUTF8Bytes
+        case .megabytes: return Self.megabytesBytes
         case .raw(let text): return Array(text.utf8)
         }
+    }
+
+    /// The name a plan spells it with (nil for `raw`).
+    public var name: String? {
+        Self.named.first { $0.value == self }?.key
     }
 
     public var contentType: String { self == .html ? "text/html" : "application/json" }
@@ -105,18 +150,14 @@ public enum BodySpec: Sendable, Hashable {
 extension BodySpec: Codable {
     public init(from decoder: any Decoder) throws {
         if let single = try? decoder.singleValueContainer(), let name = try? single.decode(String.self) {
-            switch name {
-            case "html": self = .html
-            case "empty": self = .empty
-            case "emptyObject": self = .emptyObject
-            case "invalidJSON": self = .invalidJSON
-            case "noMessageID": self = .noMessageID
-            default:
+            guard let body = Self.named[name] else {
                 throw InputError(
                     path: InputError.path(decoder.codingPath),
                     reason:
-                        "'\(name)' is not a body (html, empty, emptyObject, invalidJSON, noMessageID or {\"raw\": …})")
+                        "'\(name)' is not a body (html, empty, emptyObject, invalidJSON, noMessageID, "
+                        + Self.hostileNames.joined(separator: ", ") + " or {\"raw\": …})")
             }
+            self = body
             return
         }
         let container = try decoder.strictContainer(["raw"])
@@ -124,17 +165,13 @@ extension BodySpec: Codable {
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var single = encoder.singleValueContainer()
-        switch self {
-        case .html: try single.encode("html")
-        case .empty: try single.encode("empty")
-        case .emptyObject: try single.encode("emptyObject")
-        case .invalidJSON: try single.encode("invalidJSON")
-        case .noMessageID: try single.encode("noMessageID")
-        case .raw(let text):
+        if case .raw(let text) = self {
             var container = encoder.container(keyedBy: AnyKey.self)
             try container.encode(text, forKey: AnyKey("raw"))
+            return
         }
+        var single = encoder.singleValueContainer()
+        try single.encode(name ?? "")
     }
 }
 

@@ -88,8 +88,9 @@ public struct FaultAction: Sendable, Hashable {
         switch kind {
         case .respond:
             guard let status else { throw InputError(path: path + ".status", reason: "is required for respond") }
-            guard (100...599).contains(status) else {
-                throw InputError(path: path + ".status", reason: "must be an HTTP status (100-599)")
+            // RFC 9110 §15: any three digits; 600-999 are answers no API should give (hostile plans).
+            guard (100...999).contains(status) else {
+                throw InputError(path: path + ".status", reason: "must be an HTTP status (100-999)")
             }
         case .delay, .commitThenDelay:
             guard delay != nil else {

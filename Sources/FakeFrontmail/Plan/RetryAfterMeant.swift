@@ -10,6 +10,9 @@ public enum RetryAfterMeant: Sendable, Hashable {
     /// An HTTP date: the instant it names (whole seconds).
     case instant(Date)
 
+    /// The longest wait a number means: 2^31 s (RFC 9111 §1.2.2's ceiling for delta-seconds).
+    public static let maxSeconds = 2_147_483_648.0
+
     /// The wait in seconds when the answer leaves at `now`: never negative (a past date asks for
     /// an immediate retry).
     public func seconds(at now: Date) -> Double {
@@ -40,7 +43,7 @@ public enum RetryAfterMeant: Sendable, Hashable {
         else { return nil }
         // Digits only: Double reads any length, a huge one as infinity; a wait over 2^31 s is 2^31
         // (RFC 9111 §1.2.2's ceiling, docs/retry-after.md).
-        return Double(text).map { min($0, 2_147_483_648) }
+        return Double(text).map { min($0, maxSeconds) }
     }
 
     private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]

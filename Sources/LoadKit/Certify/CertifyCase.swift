@@ -15,6 +15,8 @@ package struct CertifyCase: Sendable {
         case resets
         case outage
         case status
+        /// Answers outside the contract: a client must survive them (last, so earlier ids stay).
+        case hostile
 
         /// The number before a case's dot.
         var number: Int { Self.allCases.firstIndex(of: self)! + 1 }

@@ -209,8 +209,36 @@ extension CertifyCase {
                     "a 404 on a status read ends it", .statusRead,
                     [on(status(404, "message_not_found"), endpoint: .status)]),
             ]
+        case .hostile:
+            return hostileEntries
         }
     }
+
+    /// Answers no API should give, which any broken server, proxy or portal may: a client that
+    /// crashes or hangs on one fails, whatever library it is. A status outside the API's table
+    /// (3xx, 6xx-999) is judged only for that (clients differ on it: the guide retries 5xx, the
+    /// wire contract any status of 500 or more, and an HTTP library may follow a 3xx).
+    private static let hostileEntries: [CertifyCase] = [
+        entry(
+            "503 with a Retry-After year of 13 digits is retried", .retried,
+            [on(status(503, retryAfter: .raw("Sun, 06 Nov 2999999999999 08:49:37 GMT")), limit: 1)]),
+        entry("429 with Retry-After: -1 is retried", .retried, [on(status(429, retryAfter: .raw("-1")), limit: 1)]),
+        entry("503 with Retry-After: nan is retried", .retried, [on(status(503, retryAfter: .raw("nan")), limit: 1)]),
+        entry(
+            "503 with a Retry-After of 400 digits ends the send", .retryAfterLimit,
+            [on(status(503, retryAfter: .raw(String(repeating: "9", count: 400))), limit: 1)], deadline: 15),
+        entry("202 with 100,000 open brackets: one request", .noRetryAfterFinal, [on(status(202, body: .deepNesting))]),
+        entry(
+            "200 with a message id of 100,000 digits: one request", .noRetryAfterFinal,
+            [on(status(200, body: .hugeNumber))]),
+        entry(
+            "202 with bytes that are not UTF-8: one request", .noRetryAfterFinal, [on(status(202, body: .invalidUTF8))]),
+        entry("200 with 4 MiB that are not JSON: one request", .noRetryAfterFinal, [on(status(200, body: .megabytes))]),
+        entry("503 with 100,000 open brackets is retried", .retried, [on(status(503, body: .deepNesting), limit: 1)]),
+        entry("503 with 4 MiB that are not JSON is retried", .retried, [on(status(503, body: .megabytes), limit: 1)]),
+        entry("a status of 999: no crash, no hang", .reached, [on(status(999), limit: 1)]),
+        entry("a 302 without a Location: no crash, no hang", .reached, [on(status(302), limit: 1)]),
+    ]
 }
 
 extension FaultAction {

@@ -163,6 +163,9 @@ struct LoadExperiment {
                 let random = SharedRandom(seed: Fingerprint.of("client:\(scenario.seed):\(shard)".utf8))
                 environment.entropy = { random.next() }
             }
+        } else if let wrapper = seams.clockWrapper {
+            // A broken client's clock runs on the real clock too (`explore --transport socket`).
+            environment.clock = wrapper(environment.clock)
         }
         let clients = try (0..<scenario.client.instances).map { _ in
             try Frontmail(

@@ -14,13 +14,23 @@ struct CaseGenerator {
 
     private var random: SeededRandom
 
-    init(seed: UInt64) { random = SeededRandom(seed: seed, mixing: 0x6578_706C_6F72_65) }
+    init(seed: UInt64, mixing: UInt64 = 0x6578_706C_6F72_65) { random = SeededRandom(seed: seed, mixing: mixing) }
 
-    /// The case of `seed`.
-    static func draw(seed: UInt64) -> ExploreCase {
+    /// The case of `seed`; over sockets, bounded for the real clock (`ExploreCase.onRealClock`).
+    /// Answers outside the contract are drawn from a stream of their own, so a case without them is
+    /// the case the same seed drew before they existed.
+    static func draw(seed: UInt64, overSockets: Bool = false) -> ExploreCase {
         var generator = CaseGenerator(seed: seed)
-        return generator.draw(seed: seed)
+        var drawn = generator.draw(seed: seed)
+        var hostile = CaseGenerator(seed: seed, mixing: 0x686F_7374_696C_65)
+        if hostile.chance(Self.hostileShare) {
+            for _ in 0..<hostile.int(1...2) { drawn.rules.append(hostile.hostileRule(overSockets: overSockets)) }
+        }
+        return overSockets ? drawn.onRealClock() : drawn
     }
+
+    /// Percent of cases with answers outside the contract (the `survives` property).
+    static let hostileShare = 20
 
     mutating func draw(seed: UInt64) -> ExploreCase {
         var drawn = ExploreCase(seed: seed)
@@ -134,6 +144,21 @@ struct CaseGenerator {
         case 8: return .httpDateIn(seconds: limit / 1000 + int(2...60))
         default: return .text(chance(50) ? pick(["soon", "1s", "Fri, 31 Feb 2026"]) : hostileRetryAfter())
         }
+    }
+
+    /// An answer no API should give (docs/fault-plans.md): a status outside the API's table, or a
+    /// 2xx, 429 or 5xx with a hostile body, a hostile Retry-After, or both. Over sockets no 1xx: HTTP
+    /// reads it as an interim answer, so what the client sees is the transport's, not the plan's.
+    private mutating func hostileRule(overSockets: Bool) -> ExploreCase.Rule {
+        let outside = overSockets ? [300, 302, 399, 600, 799, 999] : [100, 103, 199, 300, 302, 399, 600, 799, 999]
+        let status = chance(40) ? pick(outside) : pick([200, 202, 429, 500, 503])
+        let body = (200..<300).contains(status) || chance(50) ? pick(BodySpec.hostileNames) : nil
+        let retryAfter = chance(50) ? ExploreCase.RetryAfterSpelling.text(hostileRetryAfter()) : nil
+        var rule = ExploreCase.Rule(fault: .respond(status: status, retryAfter: retryAfter, body: body))
+        rule.endpoint = "send"
+        if chance(50) { rule.probability = int(20...80) }
+        if chance(30) { rule.attempt = int(1...3) }
+        return rule
     }
 
     /// A Retry-After no server should send but any broken one may (docs/retry-after.md): signs,

@@ -107,6 +107,9 @@ struct ExploreCase: Sendable, Hashable {
     var status: Status?
     var rules: [Rule] = []
     var capacity: Capacity?
+    /// Through URLSession over loopback on the SDK's own clock and timers (`explore --transport
+    /// socket`); otherwise in-process on virtual time.
+    var overSockets = false
 
     /// How big the case is, for the found file's name and the closing table: sends and plan rules.
     var size: (sends: Int, rules: Int) { (load.sends, rules.count + (capacity == nil ? 0 : 1)) }
@@ -118,8 +121,9 @@ extension ExploreCase {
     /// The scenario file's JSON, keys sorted (the same case gives the same bytes).
     func json(name: String, description: String, assertions: [String] = []) -> String {
         var file: [String: Any] = [
-            "name": name, "description": description, "seed": NSNumber(value: seed), "transport": "inProcess",
-            "clock": "virtual", "client": clientJSON, "payload": payloadJSON, "load": loadJSON,
+            "name": name, "description": description, "seed": NSNumber(value: seed),
+            "transport": overSockets ? "socket" : "inProcess", "clock": overSockets ? "real" : "virtual",
+            "client": clientJSON, "payload": payloadJSON, "load": loadJSON,
             "plan": planJSON,
         ]
         if !assertions.isEmpty { file["assertions"] = assertions }

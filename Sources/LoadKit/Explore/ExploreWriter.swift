@@ -57,7 +57,15 @@ extension Found {
         description += "; replay: \(replayCommand(file: path))"
         if let error { description += "; the run failed: \(error)" }
         // The property's checks, where the failing run recorded them: `run` then fails on them.
-        var checks = (property?.violations ?? []).filter { metrics[$0] != nil }.map { "\($0.text) == 0" }
+        // Over sockets, with the real clock's metrics too, and a time metric up to its allowance.
+        let keys =
+            shrunk.overSockets
+            ? (property?.violations ?? []).filter { !ExploreProperty.notOnRealClock.contains($0) }
+                + (property?.realClock ?? []) : property?.violations ?? []
+        var checks = keys.filter { metrics[$0] != nil }.map { key in
+            guard shrunk.overSockets, let allowance = property?.allowances[key] else { return "\(key.text) == 0" }
+            return "\(key.text) <= \(allowance)"
+        }
         // A case's own jitter test: its waits' distance from uniform below the critical one.
         if self.property == ExploreProperty.jitterUniform, let samples = metrics[.jitterExactRealizedSamples],
             samples >= 1

@@ -22,6 +22,11 @@ package struct Explorer: Sendable {
         package var stopOnFailure = false
         /// The order of the jobs ready at one instant in each case (seeded by the case's seed).
         package var schedule: Schedule.Policy = .fifo
+        /// Cases through URLSession over loopback on the SDK's own clock and timers, bounded for
+        /// the real clock (`--transport socket`), instead of in-process on virtual time.
+        package var overSockets = false
+        /// Over sockets: how long a case may run before it is a hang (`run-completes`).
+        package var hangLimit = ExploreCase.realClockLimit
 
         package init() {}
     }
@@ -58,6 +63,8 @@ package struct Explorer: Sendable {
     /// With `--stop-on-failure`: cases run after the pooled jitter test rejected, looking for one
     /// case that fails it alone (and can be shrunk), before the exploration stops.
     static let pooledGrace = 2_000
+    /// Runs one failure's shrinking may take over sockets (each a real-clock run).
+    static let socketShrinkRuns = 40
 
     let options: Options
     /// Called with a progress line about once a second.
@@ -71,56 +78,61 @@ package struct Explorer: Sendable {
         return random.next() % 1_000_000_000_000
     }
 
-    /// Explores until the runs or the time are used up or the task is cancelled.
+    /// Explores until the runs or the time are used up or the task is cancelled. Up to `jobs`
+    /// cases run at once, a new one starting as each ends (a case over sockets that waits out a
+    /// timeout holds back no other); outcomes are judged in the order of their cases, so the same
+    /// seed and runs give the same summary whatever the jobs.
     package func run() async -> ExploreSummary {
+        CrashNote.install()
         var summary = ExploreSummary(options: options)
         let started = ContinuousClock.now
         var lastProgress = started
-        var index = 0
         var pooledChecks = 0
-        while !Task.isCancelled {
-            if let runs = options.runs, index >= runs { break }
-            if let seconds = options.seconds, (ContinuousClock.now - started).seconds >= seconds { break }
-            let width = min(options.jobs, (options.runs ?? Int.max) - index)
-            let batch = await withTaskGroup(of: Outcome.self) { group in
-                for offset in 0..<width {
-                    let caseIndex = index + offset
+        await withTaskGroup(of: Outcome.self) { group in
+            var next = 0
+            var judged = 0
+            var ready: [Int: Outcome] = [:]
+            var stopping = false
+            func startMore() {
+                while !stopping, !Task.isCancelled, next - judged < options.jobs, next < (options.runs ?? Int.max) {
+                    if let seconds = options.seconds, (ContinuousClock.now - started).seconds >= seconds { return }
+                    let caseIndex = next
                     group.addTask { await self.explore(index: caseIndex) }
+                    next += 1
                 }
-                var outcomes: [Outcome] = []
-                for await outcome in group { outcomes.append(outcome) }
-                return outcomes.sorted { $0.index < $1.index }
             }
-            index += width
-            // A case a signal cut short is partial: it is neither counted nor judged.
-            if Task.isCancelled { break }
-            for outcome in batch {
-                summary.add(outcome)
-                for property in outcome.broken where summary.wantsShrink(property) {
+            startMore()
+            while let outcome = await group.next() {
+                // A case a signal cut short is partial: it is neither counted nor judged.
+                if Task.isCancelled { break }
+                ready[outcome.index] = outcome
+                while !stopping, let outcome = ready.removeValue(forKey: judged) {
+                    judged += 1
+                    await judge(outcome, into: &summary, started: started)
                     if Task.isCancelled { break }
-                    let found = await shrink(outcome, property: property, started: started)
-                    summary.add(found)
-                    progress?(
-                        "found \(found.property) in case \(outcome.index) (seed \(outcome.drawn.seed)): shrunk to \(found.shrunk.size.sends) sends, \(found.shrunk.size.rules) rules"
-                    )
+                    // A failure shrunk ends it; the pooled jitter test's alone, once `pooledGrace` more
+                    // cases found no case to shrink for it (a count, not seconds: the same cases on any
+                    // machine).
+                    if options.stopOnFailure,
+                        !summary.found.isEmpty
+                            || summary.pooledFoundRun.map({ summary.runs - $0 >= Self.pooledGrace }) ?? false
+                    {
+                        stopping = true
+                    }
+                    // The pooled draws are tested each time their number doubles (at most ~30 times a run).
+                    if summary.realized.count >= 32, summary.realized.count >= 2 * pooledChecks {
+                        pooledChecks = summary.realized.count
+                        summary.testPooled(elapsed: (ContinuousClock.now - started).seconds)
+                    }
+                    if (ContinuousClock.now - lastProgress).seconds >= 1 {
+                        lastProgress = ContinuousClock.now
+                        progress?(summary.progressLine(elapsed: (lastProgress - started).seconds))
+                    }
                 }
+                if stopping || Task.isCancelled { break }
+                startMore()
             }
-            // A failure shrunk ends it; the pooled jitter test's alone, once `pooledGrace` more cases
-            // found no case to shrink for it (a count, not seconds: the same cases on any machine).
-            if options.stopOnFailure,
-                !summary.found.isEmpty || summary.pooledFoundRun.map({ summary.runs - $0 >= Self.pooledGrace }) ?? false
-            {
-                break
-            }
-            // The pooled draws are tested each time their number doubles (at most ~30 times a run).
-            if summary.realized.count >= 32, summary.realized.count >= 2 * pooledChecks {
-                pooledChecks = summary.realized.count
-                summary.testPooled(elapsed: (ContinuousClock.now - started).seconds)
-            }
-            if (ContinuousClock.now - lastProgress).seconds >= 1 {
-                lastProgress = ContinuousClock.now
-                progress?(summary.progressLine(elapsed: (lastProgress - started).seconds))
-            }
+            group.cancelAll()
         }
         summary.testPooled(elapsed: (ContinuousClock.now - started).seconds)
         summary.interrupted = Task.isCancelled
@@ -128,17 +140,44 @@ package struct Explorer: Sendable {
         return summary
     }
 
-    /// Draws and runs case `index`.
+    /// Adds one outcome to the summary and shrinks each property it broke that the summary wants.
+    private func judge(_ outcome: Outcome, into summary: inout ExploreSummary, started: ContinuousClock.Instant) async {
+        summary.add(outcome)
+        for property in outcome.broken where summary.wantsShrink(property) {
+            if Task.isCancelled { break }
+            let found = await shrink(outcome, property: property, started: started)
+            summary.add(found)
+            progress?(
+                "found \(found.property) in case \(outcome.index) (seed \(outcome.drawn.seed)): shrunk to \(found.shrunk.size.sends) sends, \(found.shrunk.size.rules) rules"
+            )
+        }
+    }
+
+    /// Draws and runs case `index`, its rerun command in `CrashNote`'s slot while it runs.
     func explore(index: Int) async -> Outcome {
-        let drawn = CaseGenerator.draw(seed: Self.caseSeed(options.seed, index))
+        let drawn = CaseGenerator.draw(seed: Self.caseSeed(options.seed, index), overSockets: options.overSockets)
+        CrashNote.running(index: index, line: "  case \(index) (seed \(drawn.seed)): " + rerunCommand(through: index))
+        defer { CrashNote.ended(index: index) }
         return await measure(drawn, index: index, schedule: options.schedule)
     }
 
-    /// Runs one case through the SDK (or the broken client) on virtual time and judges it.
+    /// The command that runs cases 0 to `index` again, one at a time, as this exploration drew them.
+    func rerunCommand(through index: Int) -> String {
+        var command = "frontmail-bench explore --seed \(options.seed) --runs \(index + 1) --jobs 1"
+        if options.overSockets { command += " --transport socket" }
+        if options.schedule != .fifo { command += " --schedule \(Schedule.spelled(options.schedule))" }
+        if let broken = options.broken { command += " --broken \(broken.name)" }
+        return command
+    }
+
+    /// Runs one case through the SDK (or the broken client) on virtual time, or over sockets on the
+    /// real clock within `ExploreCase.realClockLimit` (past it, a hang naming what it waited for),
+    /// and judges it.
     func measure(_ drawn: ExploreCase, index: Int, schedule: Schedule.Policy) async -> Outcome {
         var outcome = Outcome(index: index, drawn: drawn, schedule: schedule)
         do {
-            let scenario = try drawn.scenario(name: "explore-\(index)", description: "").onVirtualTime()
+            let file = try drawn.scenario(name: "explore-\(index)", description: "")
+            let scenario = drawn.overSockets ? file : file.onVirtualTime()
             var experiment = LoadExperiment(scenario: scenario, progress: false)
             if let broken = options.broken { broken.apply(to: &experiment.seams) }
             experiment.schedule = schedule
@@ -146,14 +185,23 @@ package struct Explorer: Sendable {
             // task waits with nothing timed is deadlocked at once, not after the 2 s a run of
             // `run` gives a wake-up from outside (a deadlocked case costs 0.25 s, not 2).
             experiment.stallGrace = Self.stallGrace
-            let measurement = try await experiment.run()
+            let measurement =
+                drawn.overSockets
+                ? try await HangWatch.bounded(limit: options.hangLimit, grace: 2) { [experiment] in
+                    try await experiment.run()
+                } : try await experiment.run()
             outcome.metrics = measurement.metrics
-            for property in ExploreProperty.all { outcome.judged[property.name] = property.judge(measurement.metrics) }
+            for property in ExploreProperty.all {
+                outcome.judged[property.name] = property.judge(measurement.metrics, realClock: drawn.overSockets)
+            }
             outcome.sends = Int(measurement.metrics[.sendSends] ?? 0)
             outcome.traceSend = measurement.history?.firstFailedSend ?? 0
             if let history = measurement.history, let ledger = measurement.ledger {
                 outcome.reached = DecisionPoint.reached(
                     drawn, ledger: ledger.records, reads: history.statusReads.records, metrics: measurement.metrics)
+            }
+            // The waits as drawn are known exactly on virtual time only.
+            if !drawn.overSockets, let history = measurement.history, let ledger = measurement.ledger {
                 outcome.realized =
                     JitterProbe.ExactTiming(scenario: scenario, history: history, ledger: LedgerIndex(ledger)).realized
                 if outcome.realized.count >= ExploreProperty.caseJitterMinimum {
@@ -176,8 +224,15 @@ package struct Explorer: Sendable {
     func shrink(_ failing: Outcome, property: String, started: ContinuousClock.Instant) async -> Found {
         var smallest = failing
         var runs = 0
-        for candidate in Shrinker.drained(smallest.drawn) {
-            if runs >= options.shrinkRuns || Task.isCancelled { break }
+        // Over sockets a run takes real seconds: fewer of them, each candidate kept within the
+        // real clock's bounds (one that those bounds make the case itself again is not a step).
+        let overSockets = failing.drawn.overSockets
+        let allowed = overSockets ? min(options.shrinkRuns, Self.socketShrinkRuns) : options.shrinkRuns
+        func candidates(_ drawn: ExploreCase, _ made: [ExploreCase]) -> [ExploreCase] {
+            overSockets ? made.map { $0.onRealClock() }.filter { $0 != drawn } : made
+        }
+        for candidate in candidates(smallest.drawn, Shrinker.drained(smallest.drawn)) {
+            if runs >= allowed || Task.isCancelled { break }
             runs += 1
             let outcome = await measure(candidate, index: failing.index, schedule: smallest.schedule)
             if !Task.isCancelled, outcome.broken.contains(property) {
@@ -186,15 +241,15 @@ package struct Explorer: Sendable {
             }
         }
         var improved = true
-        while improved, runs < options.shrinkRuns, !Task.isCancelled {
+        while improved, runs < allowed, !Task.isCancelled {
             improved = false
             // The plainest schedule first: a failure fifo shows too needs no schedule to replay.
             let schedules: [Schedule.Policy] = smallest.schedule == .fifo ? [] : [.fifo]
             let tries =
                 schedules.map { (smallest.drawn, $0) }
-                + Shrinker.candidates(smallest.drawn).map { ($0, smallest.schedule) }
+                + candidates(smallest.drawn, Shrinker.candidates(smallest.drawn)).map { ($0, smallest.schedule) }
             for (candidate, schedule) in tries {
-                if runs >= options.shrinkRuns || Task.isCancelled { break }
+                if runs >= allowed || Task.isCancelled { break }
                 runs += 1
                 let outcome = await measure(candidate, index: failing.index, schedule: schedule)
                 if !Task.isCancelled, outcome.broken.contains(property) {

@@ -66,6 +66,9 @@ public enum MetricCatalog {
             value(.attemptsOverLimit, "sends", .lower, source),
             value(.attemptsAfterFinalAnswer, "sends", .mustNotGrow, source),
             value(.attemptsGaveUpEarly, "sends", .mustNotGrow, source),
+            // Sends that got an answer outside the contract, and those of them a verdict above failed.
+            value(.survivesHostileSends, "sends", .info, source),
+            value(.survivesMisjudged, "sends", .mustNotGrow, source),
             value(.loadServerRequests, "requests", .info, source),
             value(.loadAmplification, "requests/send", .lower, source),
             value(.retryBudgetRefused, "retries", .info, source),

@@ -39,6 +39,8 @@ extension MetricKey {
     package static let attemptsOverLimit = MetricKey("attempts.over_limit")
     package static let attemptsAfterFinalAnswer = MetricKey("attempts.after_final_answer")
     package static let attemptsGaveUpEarly = MetricKey("attempts.gave_up_early")
+    package static let survivesHostileSends = MetricKey("survives.hostile_sends")
+    package static let survivesMisjudged = MetricKey("survives.misjudged")
     package static let loadServerRequests = MetricKey("load.server_requests")
     package static let loadAmplification = MetricKey("load.amplification")
     package static let retryBudgetRefused = MetricKey("retry.budget_refused")

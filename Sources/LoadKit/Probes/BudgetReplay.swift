@@ -101,7 +101,7 @@ struct BudgetReplay {
                 break
             }
             // A whole answer that is neither retryable nor a success ends the send.
-            if whole, attempt.status != 429, attempt.status < 500 { break }
+            if whole, attempt.status != 429, !(500...599).contains(attempt.status) { break }
             if whole, attempt.retryAfter.isFinite, attempt.retryAfter > limit * 1.000_001 { break }
             guard index < maxRetries, attempt.finished.isFinite else { break }
             let cost = attempt.clientGone ? model.timeoutCost : model.retryCost

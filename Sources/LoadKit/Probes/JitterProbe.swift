@@ -146,7 +146,9 @@ struct JitterProbe {
             let received =
                 backoff.afterAttempt < statuses.count && statuses[backoff.afterAttempt] != 0
                 && served.map { UInt16($0.status) == statuses[backoff.afterAttempt] } == true
-            let asked = received && sample.serverRetryAfter.isFinite && sample.serverRetryAfter <= limit
+            // With a shared key, the server's attempt of that number may be another send's.
+            let asked =
+                !sharedKey && received && sample.serverRetryAfter.isFinite && sample.serverRetryAfter <= limit
             switch backoff.cause {
             case .jitter(let cap):
                 if asked {
@@ -175,7 +177,9 @@ struct JitterProbe {
             case .retryAfter(let seconds):
                 sample.cause = "retry_after"
                 retryAfterWaits += 1
-                if !(abs(seconds - sample.serverRetryAfter) <= Self.retryAfterTolerance) || backoff.delay != seconds {
+                if !sharedKey && !(abs(seconds - sample.serverRetryAfter) <= Self.retryAfterTolerance)
+                    || backoff.delay != seconds
+                {
                     retryAfterMismatches += 1
                 }
             }
@@ -242,7 +246,8 @@ struct JitterProbe {
         var count = 0
         for record in records where record.attempts > 1 && !refused.touches(record) {
             let attempts = ledger.attempts(sendID: scenario.benchID(record.sendID))
-            for (index, status) in record.attemptStatuses.enumerated().dropLast() where status == 429 || status >= 500 {
+            for (index, status) in record.attemptStatuses.enumerated().dropLast()
+            where status == 429 || (500...599).contains(status) {
                 guard index < attempts.count, UInt16(attempts[index].status) == status else { continue }
                 if Double(attempts[index].retryAfter) > limit * 1.0001 {
                     count += 1

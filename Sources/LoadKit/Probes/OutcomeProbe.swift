@@ -13,10 +13,14 @@ import Frontmail
 /// apart: such a group is checked as a whole (its requests against the sum of its sends' attempts),
 /// and its sends' attempts per send are their own counts, which that check holds to the ledger.
 /// A failed send whose last request got a plan's error answer in full must throw that answer's
-/// code and status (`send.error_mismatches`). From the ledger alone, against the scenario file: a
+/// code and status, and a send that got one cannot have succeeded (`send.error_mismatches`). From the ledger alone, against the scenario file: a
 /// send with more requests than `maxRetries + 1` (`attempts.over_limit`), one with a request after
 /// an answer the contract never retries (`attempts.after_final_answer`), and one that stopped after
-/// a failure it could still retry (`attempts.gave_up_early`).
+/// a failure it could still retry (`attempts.gave_up_early`). Sends that got an answer outside the
+/// contract (`hostile`: a 1xx, 3xx or 600-999 status, a body no API sends, an unreadable or huge
+/// Retry-After) are counted (`survives.hostile_sends`), and those that then broke one of these
+/// verdicts again apart (`survives.misjudged`): a client that survives such an answer ends it as
+/// the contract says.
 struct OutcomeProbe {
     var rows: [SummaryRow] = []
     var metrics: [String: Double] = [:]
@@ -45,38 +49,62 @@ struct OutcomeProbe {
         var overLimit = 0
         var afterFinal = 0
         var gaveUp = 0
+        var hostileSends: Set<Int> = []
+        var misjudged: Set<Int> = []
         // A budget may refuse a retry, and a refused connection never reaches the ledger: giving
         // up early is judged where neither can hide an attempt.
         let refused = RefuseWindows(scenario)
         let judgesGivingUp = scenario.client.budget == .none && refused.isEmpty
         let limit = scenario.client.maxRetryAfter.seconds * scenario.timeScale
+        let deadline = scenario.clock == .real ? scenario.client.timeout.seconds * scenario.timeScale : nil
+        let ends = { (request: LedgerRecord) in Self.ends(request, limit: limit, deadline: deadline) }
         for (benchID, group) in reported {
             let count = ledger.count(sendID: benchID)
             unreported += max(0, count - group.attempts)
             unseen += max(0, group.answered - count)
             guard group.sends == 1 else { continue }
-            if count > scenario.client.maxRetries + 1 { overLimit += 1 }
             let served = ledger.attempts(sendID: benchID)
-            if served.dropLast().contains(where: { Self.endsTheSend($0, limit: limit) }) { afterFinal += 1 }
+            if count > scenario.client.maxRetries + 1 + Self.transportResends(served, scenario) { overLimit += 1 }
+            let hostile = served.contains { Self.hostile($0, scenario.plan) }
+            if hostile { hostileSends.insert(benchID) }
+            if served.dropLast().contains(where: { ends($0) == true }) {
+                afterFinal += 1
+                if hostile { misjudged.insert(benchID) }
+            }
             if judgesGivingUp, let last = served.last, served.count < scenario.client.maxRetries + 1,
-                !Self.endsTheSend(last, limit: limit)
+                ends(last) == false
             {
                 gaveUp += 1
+                if hostile { misjudged.insert(benchID) }
             }
         }
         for record in records {
             switch record.outcome {
-            case .ok: ok += 1
+            case .ok:
+                ok += 1
+                // A send the SDK calls sent whose last request got an error in full: it ignored it.
+                let benchID = scenario.benchID(record.sendID)
+                if (reported[benchID]?.sends ?? 1) == 1, !refused.touches(record),
+                    let last = ledger.attempts(sendID: benchID).last, ends(last) != nil,
+                    Self.planError(last, scenario.plan) != nil
+                {
+                    errorsChecked += 1
+                    errorMismatches += 1
+                    if hostileSends.contains(benchID) { misjudged.insert(benchID) }
+                }
             case .failed(let code, let status):
                 errors[code.rawValue, default: 0] += 1
                 let benchID = scenario.benchID(record.sendID)
                 // The ledger's last request is the client's last attempt unless a refusal hid one.
                 if (reported[benchID]?.sends ?? 1) == 1, !refused.touches(record),
-                    let last = ledger.attempts(sendID: benchID).last,
+                    let last = ledger.attempts(sendID: benchID).last, ends(last) != nil,
                     let answer = Self.planError(last, scenario.plan)
                 {
                     errorsChecked += 1
-                    if answer.code != code.rawValue || answer.status != status { errorMismatches += 1 }
+                    if answer.code != code.rawValue || answer.status != status {
+                        errorMismatches += 1
+                        if hostileSends.contains(benchID) { misjudged.insert(benchID) }
+                    }
                 }
             case .dropped:
                 dropped += 1
@@ -109,6 +137,8 @@ struct OutcomeProbe {
         recorder.record(.attemptsOverLimit, Double(overLimit))
         recorder.record(.attemptsAfterFinalAnswer, Double(afterFinal))
         if judgesGivingUp { recorder.record(.attemptsGaveUpEarly, Double(gaveUp)) }
+        recorder.record(.survivesHostileSends, Double(hostileSends.count))
+        recorder.record(.survivesMisjudged, Double(misjudged.count))
         let serverRequests = ledger.sendRequests
         recorder.record(.loadServerRequests, Double(serverRequests))
         recorder.record(.loadAmplification, started == 0 ? .nan : Double(serverRequests) / Double(started))
@@ -117,22 +147,71 @@ struct OutcomeProbe {
     }
 
     /// The error a request got from the plan, when the client saw it whole: a `respond` rule's
-    /// status and code (or the API's code for that status), with the API's JSON body.
-    static func planError(_ request: LedgerRecord, _ plan: FaultPlan) -> (code: String, status: Int)? {
+    /// status and code (or the API's code for that status), with the API's JSON body; with a named
+    /// body that is not the API's error, the code the contract gives its status (`internal_error`
+    /// for 500-599, else `bad_request`); a 2xx with such a body is `invalid_response`, no status.
+    /// A `raw` body may be anything, so it is not judged.
+    static func planError(_ request: LedgerRecord, _ plan: FaultPlan) -> (code: String, status: Int?)? {
         guard request.action == .fault(.respond), !request.clientGone, request.rule >= 0,
             Int(request.rule) < plan.rules.count
         else { return nil }
         let action = plan.rules[Int(request.rule)].action
-        guard action.body == nil, let status = action.status, status >= 400 else { return nil }
-        return (action.code ?? ServerResponse.defaultCode(for: status), status)
+        guard let status = action.status else { return nil }
+        if (200..<300).contains(status) {
+            guard let body = action.body, body.name != nil else { return nil }
+            return ("invalid_response", nil)
+        }
+        guard let body = action.body else { return (action.code ?? ServerResponse.defaultCode(for: status), status) }
+        guard body.name != nil else { return nil }
+        return ((500...599).contains(status) ? "internal_error" : "bad_request", status)
+    }
+
+    /// Requests of a send that libcurl may have resent below the SDK, over sockets: it resends a
+    /// request once when its reused connection closed before any answer (the plan's `close` and
+    /// `reset`), a request the SDK never sees. In-process, none.
+    static func transportResends(_ served: [LedgerRecord], _ scenario: Scenario) -> Int {
+        guard scenario.transport == .socket else { return 0 }
+        return served.lazy.filter { $0.action == .fault(.close) || $0.action == .fault(.reset) }.count
+    }
+
+    /// Whether the plan answered this request outside the contract: a 1xx, 3xx or 600-999, a
+    /// hostile body, or a Retry-After the fake itself reads as nothing or as 2^31 s or more.
+    static func hostile(_ request: LedgerRecord, _ plan: FaultPlan) -> Bool {
+        guard request.action == .fault(.respond), request.rule >= 0, Int(request.rule) < plan.rules.count else {
+            return false
+        }
+        let action = plan.rules[Int(request.rule)].action
+        if let status = action.status, !(200...299).contains(status), !(400...599).contains(status) { return true }
+        if action.body?.isHostile == true { return true }
+        guard case .raw(let text)? = action.retryAfter else { return false }
+        switch RetryAfterMeant.reading(text, now: Date(timeIntervalSince1970: 0)) {
+        case nil: return true
+        case .seconds(let seconds)?: return seconds >= RetryAfterMeant.maxSeconds
+        case .instant?: return false
+        }
+    }
+
+    /// On the real clock, an answer the server finished this close to the client's deadline (or
+    /// after it) may have reached the client after it gave up: the verdicts built on it are not
+    /// judged (certify's 50 ms for a retry's timing, `CertifyJudge.earlyTolerance`).
+    static let realClockMargin = 0.05
+
+    /// Whether the contract ends the send after this answer (true) or retries after it (false); nil
+    /// when the client may not have seen it in time (the real clock: `deadline` is the client's
+    /// timeout, and the server took longer than it less `realClockMargin`).
+    static func ends(_ request: LedgerRecord, limit: Double, deadline: Double?) -> Bool? {
+        if let deadline, delivered(request), !(request.finished - request.arrival < deadline - realClockMargin) {
+            return nil
+        }
+        return endsTheSend(request, limit: limit)
     }
 
     /// Whether the client received this answer whole and the contract says no request follows it:
-    /// a status under 500 other than 429 (a 2xx, read or malformed, and every other 4xx), or a
-    /// Retry-After the server meant as more than `limit` seconds.
+    /// any status but 429 and 500-599 (a 2xx, read or malformed, every other 4xx, and statuses
+    /// outside the API's table), or a Retry-After the server meant as more than `limit` seconds.
     static func endsTheSend(_ request: LedgerRecord, limit: Double) -> Bool {
         guard delivered(request) else { return false }
-        return request.status < 500 && request.status != 429
+        return !(500...599).contains(request.status) && request.status != 429
             || request.retryAfter.isFinite && request.retryAfter > limit
     }
 

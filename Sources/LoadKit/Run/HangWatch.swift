@@ -38,7 +38,13 @@ enum HangWatch {
         async throws -> T
     {
         let task = Task { try await Box(work()) }
-        if let result = await first(task, within: limit) { return try result.get().value }
+        // The run is a task of its own: a cancel of the caller (a signal) reaches it at once.
+        let finished = await withTaskCancellationHandler {
+            await first(task, within: limit)
+        } onCancel: {
+            task.cancel()
+        }
+        if let result = finished { return try result.get().value }
         let open = OpenSends.count.load(ordering: .relaxed)
         let timers = FrontmailTimers.pending
         task.cancel()
@@ -51,13 +57,15 @@ enum HangWatch {
         -> Result<Box<T>, any Error>?
     {
         let race = Race<Result<Box<T>, any Error>>()
+        let timer = Task {
+            try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+            race.finish(nil)
+        }
+        // The timer ends with the run, not at its limit (a search runs thousands of cases).
+        defer { timer.cancel() }
         return await withCheckedContinuation { continuation in
             race.start(continuation)
             Task { race.finish(await task.result) }
-            Task {
-                try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
-                race.finish(nil)
-            }
         }
     }
 

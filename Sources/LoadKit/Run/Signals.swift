@@ -94,17 +94,24 @@ package enum ProcessSignals {
                 }
             }
         }
-        for number in handled {
-            var action = sigaction()
-            #if canImport(Glibc)
-                action.__sigaction_handler.sa_handler = signalHandler
-            #else
-                action.__sigaction_u.__sa_handler = signalHandler
-            #endif
-            sigemptyset(&action.sa_mask)
-            action.sa_flags = SA_RESTART
-            sigaction(number, &action, nil)
-        }
+        for number in handled { setSignalHandler(number, signalHandler, flags: SA_RESTART) }
+    }
+
+    /// Sets `handler` for signal `number` (`sigaction`, nothing blocked while it runs), keeping the
+    /// action it replaces in `previous`.
+    static func setSignalHandler(
+        _ number: Int32, _ handler: @escaping @convention(c) (Int32) -> Void, flags: Int32,
+        previous: UnsafeMutablePointer<sigaction>? = nil
+    ) {
+        var action = sigaction()
+        #if canImport(Glibc)
+            action.__sigaction_handler.sa_handler = handler
+        #else
+            action.__sigaction_u.__sa_handler = handler
+        #endif
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = flags
+        sigaction(number, &action, previous)
     }
 
     /// Hands `signal` to this process's router (as the handler does; a child whose parent ended

@@ -212,7 +212,7 @@ struct TuneTests {
                 "base.assertions"
             ),
             (
-                #"{"name": "v", "base": {\#(load)}, "environments": [{"name": "e", "rules": [{"action": {"type": "respond", "status": 700}}]}], "grid": {}}"#,
+                #"{"name": "v", "base": {\#(load)}, "environments": [{"name": "e", "rules": [{"action": {"type": "respond", "status": 1000}}]}], "grid": {}}"#,
                 "environments[0].rules[0].action.status"
             ),
             (

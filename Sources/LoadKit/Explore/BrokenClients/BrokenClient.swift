@@ -58,6 +58,10 @@ package struct BrokenClient: Sendable {
             property: "status-read"
         ) { $0.transportWrapper = { TokenInURL(inner: $0) } },
         BrokenClient(
+            name: "any-5xx-class", summary: "takes a status of 600-999 for a 503 (retries it as a server error)",
+            property: "survives"
+        ) { $0.transportWrapper = { StatusMappingTransport(inner: $0, from: 600...999, to: 503) } },
+        BrokenClient(
             name: "null-dropping", summary: "drops a null param from the body it writes", property: "payload-intact"
         ) {
             $0.transportWrapper = {

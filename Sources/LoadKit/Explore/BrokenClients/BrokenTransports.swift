@@ -64,6 +64,20 @@ extension AnswerReplacingTransport {
     }
 }
 
+/// Hands the SDK another status for every answer whose status lies in `from`, body and headers
+/// kept: a client that reads any status of 500 or more as a server error.
+struct StatusMappingTransport: FrontmailTransport {
+    let inner: any FrontmailTransport
+    let from: ClosedRange<Int>
+    let to: Int
+
+    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
+        var response = try await inner.send(request)
+        if from.contains(response.status) { response.status = to }
+        return response
+    }
+}
+
 /// Sends every attempt with a fresh key.
 final class KeyChangingTransport: FrontmailTransport {
     let base: any FrontmailTransport
