@@ -27,6 +27,12 @@ struct ExploreCommandTests {
         #expect(try Self.options(["--schedule", "random"]).schedule == .random)
         #expect(try Self.options(["--schedule", "pct"]).schedule == .pct(depth: 3))
         #expect(try Self.options(["--schedule", "pct:7"]).schedule == .pct(depth: 7))
+        let inProcess = try Self.options(["--transport", "inProcess"])
+        #expect(!defaults.overSockets && !inProcess.overSockets)
+        let socket = try Self.options(["--transport", "socket"])
+        #expect(socket.overSockets && socket.jobs == min(64, 3 * ProcessInfo.processInfo.activeProcessorCount))
+        let two = try Self.options(["--transport", "socket", "--jobs", "2"])
+        #expect(two.jobs == 2)
     }
 
     @Test(
@@ -39,6 +45,9 @@ struct ExploreCommandTests {
             (["--jobs", "65"], "--jobs needs"), (["--broken", "perfect"], "no broken client 'perfect'"),
             (["--schedule", "lifo"], "--schedule must be fifo, random, pct or pct:D (D 1-20), not 'lifo'"),
             (["--schedule", "pct:0"], "--schedule must be"), (["--schedule", "pct:21"], "--schedule must be"),
+            (["--transport", "tcp"], "--transport must be inProcess or socket, not 'tcp'"),
+            (["--transport", ""], "--transport needs a value"),
+            (["--transport", "socket", "--schedule", "random"], "--schedule orders virtual time's jobs"),
         ])
     func refused(arguments: [String], message: String) {
         #expect {
@@ -53,12 +62,12 @@ struct ExploreCommandTests {
         var random = SeededRandom(seed: 42)
         let names = [
             "--runs", "--time", "--seed", "--jobs", "--broken", "--out", "--stop-on-failure", "--schedule", "--nope",
-            "x",
+            "x", "--transport",
         ]
         let values = [
             "0", "1", "-1", "64", "65", "1e3", "nan", "inf", "18446744073709551616", "60s", "0s", "1d", "86400s",
             "86401s", "", "duplicating", "no-jitter", "é", "9223372036854775807", "1.5", "10m", "fifo", "random",
-            "pct", "pct:20", "pct:21", "pct:-3",
+            "pct", "pct:20", "pct:21", "pct:-3", "socket", "inProcess", "Socket",
         ]
         for _ in 0..<3000 {
             var arguments: [String] = []
@@ -72,6 +81,7 @@ struct ExploreCommandTests {
             #expect(options.runs != nil || options.seconds != nil)
             #expect((1...64).contains(options.jobs))
             if case .pct(let depth) = options.schedule { #expect(Schedule.depths.contains(depth)) }
+            #expect(!options.overSockets || options.schedule == .fifo)
         }
     }
 }
