@@ -185,7 +185,7 @@ public enum RunCommand {
         // A child of an isolated run leaves the report to its parent.
         let session = RunSession(
             command: "run", writer: ResultsWriter(root: out, runID: runID), outputs: child ? nil : outputs(parsed))
-        return session.end(results.map(RunSession.Entry.init), planned: scenarios.count, cancelled: cancelled)
+        return session.end(results, planned: scenarios.count, cancelled: cancelled)
     }
 
     /// What the arguments ask to write besides the CSV.

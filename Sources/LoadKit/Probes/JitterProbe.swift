@@ -135,20 +135,25 @@ struct JitterProbe {
             // Sends that share a key share their attempts: the server's gaps are not one client's
             // waits (on virtual time many sends' attempts meet at one instant), so none is kept.
             let sharedKey = scenario.client.explicitKeys != nil
-            let gap = sharedKey ? .nan : (nextArrival.map { $0 - (served?.finished ?? .nan) }) ?? .nan
+            let statuses = position(backoff.sendID).map { records[$0].attemptStatuses } ?? []
+            // Over sockets libcurl may resend a request below the SDK (after a close or a reset on a
+            // reused connection): then the server's attempt of a number is not the client's.
+            let aligned = scenario.transport != .socket || ledger.count(sendID: benchID) == statuses.count
+            let gap =
+                sharedKey || !aligned ? .nan : (nextArrival.map { $0 - (served?.finished ?? .nan) }) ?? .nan
             var sample = Sample(
                 sendID: backoff.sendID, afterAttempt: backoff.afterAttempt, cause: "", delay: backoff.delay, cap: .nan,
                 normalized: .nan, serverRetryAfter: served.map { Double($0.retryAfter) } ?? .nan, realizedGap: gap)
             // The server asked for a wait the client must honour exactly (not over the limit), when
             // its answer reached the client (a deadline may have fired first).
             let limit = scenario.client.maxRetryAfter.seconds * scenario.timeScale
-            let statuses = position(backoff.sendID).map { records[$0].attemptStatuses } ?? []
             let received =
                 backoff.afterAttempt < statuses.count && statuses[backoff.afterAttempt] != 0
                 && served.map { UInt16($0.status) == statuses[backoff.afterAttempt] } == true
             // With a shared key, the server's attempt of that number may be another send's.
             let asked =
-                !sharedKey && received && sample.serverRetryAfter.isFinite && sample.serverRetryAfter <= limit
+                !sharedKey && aligned && received && sample.serverRetryAfter.isFinite
+                && sample.serverRetryAfter <= limit
             switch backoff.cause {
             case .jitter(let cap):
                 if asked {
@@ -177,7 +182,7 @@ struct JitterProbe {
             case .retryAfter(let seconds):
                 sample.cause = "retry_after"
                 retryAfterWaits += 1
-                if !sharedKey && !(abs(seconds - sample.serverRetryAfter) <= Self.retryAfterTolerance)
+                if !sharedKey && aligned && !(abs(seconds - sample.serverRetryAfter) <= Self.retryAfterTolerance)
                     || backoff.delay != seconds
                 {
                     retryAfterMismatches += 1

@@ -13,10 +13,11 @@ import Frontmail
 /// apart: such a group is checked as a whole (its requests against the sum of its sends' attempts),
 /// and its sends' attempts per send are their own counts, which that check holds to the ledger.
 /// A failed send whose last request got a plan's error answer in full must throw that answer's
-/// code and status, and a send that got one cannot have succeeded (`send.error_mismatches`). From the ledger alone, against the scenario file: a
-/// send with more requests than `maxRetries + 1` (`attempts.over_limit`), one with a request after
-/// an answer the contract never retries (`attempts.after_final_answer`), and one that stopped after
-/// a failure it could still retry (`attempts.gave_up_early`). Sends that got an answer outside the
+/// code and status, and a send that got one cannot have succeeded (`send.error_mismatches`). From
+/// the ledger alone, against the scenario file: a send with more requests than `maxRetries + 1`
+/// (`attempts.over_limit`), one with a request after an answer the contract never retries
+/// (`attempts.after_final_answer`), and one that stopped after a failure it could still retry
+/// (`attempts.gave_up_early`). Sends that got an answer outside the
 /// contract (`hostile`: a 1xx, 3xx or 600-999 status, a body no API sends, an unreadable or huge
 /// Retry-After) are counted (`survives.hostile_sends`), and those that then broke one of these
 /// verdicts again apart (`survives.misjudged`): a client that survives such an answer ends it as
@@ -36,11 +37,14 @@ struct OutcomeProbe {
         var dropped = 0
         // The SDK's attempts (all, and answered) per bench id, and how many sends share it.
         var reported: [Int: (sends: Int, attempts: Int, answered: Int)] = [:]
+        // On the real clock: the status each attempt's answer had as the client saw it (0: none).
+        var seen: [Int: [UInt16]] = [:]
         for record in records where record.outcome != .dropped {
             let answered = record.attemptStatuses.lazy.filter { $0 != 0 }.count
             let benchID = scenario.benchID(record.sendID)
             let group = reported[benchID, default: (0, 0, 0)]
             reported[benchID] = (group.sends + 1, group.attempts + record.attempts, group.answered + answered)
+            if scenario.clock == .real { seen[benchID] = record.attemptStatuses }
         }
         var unreported = 0
         var unseen = 0
@@ -57,22 +61,35 @@ struct OutcomeProbe {
         let judgesGivingUp = scenario.client.budget == .none && refused.isEmpty
         let limit = scenario.client.maxRetryAfter.seconds * scenario.timeScale
         let deadline = scenario.clock == .real ? scenario.client.timeout.seconds * scenario.timeScale : nil
-        let ends = { (request: LedgerRecord) in Self.ends(request, limit: limit, deadline: deadline) }
+        // Request `index` of a send's `served`: whether it ends the send, nil when unknown.
+        let endsAt = { (served: [LedgerRecord], index: Int, benchID: Int) -> Bool? in
+            let ends = Self.ends(served[index], limit: limit, deadline: deadline)
+            guard let statuses = seen[benchID], ends != nil, Self.delivered(served[index]) else { return ends }
+            // On the real clock, a client's deadline may pass while an answer is on its way (it
+            // waited in URLSession's queue before the server saw it): an answer the client says it
+            // never saw decides nothing. Where libcurl resent a request (after a close or a reset)
+            // the attempts do not line up; a resend with neither is judged as the server saw it.
+            guard statuses.count == served.count else {
+                return ends == true && Self.transportResends(served, scenario) > 0 ? nil : ends
+            }
+            return statuses[index] == 0 ? nil : ends
+        }
         for (benchID, group) in reported {
             let count = ledger.count(sendID: benchID)
             unreported += max(0, count - group.attempts)
             unseen += max(0, group.answered - count)
             guard group.sends == 1 else { continue }
             let served = ledger.attempts(sendID: benchID)
+            let ends = { (index: Int) in endsAt(served, index, benchID) }
             if count > scenario.client.maxRetries + 1 + Self.transportResends(served, scenario) { overLimit += 1 }
             let hostile = served.contains { Self.hostile($0, scenario.plan) }
             if hostile { hostileSends.insert(benchID) }
-            if served.dropLast().contains(where: { ends($0) == true }) {
+            if served.indices.dropLast().contains(where: { ends($0) == true }) {
                 afterFinal += 1
                 if hostile { misjudged.insert(benchID) }
             }
-            if judgesGivingUp, let last = served.last, served.count < scenario.client.maxRetries + 1,
-                ends(last) == false
+            if judgesGivingUp, !served.isEmpty, served.count < scenario.client.maxRetries + 1,
+                ends(served.count - 1) == false
             {
                 gaveUp += 1
                 if hostile { misjudged.insert(benchID) }
@@ -84,9 +101,9 @@ struct OutcomeProbe {
                 ok += 1
                 // A send the SDK calls sent whose last request got an error in full: it ignored it.
                 let benchID = scenario.benchID(record.sendID)
-                if (reported[benchID]?.sends ?? 1) == 1, !refused.touches(record),
-                    let last = ledger.attempts(sendID: benchID).last, ends(last) != nil,
-                    Self.planError(last, scenario.plan) != nil
+                let served = ledger.attempts(sendID: benchID)
+                if (reported[benchID]?.sends ?? 1) == 1, !refused.touches(record), let last = served.last,
+                    endsAt(served, served.count - 1, benchID) != nil, Self.planError(last, scenario.plan) != nil
                 {
                     errorsChecked += 1
                     errorMismatches += 1
@@ -96,9 +113,9 @@ struct OutcomeProbe {
                 errors[code.rawValue, default: 0] += 1
                 let benchID = scenario.benchID(record.sendID)
                 // The ledger's last request is the client's last attempt unless a refusal hid one.
-                if (reported[benchID]?.sends ?? 1) == 1, !refused.touches(record),
-                    let last = ledger.attempts(sendID: benchID).last, ends(last) != nil,
-                    let answer = Self.planError(last, scenario.plan)
+                let served = ledger.attempts(sendID: benchID)
+                if (reported[benchID]?.sends ?? 1) == 1, !refused.touches(record), let last = served.last,
+                    endsAt(served, served.count - 1, benchID) != nil, let answer = Self.planError(last, scenario.plan)
                 {
                     errorsChecked += 1
                     if answer.code != code.rawValue || answer.status != status {

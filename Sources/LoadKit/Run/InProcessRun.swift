@@ -19,9 +19,10 @@ package struct InProcessRun {
     }
 
     /// Runs the scenarios until all ran or the task is cancelled; a scenario that cannot run stops
-    /// the run with its error.
-    package func run() async throws -> [ScenarioResult] {
-        var results: [ScenarioResult] = []
+    /// the run with its error. A scenario that hangs (`HangWatch`) is a FAIL naming what it waited
+    /// for, and the last one run: its work may still be running, left behind.
+    package func run() async throws -> [RunSession.Entry] {
+        var results: [RunSession.Entry] = []
         for (index, scenario) in scenarios.enumerated() {
             if Task.isCancelled { break }
             if !child { printError("[\(index + 1)/\(scenarios.count)] \(scenario.name): \(scenario.description)") }
@@ -32,10 +33,12 @@ package struct InProcessRun {
                     printError("  replay: \(replay)")
                 }
                 if let trace = result.trace { printError(trace) }
-                results.append(result)
+                results.append(RunSession.Entry(result))
             } catch let hang as HangWatch.Hang {
-                printError("  FAIL \(scenario.name): \(hang)")
-                throw hang
+                let entry = RunSession.Entry(name: scenario.name, error: "\(hang)")
+                printError("  \(entry.verdictLine)")
+                results.append(entry)
+                break
             } catch {
                 printError("  \(scenario.name) could not run: \(error)")
                 throw error

