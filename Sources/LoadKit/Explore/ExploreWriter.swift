@@ -58,10 +58,7 @@ extension Found {
         if let error { description += "; the run failed: \(error)" }
         // The property's checks, where the failing run recorded them: `run` then fails on them.
         // Over sockets, with the real clock's metrics too, and a time metric up to its allowance.
-        let keys =
-            shrunk.overSockets
-            ? (property?.violations ?? []).filter { !ExploreProperty.notOnRealClock.contains($0) }
-                + (property?.realClock ?? []) : property?.violations ?? []
+        let keys = property?.violationKeys(realClock: shrunk.overSockets) ?? []
         var checks = keys.filter { metrics[$0] != nil }.map { key in
             guard shrunk.overSockets, let allowance = property?.allowances[key] else { return "\(key.text) == 0" }
             return "\(key.text) <= \(allowance)"

@@ -18,11 +18,17 @@ struct ExploreProperty: Sendable, Hashable {
     /// unit: `status.cancel_late.max` is in ms); every other metric counts violations.
     var allowances: [MetricKey: Double] = [:]
 
+    /// The metrics that count its violations: over sockets, without those libcurl's resends blur
+    /// and with the real clock's own.
+    func violationKeys(realClock onRealClock: Bool) -> [MetricKey] {
+        onRealClock ? violations.filter { !Self.notOnRealClock.contains($0) } + realClock : violations
+    }
+
     /// What a run gave this property: how many things it judged and how many broke it. A metric
     /// the run did not record (a probe or section the case does not have) counts nothing.
     /// Where none of its violation metrics was recorded, nothing was checked.
     func judge(_ metrics: [String: Double], realClock onRealClock: Bool = false) -> (checked: Int, violations: Int) {
-        let keys = onRealClock ? violations.filter { !Self.notOnRealClock.contains($0) } + realClock : violations
+        let keys = violationKeys(realClock: onRealClock)
         let recorded = keys.compactMap { key in metrics[key].map { (key, $0) } }
         guard !recorded.isEmpty else { return (0, 0) }
         let counted = onRealClock ? realClockChecked ?? checked : checked
