@@ -13,6 +13,12 @@ let package = Package(
             resources: [.copy("PrivacyInfo.xcprivacy")]
         ),
         .target(name: "CFakeFrontmailSystem"),
+        // The suite's deliberately broken clients, built on the SDK's seams (transport, clock,
+        // observer, entropy, budget bucket): the SDK itself ships none of them.
+        .target(
+            name: "FrontmailMutants",
+            dependencies: ["Frontmail"]
+        ),
         // Virtual time: a deterministic executor and its clock, for any test or tool that runs the
         // SDK, the fake and a load in one simulated run (docs/simulation.md).
         .target(
@@ -26,12 +32,12 @@ let package = Package(
         .target(name: "CProcessMemory"),
         .target(
             name: "LoadKit",
-            dependencies: ["Frontmail", "FakeFrontmail", "Simulator", "CProcessMemory"]
+            dependencies: ["Frontmail", "FrontmailMutants", "FakeFrontmail", "Simulator", "CProcessMemory"]
         ),
         // The command line on top of LoadKit: each command parses, makes one call and prints.
         .target(
             name: "FrontmailBenchCLI",
-            dependencies: ["LoadKit", "FakeFrontmail", "Frontmail", "Simulator"]
+            dependencies: ["LoadKit", "FakeFrontmail", "Frontmail", "FrontmailMutants", "Simulator"]
         ),
         .executableTarget(
             name: "frontmail-bench",
@@ -40,7 +46,7 @@ let package = Package(
         // The Swift SDK as a `certify` client (docs/certify.md), broken on request.
         .executableTarget(
             name: "frontmail-certify-client",
-            dependencies: ["LoadKit"]
+            dependencies: ["LoadKit", "FrontmailMutants"]
         ),
         .target(
             name: "BenchKit",
@@ -69,7 +75,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FrontmailTests",
-            dependencies: ["Frontmail"],
+            dependencies: ["Frontmail", "FrontmailMutants"],
             // Read by path (#filePath): the Retry-After values other projects' suites assert.
             exclude: ["Fixtures"]
         ),
@@ -83,13 +89,13 @@ let package = Package(
         ),
         .testTarget(
             name: "LoadKitTests",
-            dependencies: ["LoadKit", "FakeFrontmail", "Simulator", "Frontmail"],
+            dependencies: ["LoadKit", "FakeFrontmail", "Simulator", "Frontmail", "FrontmailMutants"],
             // Read by path (#filePath), not bundled: the report's fixed result set and its golden files.
             exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "FrontmailBenchCLITests",
-            dependencies: ["FrontmailBenchCLI", "LoadKit", "FakeFrontmail", "Frontmail"]
+            dependencies: ["FrontmailBenchCLI", "LoadKit", "FakeFrontmail", "Frontmail", "FrontmailMutants"]
         ),
         .testTarget(
             name: "BenchKitTests",

@@ -309,10 +309,36 @@ def self_test():
         if found != [("Probe.swift", 1), ("Probe.swift", 2)]:
             print(f"self-test failed: planted metric keys spelled as strings gave {found}", file=sys.stderr)
             sys.exit(1)
+    with tempfile.TemporaryDirectory() as root:
+        with open(os.path.join(root, "Bucket.swift"), "w", encoding="utf-8") as handle:
+            handle.write("let ok = 1\n    package var budgetDefect: Int?\n")
+        found = [(os.path.basename(path), number) for path, number, _ in sdk_mutant_words(root)]
+        if found != [("Bucket.swift", 2)]:
+            print(f"self-test failed: a planted defect switch in the SDK gave {found}", file=sys.stderr)
+            sys.exit(1)
     print(
-        "layers self-test: a planted upward use (a type, an extension member), a planted oracle calling the "
+        "layers self-test: a planted defect switch in the SDK, a planted upward use (a type, an extension member), a planted oracle calling the "
         "SDK's parser and planted metric keys spelled as strings are caught; comments and strings are not read"
     )
+
+
+# The SDK ships no code whose only use is to break it on purpose: the suite's deliberately broken
+# clients live in Sources/FrontmailMutants, built on the SDK's seams.
+SDK_TARGET = "Sources/Frontmail"
+SDK_MUTANT_WORDS = re.compile(r"defect|mutant|broken on purpose|deliberately (?:wrong|broken)", re.IGNORECASE)
+
+
+def sdk_mutant_words(root):
+    """(path, line number, text) of every line of the SDK that speaks of breaking it on purpose."""
+    found = []
+    for folder, _, files in os.walk(root):
+        for name in sorted(files):
+            path = os.path.join(folder, name)
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                for number, line in enumerate(handle, 1):
+                    if SDK_MUTANT_WORDS.search(line):
+                        found.append((path, number, line.strip()))
+    return found
 
 
 def main():
@@ -348,6 +374,13 @@ def main():
                 file=sys.stderr,
             )
             failed = max(failed, 1)
+    for path, number, text in sdk_mutant_words(os.path.join(top, SDK_TARGET)):
+        print(
+            f"{path}:{number}: the SDK speaks of breaking itself on purpose ({text[:80]}): deliberately "
+            "broken clients belong in Sources/FrontmailMutants",
+            file=sys.stderr,
+        )
+        failed = max(failed, 1)
     for target in KEY_TARGETS:
         for path, number, reason in spelled_keys(os.path.join(top, target), top):
             print(f"{path}:{number}: {reason}", file=sys.stderr)
@@ -355,7 +388,7 @@ def main():
     if failed == 0 and not graph:
         print(
             "layers: every folder uses only folders below it; no oracle uses the SDK's deciding logic; "
-            "no metric key is spelled as a string in code"
+            "no metric key is spelled as a string in code; the SDK holds no deliberately broken code"
         )
     sys.exit(failed)
 

@@ -23,7 +23,7 @@ public final class Frontmail: Sendable {
     public let transport: any FrontmailTransport
     let environment: SendEnvironment
     /// The tokens of `retry.budget`, shared by every request of this client (nil without a budget).
-    let retryBucket: RetryBucket?
+    let retryBucket: (any RetryTokens)?
     let baseURLString: String
     /// `<base>/v1/send`, made once.
     let sendURL: URL
@@ -74,7 +74,7 @@ public final class Frontmail: Sendable {
         self.timeout = timeout.isNaN || timeout <= 0 ? 15 : timeout
         self.transport = transport
         self.environment = environment
-        self.retryBucket = retry.budget.map { RetryBucket.make($0, defect: environment.budgetDefect) }
+        self.retryBucket = retry.budget.map { environment.retryTokens?($0) ?? RetryBucket($0) }
     }
 
     static let clientHeaderValue = "frontmail-swift/\(Frontmail.version)"

@@ -60,47 +60,40 @@ public struct RetryBudget: Sendable, Hashable {
     }
 }
 
+/// The tokens of a retry budget, as the client asks for them: a first attempt starts, a retry
+/// wants its cost, a send succeeded. The client makes each decision from the answers.
+package protocol RetryTokens: AnyObject, Sendable {
+    /// The tokens in the bucket now.
+    var level: Int { get }
+    /// A send's (or status read's) first attempt is about to start.
+    func firstAttempt()
+    /// Takes the cost of one retry after `error`; nil when the bucket holds too few tokens (no
+    /// retry). Returns what was taken, which a later success may refund.
+    func acquire(after error: FrontmailError) -> Int?
+    /// What a retry after `error` costs.
+    func cost(after error: FrontmailError) -> Int
+    /// A send succeeded: `lastRetryCost` is what its last retry took (nil on the first try).
+    func succeeded(lastRetryCost: Int?)
+}
+
 /// The tokens of one client's budget, behind one small lock (the SDK's floor predates
 /// `Synchronization`). Every operation is a few integer steps under it.
-final class RetryBucket: Sendable {
-    let budget: RetryBudget
+package final class RetryBucket: RetryTokens {
+    package let budget: RetryBudget
     private let tokens: Lock<Int>
-    private let defect: RetryBudgetDefect?
 
-    init(_ budget: RetryBudget, defect: RetryBudgetDefect? = nil) {
+    package init(_ budget: RetryBudget) {
         self.budget = budget
-        self.defect = defect
         tokens = Lock(budget.capacity)
     }
 
-    /// The bucket a client with `budget` keeps: its own, or (broken on purpose) the process's one.
-    static func make(_ budget: RetryBudget, defect: RetryBudgetDefect?) -> RetryBucket {
-        guard defect == .sharedStatic else { return RetryBucket(budget, defect: defect) }
-        return shared.withLock { buckets in
-            if let bucket = buckets[budget] { return bucket }
-            let bucket = RetryBucket(budget, defect: defect)
-            buckets[budget] = bucket
-            return bucket
-        }
-    }
+    /// A first attempt takes nothing from the standard quota.
+    package func firstAttempt() {}
 
-    private static let shared = Lock<[RetryBudget: RetryBucket]>([:])
+    package var level: Int { tokens.withLock { $0 } }
 
-    /// A first attempt is about to start: nothing happens, unless the bucket is broken on purpose
-    /// to charge it (what is there, up to a retry's cost).
-    func firstAttempt() {
-        guard defect == .chargesFirstAttempt else { return }
-        tokens.withLock { $0 -= min($0, budget.retryCost) }
-    }
-
-    /// The tokens in the bucket now.
-    var level: Int { tokens.withLock { $0 } }
-
-    /// Takes the cost of one retry after `error`; nil when the bucket holds too few tokens (no
-    /// retry). Returns what was taken, which a later success may refund.
-    func acquire(after error: FrontmailError) -> Int? {
+    package func acquire(after error: FrontmailError) -> Int? {
         let cost = self.cost(after: error)
-        if defect == .neverCharged { return cost }
         return tokens.withLock { level in
             guard level >= cost else { return nil }
             level -= cost
@@ -108,22 +101,19 @@ final class RetryBucket: Sendable {
         }
     }
 
-    /// What a retry after `error` costs.
-    func cost(after error: FrontmailError) -> Int {
-        error.code == .timeout && defect != .timeoutAtRetryCost ? budget.timeoutRetryCost : budget.retryCost
+    package func cost(after error: FrontmailError) -> Int {
+        error.code == .timeout ? budget.timeoutRetryCost : budget.retryCost
     }
 
-    /// A send succeeded: `lastRetryCost` is what its last retry took (nil on the first try).
-    func succeeded(lastRetryCost: Int?) {
-        var amount: Int
+    package func succeeded(lastRetryCost: Int?) {
+        let amount: Int
         if let lastRetryCost {
-            guard budget.refundsRetriedSuccess || defect == .rewardsEverySuccess else { return }
-            amount = budget.refundsRetriedSuccess && defect != .neverRefunds ? lastRetryCost : 0
-            if defect == .rewardsEverySuccess { amount += budget.successReward }
+            guard budget.refundsRetriedSuccess else { return }
+            amount = lastRetryCost
         } else {
             amount = budget.successReward
         }
-        guard amount > 0, defect != .neverRefilled else { return }
+        guard amount > 0 else { return }
         let capacity = budget.capacity
         tokens.withLock { level in
             level = amount >= capacity - level ? capacity : level + amount

@@ -135,12 +135,14 @@ package struct SendEnvironment: Sendable {
     /// Random bits, 64 at a time (nil: the system's random generator). A simulation draws them from
     /// its seed, so its jitter and keys are the same in every run.
     package var entropy: (@Sendable () -> UInt64)?
+    /// Random bits for the jitter draws alone (nil: `entropy`'s): reproducible backoff while keys
+    /// stay whatever `entropy` makes them.
+    package var jitterEntropy: (@Sendable () -> UInt64)?
     package var observer: (any SendObserver)?
-    /// A retry budget broken on purpose (the suite's tests of its own verdicts); nil in every client.
-    package var budgetDefect: RetryBudgetDefect?
-    /// A jitter draw broken on purpose: maps the client's uniform draw to another value (the suite's
-    /// tests of its own verdicts); nil in every client.
-    package var drawDefect: (@Sendable (Double) -> Double)?
+    /// The token bucket of the client's retry budget, made once per client from its policy's
+    /// budget (nil: the client's own `RetryBucket`): a bucket several clients share, or one that
+    /// counts its tokens another way. The SDK still decides each retry from what the bucket says.
+    package var retryTokens: (@Sendable (RetryBudget) -> any RetryTokens)?
 
     package init(
         clock: any FrontmailScheduler = SystemClock(),
@@ -158,14 +160,13 @@ package struct SendEnvironment: Sendable {
     /// the same with the system's generator and with injected bits.
     func unitDraw() -> Double {
         let bits: UInt64
-        if let entropy {
-            bits = entropy()
+        if let source = jitterEntropy ?? entropy {
+            bits = source()
         } else {
             var generator = SystemRandomNumberGenerator()
             bits = generator.next()
         }
-        let unit = Double(bits >> 11) * 0x1.0p-53
-        return drawDefect?(unit) ?? unit
+        return Double(bits >> 11) * 0x1.0p-53
     }
 
     /// The sixteen random bytes of an idempotency key: two words of the injected bits, or the
@@ -175,22 +176,4 @@ package struct SendEnvironment: Sendable {
         let high = entropy()
         return (high, entropy())
     }
-}
-
-/// How a deliberately wrong retry budget misbehaves.
-package enum RetryBudgetDefect: Sendable {
-    /// Retries take nothing from the bucket: it never empties.
-    case neverCharged
-    /// Successes add nothing to the bucket: once its first tokens are spent it stays empty.
-    case neverRefilled
-    /// A success after retries gives nothing back (its refund is forgotten).
-    case neverRefunds
-    /// Every first attempt takes a retry's cost too.
-    case chargesFirstAttempt
-    /// Every success adds the first-try reward, a success after retries on top of its refund.
-    case rewardsEverySuccess
-    /// A retry after a timeout costs what any retry does.
-    case timeoutAtRetryCost
-    /// One bucket in the process, shared by every client with the same budget.
-    case sharedStatic
 }

@@ -1,4 +1,5 @@
 import Foundation
+import FrontmailMutants
 import LoadKit
 
 // The Swift SDK as a `frontmail-bench certify` client (docs/certify.md): reads the protocol's

@@ -1,4 +1,5 @@
 import Foundation
+import FrontmailMutants
 import Testing
 
 @testable import Frontmail
@@ -8,10 +9,10 @@ struct RetryBudgetTests {
     /// A client with `budget` whose every send sees `steps` in order (the last repeats).
     private static func client(
         _ transport: ScriptedTransport, budget: RetryBudget, maxRetries: Int = 3, clock: ManualClock = ManualClock(),
-        timeout: TimeInterval = 15, recorder: EventRecorder? = nil, defect: RetryBudgetDefect? = nil
+        timeout: TimeInterval = 15, recorder: EventRecorder? = nil, defect: BrokenBucket? = nil
     ) throws -> Frontmail {
         var environment = SendEnvironment(clock: clock, entropy: { 0 }, observer: recorder)
-        environment.budgetDefect = defect
+        if let defect { environment.retryTokens = { defect.tokens($0) } }
         return try Frontmail(
             publicKey: TestClient.key, apiURL: TestClient.base,
             retry: RetryPolicy(maxRetries: maxRetries, baseDelay: 0, maxDelay: 0, budget: budget), timeout: timeout,
@@ -154,9 +155,9 @@ struct RetryBudgetTests {
     }
 
     @Test(
-        "a budget broken on purpose behaves as its name says (the suite's broken clients rest on it)",
-        arguments: [RetryBudgetDefect.neverCharged, .neverRefilled])
-    func defects(defect: RetryBudgetDefect) async throws {
+        "a bucket broken on purpose, handed through the bucket seam, behaves as its name says (the suite's broken clients rest on it)",
+        arguments: [BrokenBucket.neverCharged, .neverRefilled])
+    func defects(defect: BrokenBucket) async throws {
         let budget = RetryBudget(
             capacity: 5, retryCost: 5, timeoutRetryCost: 5, successReward: 5, refundsRetriedSuccess: false)
         let transport = ScriptedTransport([
@@ -191,22 +192,39 @@ struct RetryBudgetTests {
         correct.succeeded(lastRetryCost: 10)
         correct.firstAttempt()
         #expect(correct.level == 100)
-        let noRefund = RetryBucket(budget, defect: .neverRefunds)
+        let noRefund = BrokenBucket.neverRefunds.tokens(budget)
         _ = noRefund.acquire(after: .client(.networkError, "n"))
         noRefund.succeeded(lastRetryCost: 5)
         #expect(noRefund.level == 95)
-        let chargesFirst = RetryBucket(budget, defect: .chargesFirstAttempt)
+        let chargesFirst = BrokenBucket.chargesFirstAttempt.tokens(budget)
         chargesFirst.firstAttempt()
         #expect(chargesFirst.level == 95)
-        let rewardsAll = RetryBucket(budget, defect: .rewardsEverySuccess)
+        let rewardsAll = BrokenBucket.rewardsEverySuccess.tokens(budget)
         _ = rewardsAll.acquire(after: .client(.networkError, "n"))
         _ = rewardsAll.acquire(after: .client(.networkError, "n"))
         rewardsAll.succeeded(lastRetryCost: 5)
         #expect(rewardsAll.level == 96)
-        #expect(RetryBucket(budget, defect: .timeoutAtRetryCost).acquire(after: timeout) == 5)
+        #expect(BrokenBucket.timeoutAtRetryCost.tokens(budget).acquire(after: timeout) == 5)
         let odd = RetryBudget(
             capacity: 7, retryCost: 3, timeoutRetryCost: 3, successReward: 0, refundsRetriedSuccess: false)
-        #expect(RetryBucket.make(odd, defect: .sharedStatic) === RetryBucket.make(odd, defect: .sharedStatic))
-        #expect(RetryBucket.make(odd, defect: nil) !== RetryBucket.make(odd, defect: nil))
+        #expect(BrokenBucket.sharedStatic.tokens(odd) === BrokenBucket.sharedStatic.tokens(odd))
+    }
+
+    @Test("each client keeps a bucket of its own, unless its environment hands it another")
+    func bucketPerClient() throws {
+        let budget = RetryBudget(
+            capacity: 7, retryCost: 3, timeoutRetryCost: 3, successReward: 0, refundsRetriedSuccess: false)
+        let first = try Self.client(ScriptedTransport([TestClient.accepted]), budget: budget)
+        let second = try Self.client(ScriptedTransport([TestClient.accepted]), budget: budget)
+        #expect(first.retryBucket != nil && first.retryBucket !== second.retryBucket)
+        #expect(first.retryBucket is RetryBucket)
+        let shared = RetryBucket(budget)
+        var environment = SendEnvironment(clock: ManualClock(), entropy: { 0 })
+        environment.retryTokens = { _ in shared }
+        let handed = try Frontmail(
+            publicKey: TestClient.key, apiURL: TestClient.base,
+            retry: RetryPolicy(maxRetries: 1, baseDelay: 0, maxDelay: 0, budget: budget),
+            transport: ScriptedTransport([TestClient.accepted]), environment: environment)
+        #expect(handed.retryBucket === shared)
     }
 }

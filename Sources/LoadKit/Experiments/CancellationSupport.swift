@@ -2,6 +2,7 @@ import CProcessMemory
 import FakeFrontmail
 import Foundation
 import Frontmail
+import FrontmailMutants
 import Synchronization
 
 #if canImport(FoundationNetworking)

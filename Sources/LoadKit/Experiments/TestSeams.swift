@@ -1,23 +1,26 @@
 import Foundation
 import Frontmail
+import FrontmailMutants
 import Simulator
 
 /// What the suite's own tests may change about a run, to feed it seeded or broken behaviour
 /// without touching the SDK's code: one value, passed from the runner to the experiment.
 ///
 /// Entropy and time may be injected; a decision of the SDK (a delay, a key, a retry) is never
-/// replaced. The defects break the SDK's own code paths on purpose, so a test can show that a
-/// verdict fails a wrong client; every run of the tool leaves them nil.
+/// replaced. The defects break the client on purpose through those seams (`FrontmailMutants`), so
+/// a test can show that a verdict fails a wrong client; every run of the tool leaves them nil
+/// unless it is asked for a broken client (`--broken`).
 struct TestSeams: Sendable {
     /// Seeded random bits for the client (nil: the system's generator on the real clock, the
     /// scenario's seed on virtual time); the SDK still turns them into its draws and keys.
     var entropy: (@Sendable () -> UInt64)?
-    /// A jitter draw broken on purpose: the client's uniform draw mapped to another value.
+    /// A jitter draw broken on purpose: the client's uniform draw mapped to another value, through
+    /// the bits it draws it from (`DrawMutant`).
     var drawDefect: (@Sendable (Double) -> Double)?
     /// A Retry-After reading broken on purpose.
     var retryAfterDefect: RetryAfterDefect?
-    /// The client's retry budget broken on purpose.
-    var budgetDefect: RetryBudgetDefect?
+    /// The bucket of the client's retry budget broken on purpose.
+    var budgetDefect: BrokenBucket?
     /// A wrapper around the transport (a client that resends, lies or drops behind the SDK).
     var transportWrapper: (@Sendable (any FrontmailTransport) -> any FrontmailTransport)?
     /// A policy handed to the SDK instead of the scenario's (the probes still expect the scenario's).
@@ -51,8 +54,22 @@ struct TestSeams: Sendable {
     func apply(to base: SendEnvironment) -> SendEnvironment {
         var environment = base
         if let entropy { environment.entropy = entropy }
-        environment.drawDefect = drawDefect
-        environment.budgetDefect = budgetDefect
+        if let drawDefect {
+            environment.jitterEntropy = DrawMutant.entropy(from: environment.entropy, mapped: drawDefect)
+        }
+        if let budgetDefect { environment.retryTokens = { budgetDefect.tokens($0) } }
         return environment
+    }
+}
+
+extension BrokenClient {
+    /// This client's breakage, on the seams of a run.
+    func apply(to seams: inout TestSeams) {
+        if let transport = breakage.transport { seams.transportWrapper = transport }
+        if let clock = breakage.clock { seams.clockWrapper = clock }
+        if let observer = breakage.observer { seams.observerWrapper = observer }
+        if let policy = breakage.policy { seams.policyDefect = policy }
+        if let draw = breakage.draw { seams.drawDefect = draw }
+        if let bucket = breakage.bucket { seams.budgetDefect = bucket }
     }
 }

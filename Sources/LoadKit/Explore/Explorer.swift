@@ -1,5 +1,6 @@
 import FakeFrontmail
 import Foundation
+import FrontmailMutants
 import Simulator
 
 /// `frontmail-bench explore`: generated scenarios on virtual time, each judged by every universal

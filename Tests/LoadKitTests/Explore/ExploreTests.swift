@@ -1,5 +1,6 @@
 import FakeFrontmail
 import Foundation
+import FrontmailMutants
 import Simulator
 import Testing
 

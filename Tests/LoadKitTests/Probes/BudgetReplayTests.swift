@@ -1,6 +1,7 @@
 import FakeFrontmail
 import Foundation
 import Frontmail
+import FrontmailMutants
 import Testing
 
 @testable import LoadKit
@@ -24,7 +25,7 @@ struct BudgetReplayTests {
     @Test(
         "a broken bucket disagrees with the replay",
         arguments: [
-            (RetryBudgetDefect.neverCharged, "budget-quota-brownout"),
+            (BrokenBucket.neverCharged, "budget-quota-brownout"),
             (.neverRefilled, "budget-quota-brownout"),
             (.neverRefunds, "budget-quota-brownout"),
             (.chargesFirstAttempt, "budget-quota-brownout"),
@@ -34,7 +35,7 @@ struct BudgetReplayTests {
             (.neverCharged, "budget-percent-outage"),
             (.chargesFirstAttempt, "budget-percent-outage"),
         ])
-    func brokenFails(defect: RetryBudgetDefect, name: String) async throws {
+    func brokenFails(defect: BrokenBucket, name: String) async throws {
         let result = try await PolicyBoundaryTests.run(name) { runner, _ in runner.seams.budgetDefect = defect }
         #expect(PolicyBoundaryTests.failed(result).contains(Self.violations), "\(defect): \(result.verdictLine)")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Frontmail
+import FrontmailMutants
 import Testing
 
 @testable import LoadKit
