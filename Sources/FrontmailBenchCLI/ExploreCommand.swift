@@ -150,15 +150,7 @@ public enum ExploreCommand {
         case let other?:
             throw Arguments.UsageError(message: "--transport must be inProcess or socket, not '\(other)'")
         }
-        if let name = parsed.value("broken") {
-            guard let broken = BrokenClient.named(name) else {
-                throw Arguments.UsageError(
-                    message:
-                        "--broken: no broken client '\(name)' (\(BrokenClient.all.map(\.name).joined(separator: ", ")))"
-                )
-            }
-            options.broken = broken
-        }
+        options.broken = try RunCommand.brokenClient(parsed.value("broken"))
         return options
     }
 }

@@ -10,6 +10,7 @@ extension RunCommand {
             scenarios: scenarios, executable: executable, out: out, runID: runID, quick: parsed.flag(.quick),
             seed: parsed.value(.seed), progress: !parsed.flag(.noProgress))
         configured.schedule = parsed.value(.schedule)
+        configured.broken = parsed.value(.broken)
         let isolated = configured
         let (outcome, cancelled) = await RunSession.interruptible(
             notice: "\ninterrupted: the current scenario writes its partial results, then the run stops…",

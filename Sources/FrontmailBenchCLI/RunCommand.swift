@@ -1,5 +1,6 @@
 import FakeFrontmail
 import Foundation
+import FrontmailMutants
 import LoadKit
 import Simulator
 
@@ -13,7 +14,7 @@ import Simulator
 public enum RunCommand {
     public static let usage = """
         usage: frontmail-bench run FILE|DIR... [--out DIR] [--quick] [--seed N] [--only NAME]... [--no-progress]
-                                   [--junit FILE] [--summary-md FILE] [--schedule P]
+                                   [--junit FILE] [--summary-md FILE] [--schedule P] [--broken NAME]
 
         Runs every scenario (a DIR means its *.json files), prints one verdict line per scenario and
         the path of the results as the last lines on stdout, and writes DIR/<run>-<scenario>/ with
@@ -31,6 +32,8 @@ public enum RunCommand {
           --schedule P    on virtual time, the order of the jobs ready at one instant: fifo (the
                           default), random or pct[:D] (probabilistic concurrency testing at depth D,
                           1-20, default 3), seeded by the scenario's seed (docs/explore.md)
+          --broken NAME   run one of the suite's deliberately broken clients instead of the SDK as it
+                          ships (`explore --list-broken` names them): replays a find of `explore --broken`
           --no-progress   no live progress line on stderr (it is off anyway when stderr is not a terminal)
           --junit FILE    write the JUnit XML there instead (a testsuite per scenario, a testcase per assertion)
           --summary-md FILE  write the Markdown summary there instead (it is also appended to
@@ -59,6 +62,18 @@ public enum RunCommand {
         return number
     }
 
+    /// `--broken NAME`: one of the catalog's clients.
+    static func brokenClient(_ name: String?) throws(Arguments.UsageError) -> BrokenClient? {
+        guard let name else { return nil }
+        guard let client = BrokenClient.named(name) else {
+            throw Arguments.UsageError(
+                message:
+                    "--broken: no broken client '\(name.prefix(80))' (\(BrokenClient.all.map(\.name).joined(separator: ", ")))"
+            )
+        }
+        return client
+    }
+
     public static func run(_ arguments: [String]) async -> ExitCode {
         let command = CommandArguments("run", arguments, spec: spec, usage: usage)
         guard case .parsed(let parsed) = command else { return command.exitCode }
@@ -66,11 +81,13 @@ public enum RunCommand {
         let sharding: ShardOptions
         let traceSend: Int?
         let schedule: Schedule.Policy
+        let broken: BrokenClient?
         do {
             seed = try parsed.unsigned(.seed)
             sharding = try ShardOptions(parsed)
             traceSend = try traceSendNumber(parsed)
             schedule = try schedulePolicy(parsed.value(.schedule)) ?? .fifo
+            broken = try brokenClient(parsed.value(.broken))
         } catch {
             printError("run: \(error)\n\n\(usage)")
             return .usage
@@ -115,6 +132,15 @@ public enum RunCommand {
         if schedule != .fifo, sharding.shard != nil || (sharding.workers ?? 1) > 1 {
             printError("run: --schedule orders one simulated run in one process: not with --shard or --workers")
             return .usage
+        }
+        if broken != nil, sharding.shard != nil || (sharding.workers ?? 1) > 1 {
+            printError("run: --broken runs one process's client: not with --shard or --workers")
+            return .usage
+        }
+        if let broken, parsed.value(.runID) == nil {
+            printError(
+                "note: the client is the deliberately broken \(broken.name) (\(broken.summary)), not the SDK as it ships"
+            )
         }
         if schedule != .fifo, parsed.value(.runID) == nil, scenarios.contains(where: { $0.clock != .virtual }) {
             let real = scenarios.filter { $0.clock != .virtual }.map(\.name)
@@ -176,6 +202,7 @@ public enum RunCommand {
         var runner = ScenarioRunner(outputFolder: out, runID: runID, progress: showProgress)
         runner.traceSend = traceSend
         runner.schedule = schedule
+        if let broken { runner.run(broken: broken) }
         let child = parsed.value(.runID) != nil
         let inProcess = InProcessRun(scenarios: scenarios, runner: runner, quick: parsed.flag(.quick), child: child)
         let (outcome, cancelled) = await RunSession.interruptible(

@@ -33,6 +33,11 @@ struct ScaleOutCommandTests {
             file: "a.json", name: "a", out: "/o", runID: "r1", quick: false, seed: nil, schedule: "pct:4",
             progress: true)
         #expect(try Arguments(scheduled.arguments, spec: RunCommand.spec).value("schedule") == "pct:4")
+        #expect(child.value("broken") == nil)
+        let broken = ChildRequest.scenario(
+            file: "a.json", name: "a", out: "/o", runID: "r1", quick: false, seed: nil, schedule: nil,
+            broken: "key-changing", progress: true)
+        #expect(try Arguments(broken.arguments, spec: RunCommand.spec).value("broken") == "key-changing")
     }
 
     /// Fails every send: 503 at the first attempt, 400 at the second (merged, 300 failed sends).

@@ -59,7 +59,7 @@ enum ExploreReport {
             html +=
                 "<h3>\(XML.escape(failure.property))</h3>\n<p>Case \(failure.original.index) (seed \(failure.original.drawn.seed)), \(failure.original.drawn.size.sends) sends and \(failure.original.drawn.size.rules) rules, shrunk in \(failure.shrinkRuns) runs to \(failure.shrunk.size.sends) sends and \(failure.shrunk.size.rules) rules: <a href=\"found/\(XML.escape(file))\">found/\(XML.escape(file))</a>.</p>\n"
             if let path = failure.file {
-                html += "<pre>\(XML.escape(failure.replayCommand(file: path)))</pre>\n"
+                html += "<pre>\(XML.escape(failure.replayCommand(file: path, broken: summary.options.broken)))</pre>\n"
             }
             if let error = failure.error { html += "<p class=\"fail\">The run failed: \(XML.escape(error))</p>\n" }
         }

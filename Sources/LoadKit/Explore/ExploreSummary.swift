@@ -112,7 +112,7 @@ package struct ExploreSummary: Sendable {
             lines.append(line)
             for failure in found where failure.property == name {
                 guard let file = failure.file else { continue }
-                lines.append("  replay: " + failure.replayCommand(file: file))
+                lines.append("  replay: " + failure.replayCommand(file: file, broken: options.broken))
             }
         }
         let test = pooled ?? KolmogorovSmirnov(uniform: realized)
@@ -125,7 +125,7 @@ package struct ExploreSummary: Sendable {
         for failure in found where failure.property == ExploreProperty.jitterUniform {
             guard let file = failure.file else { continue }
             lines.append("  \(file) (\(failure.shrunk.size.sends) sends, \(failure.shrunk.size.rules) rules)")
-            lines.append("  replay: " + failure.replayCommand(file: file))
+            lines.append("  replay: " + failure.replayCommand(file: file, broken: options.broken))
         }
         let vacuous = DecisionPoint.allCases.filter { reached[$0] == nil }
         lines.append(

@@ -55,7 +55,7 @@ extension Found {
             "explore found \(self.property) broken (\(summary)) in case \(original.index), seed \(original.drawn.seed); shrunk from \(original.drawn.size.sends) sends and \(original.drawn.size.rules) rules in \(shrinkRuns) runs"
         if schedule != .fifo { description += "; schedule \(Schedule.spelled(schedule))" }
         if let broken { description += "; client: --broken \(broken.name)" }
-        description += "; replay: \(replayCommand(file: path))"
+        description += "; replay: \(replayCommand(file: path, broken: broken))"
         if let error { description += "; the run failed: \(error)" }
         // The property's checks, where the failing run recorded them: `run` then fails on them.
         // Over sockets, with the real clock's metrics too, and a time metric up to its allowance.

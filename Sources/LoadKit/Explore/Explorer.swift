@@ -297,8 +297,8 @@ struct Found: Sendable {
     }
 
     /// The command that replays the shrunk case from its file: its seed, schedule and first failed send.
-    func replayCommand(file: String) -> String {
+    func replayCommand(file: String, broken: BrokenClient?) -> String {
         ScenarioResult.replayCommand(
-            file: file, quick: false, seed: shrunk.seed, schedule: schedule, traceSend: traceSend)
+            file: file, quick: false, seed: shrunk.seed, schedule: schedule, traceSend: traceSend, broken: broken?.name)
     }
 }

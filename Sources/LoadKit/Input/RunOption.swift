@@ -16,6 +16,8 @@ package enum RunOption: String, CaseIterable, Sendable {
     case traceSend = "trace-send"
     /// On virtual time: the order of the jobs ready at once (fifo, random, pct, pct:D).
     case schedule
+    /// One of the suite's deliberately broken clients in place of the SDK as it ships.
+    case broken
     case quick
     case noProgress = "no-progress"
     /// Several scenarios in this one process instead of a child each.

@@ -29,7 +29,9 @@ package struct InProcessRun {
             do {
                 let result = try await runner.run(scenario)
                 printError("  \(result.verdictLine) \(result.timingText)")
-                if !result.passed, !result.interrupted, let replay = result.replayCommand(quick: quick) {
+                if !result.passed, !result.interrupted,
+                    let replay = result.replayCommand(quick: quick, broken: runner.broken?.name)
+                {
                     printError("  replay: \(replay)")
                 }
                 if let trace = result.trace { printError(trace) }

@@ -41,22 +41,25 @@ public struct ScenarioResult: Sendable {
 
     /// The command that runs this scenario again exactly (virtual time only: a real-clock run is
     /// not reproducible), narrowed to the first failed send when there is one.
-    public func replayCommand(quick: Bool) -> String? {
+    public func replayCommand(quick: Bool, broken: String? = nil) -> String? {
         guard scenario.clock == .virtual, !scenario.file.isEmpty else { return nil }
         return Self.replayCommand(
-            file: scenario.file, quick: quick, seed: scenario.seed, schedule: schedule, traceSend: firstFailedSend)
+            file: scenario.file, quick: quick, seed: scenario.seed, schedule: schedule, traceSend: firstFailedSend,
+            broken: broken)
     }
 
-    /// `frontmail-bench run FILE [--quick] --seed S [--schedule P] [--trace-send N]`, each word
-    /// quoted for a shell where it needs it (a failed scenario's replay, and an explore find's).
+    /// `frontmail-bench run FILE [--quick] --seed S [--schedule P] [--trace-send N] [--broken NAME]`,
+    /// each word quoted for a shell where it needs it (a failed scenario's replay, and an explore
+    /// find's).
     static func replayCommand(
-        file: String, quick: Bool, seed: UInt64, schedule: Schedule.Policy, traceSend: Int?
+        file: String, quick: Bool, seed: UInt64, schedule: Schedule.Policy, traceSend: Int?, broken: String? = nil
     ) -> String {
         var words = ["frontmail-bench", "run", file]
         if quick { words.append(RunOption.quick.spelled) }
         words += [RunOption.seed.spelled, String(seed)]
         if schedule != .fifo { words += [RunOption.schedule.spelled, Schedule.spelled(schedule)] }
         if let traceSend { words += [RunOption.traceSend.spelled, String(traceSend)] }
+        if let broken { words += [RunOption.broken.spelled, broken] }
         return words.map(Self.shellQuoted).joined(separator: " ")
     }
 

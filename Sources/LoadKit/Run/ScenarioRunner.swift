@@ -1,6 +1,7 @@
 import FakeFrontmail
 import Foundation
 import Frontmail
+import FrontmailMutants
 import Simulator
 
 /// Runs scenarios: the scenario's experiment measures, its assertions judge the metrics, and the
@@ -11,6 +12,9 @@ public struct ScenarioRunner: Sendable {
     public var progress: Bool
     /// The suite's own tests' seeded or broken behaviour (nil fields in every run of the tool).
     var seams = TestSeams()
+    /// The deliberately broken client this runner runs instead of the SDK as it ships (`run
+    /// --broken`), nil for the SDK.
+    package private(set) var broken: BrokenClient?
     /// Keep the trace of this send (its number in the run) in the result (`--trace-send`).
     public var traceSend: Int?
     /// On virtual time: the order of the jobs ready at once (`--schedule`).
@@ -22,6 +26,12 @@ public struct ScenarioRunner: Sendable {
         self.outputFolder = outputFolder
         self.runID = runID
         self.progress = progress
+    }
+
+    /// Runs `client` instead of the SDK as it ships: its breakage on this runner's seams.
+    package mutating func run(broken client: BrokenClient) {
+        broken = client
+        client.apply(to: &seams)
     }
 
     public func run(_ scenario: Scenario) async throws -> ScenarioResult {

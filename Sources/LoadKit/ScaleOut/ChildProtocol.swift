@@ -6,7 +6,7 @@ enum ChildRequest: Sendable, Equatable {
     /// One scenario of an isolated run, judged in the child and written into the parent's run.
     case scenario(
         file: String, name: String, out: String, runID: String, quick: Bool, seed: String?, schedule: String?,
-        progress: Bool)
+        broken: String? = nil, progress: Bool)
     /// One shard of a `--workers` run: its raw results as a `.fmshard` in `out`, progress on stdout.
     case shard(
         file: String, name: String, shard: Shard, out: String, seed: UInt64, quick: Bool, server: URL?, rate: Double?,
@@ -15,11 +15,13 @@ enum ChildRequest: Sendable, Equatable {
     /// The child's arguments (after the executable).
     var arguments: [String] {
         switch self {
-        case .scenario(let file, let name, let out, let runID, let quick, let seed, let schedule, let progress):
+        case .scenario(
+            let file, let name, let out, let runID, let quick, let seed, let schedule, let broken, let progress):
             var arguments = ["run", file] + Self.pairs([(.only, name), (.out, out), (.runID, runID)])
             if quick { arguments.append(RunOption.quick.spelled) }
             if let seed { arguments += Self.pairs([(.seed, seed)]) }
             if let schedule { arguments += Self.pairs([(.schedule, schedule)]) }
+            if let broken { arguments += Self.pairs([(.broken, broken)]) }
             if !progress { arguments.append(RunOption.noProgress.spelled) }
             return arguments
         case .shard(let file, let name, let shard, let out, let seed, let quick, let server, let rate, let runID):

@@ -14,6 +14,8 @@ package struct IsolatedRun {
     let seed: String?
     /// The `--schedule` given to this run, passed on as written.
     package var schedule: String?
+    /// The `--broken` client given to this run, passed on as written.
+    package var broken: String?
     let progress: Bool
     /// The child running now, for forwarding a signal (each child runs in its own process group:
     /// the terminal's signal does not reach it).
@@ -40,7 +42,7 @@ package struct IsolatedRun {
             printError("[\(index + 1)/\(scenarios.count)] \(scenario.name): \(scenario.description)")
             let request = ChildRequest.scenario(
                 file: scenario.file, name: scenario.name, out: out.path, runID: runID, quick: quick, seed: seed,
-                schedule: schedule, progress: progress)
+                schedule: schedule, broken: broken, progress: progress)
             let verdict = Mutex<String?>(nil)
             let outcome = await ChildProcess.runCapturing(
                 executable, arguments: request.arguments, children: children,
