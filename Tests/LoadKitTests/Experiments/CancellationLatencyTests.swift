@@ -1,5 +1,6 @@
 import Foundation
 import Frontmail
+import FrontmailMutants
 import Synchronization
 import Testing
 
@@ -105,45 +106,6 @@ struct CancellationLatencyTests {
             // The server saw the resends.
             #expect(result.serverRetriesAfterCancel >= 5, "\(result.phase)")
         }
-    }
-}
-
-/// The unstructured tasks a `ResendAfterCancelTransport` started.
-final class ResendLog: Sendable {
-    private let tasks = Mutex<[Task<Void, Never>]>([])
-    func add(_ task: Task<Void, Never>) { tasks.withLock { $0.append(task) } }
-    func cancelAll() { tasks.withLock { for task in $0 { task.cancel() } } }
-}
-
-/// Sends requests behind the SDK's back from unstructured tasks, as a transport that "finishes the
-/// job" in the background would: when an attempt is cancelled, the same request once more; after a
-/// 5xx (the SDK then waits in a backoff, where it is cancelled), the same request 150 ms later.
-final class ResendAfterCancelTransport: FrontmailTransport {
-    let inner: any FrontmailTransport
-    let resends: ResendLog
-    init(inner: any FrontmailTransport, resends: ResendLog) {
-        self.inner = inner
-        self.resends = resends
-    }
-
-    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
-        let inner = self.inner
-        let resends = self.resends
-        let response = try await withTaskCancellationHandler {
-            try await inner.send(request)
-        } onCancel: {
-            resends.add(Task.detached { _ = try? await inner.send(request) })
-        }
-        if response.status >= 500 {
-            // The SDK will wait (0.3 s at this test's time scale) and is cancelled within moments;
-            // the resend lands 150 ms into the wait, well after the cancel and before the count.
-            resends.add(
-                Task.detached {
-                    try? await Task.sleep(nanoseconds: 150_000_000)
-                    _ = try? await inner.send(request)
-                })
-        }
-        return response
     }
 }
 

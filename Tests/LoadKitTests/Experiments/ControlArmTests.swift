@@ -1,22 +1,12 @@
 import FakeFrontmail
 import Foundation
 import Frontmail
+import FrontmailMutants
 import Simulator
 import Synchronization
 import Testing
 
 @testable import LoadKit
-
-/// A transport that holds every request three seconds before sending it: an SDK that keeps each send
-/// in flight far longer than plain URLSession does (a lock, an extra round trip, a slow encoder).
-struct HoldingTransport: FrontmailTransport {
-    let inner: any FrontmailTransport
-
-    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
-        try await Task.sleep(nanoseconds: 3_000_000_000)
-        return try await inner.send(request)
-    }
-}
 
 /// When the control arm's requests started.
 private final class Starts: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import Frontmail
+import FrontmailMutants
 import Testing
 
 @testable import LoadKit
@@ -65,18 +66,4 @@ struct SoakTests {
         #expect(growth.perThousand.isFinite)
         #expect(growth.resident.isFinite)
     }
-}
-
-/// The real clock, but every wait is a `Task.sleep`: what an SDK without its own timer would do.
-struct TaskSleepClock: FrontmailScheduler {
-    let system = SystemClock()
-    func now() -> TimeInterval { system.now() }
-    func wallNow() -> Date { system.wallNow() }
-    func sleep(seconds: TimeInterval) async throws {
-        try await Task.sleep(nanoseconds: UInt64(max(0, min(seconds, 1e6)) * 1e9))
-    }
-    func startDeadline(_ deadline: TimeInterval, onExpiry expire: @escaping @Sendable () -> Void) -> UInt64 {
-        system.startDeadline(deadline, onExpiry: expire)
-    }
-    func cancelDeadline(_ token: UInt64) -> Bool { system.cancelDeadline(token) }
 }

@@ -7,50 +7,6 @@ import Testing
 
 @testable import LoadKit
 
-/// A transport that keeps a Retry-After only when it is spelled `Retry-After`: an SDK that looks
-/// the header up case-sensitively (as `allHeaderFields["Retry-After"]` does on Linux) and misses
-/// the lower-case header of HTTP/2 stacks and proxies.
-struct CaseSensitiveRetryAfter: FrontmailTransport {
-    let inner: any FrontmailTransport
-
-    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
-        var response = try await inner.send(request)
-        let kept = response.headers.fields.filter {
-            $0.name == "Retry-After" || !FrontmailHTTPHeaders.namesEqual($0.name, "Retry-After")
-        }
-        response.headers = FrontmailHTTPHeaders(kept.map { ($0.name, $0.value) })
-        return response
-    }
-}
-
-/// A clock whose wall time, within one send, stays at that send's first answer: an SDK that takes
-/// "now" for a Retry-After date from the send's start instead of the answer's arrival. In process
-/// on virtual time a first answer arrives when its send starts, so only a date on a later attempt
-/// shows the difference.
-final class SendStartWallClock: WrappingClock {
-    let base: any FrontmailScheduler
-    /// Keyed by the task's hash: a task that reuses a finished one's address inherits its date,
-    /// which only makes this client more wrong.
-    private let firstAnswer = Mutex<[Int: Date]>([:])
-
-    init(base: any FrontmailScheduler) {
-        self.base = base
-    }
-
-    func wallNow() -> Date {
-        let now = base.wallNow()
-        return withUnsafeCurrentTask { task in
-            guard let task else { return now }
-            let key = task.hashValue
-            return firstAnswer.withLock { remembered in
-                if let first = remembered[key] { return first }
-                remembered[key] = now
-                return now
-            }
-        }
-    }
-}
-
 /// `retry-after-spellings`: the header in any case, HTTP dates on later attempts, 0 and a
 /// fraction, judged exactly on virtual time. Each broken client below passed every scenario before
 /// this one.

@@ -1,31 +1,11 @@
 import Foundation
 import Frontmail
+import FrontmailMutants
 import Synchronization
 import Testing
 
 @testable import FakeFrontmail
 @testable import LoadKit
-
-/// A transport that answers a cancel only after `linger` (500 ms unless set): an SDK that waits for its transport's own
-/// cancel callback (or sleeps before it throws).
-struct SlowCancelTransport: FrontmailTransport {
-    let inner: any FrontmailTransport
-    /// How long it lingers after a cancel before it throws.
-    var linger = 0.5
-
-    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
-        do {
-            return try await inner.send(request)
-        } catch {
-            if Task.isCancelled {
-                await withCheckedContinuation { continuation in
-                    DispatchQueue.global().asyncAfter(deadline: .now() + linger) { continuation.resume() }
-                }
-            }
-            throw error
-        }
-    }
-}
 
 /// Timing verdicts relative to a baseline measured in the same run: calibrated loads and
 /// thresholds written as a number times a metric.

@@ -1,4 +1,5 @@
 import Foundation
+import FrontmailMutants
 import Testing
 
 @testable import LoadKit

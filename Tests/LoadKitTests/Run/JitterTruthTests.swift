@@ -1,6 +1,7 @@
 import FakeFrontmail
 import Foundation
 import Frontmail
+import FrontmailMutants
 import Testing
 
 @testable import LoadKit
@@ -147,18 +148,5 @@ struct JitterLyingObserver: SendObserver {
         base.record(
             .backoffScheduled(
                 operation: operation, key: key, afterAttempt: afterAttempt, delay: random.next() * cap, cause: cause))
-    }
-}
-
-/// Reports twice the cap it uses (the wait itself is right).
-struct CapLyingObserver: SendObserver {
-    let base: any SendObserver
-    func record(_ event: SendEvent) {
-        guard case .backoffScheduled(let operation, let key, let afterAttempt, let delay, let cause) = event,
-            case .jitter(let cap) = cause
-        else { return base.record(event) }
-        base.record(
-            .backoffScheduled(
-                operation: operation, key: key, afterAttempt: afterAttempt, delay: delay, cause: .jitter(cap: cap * 2)))
     }
 }

@@ -1,51 +1,10 @@
 import Foundation
 import Frontmail
+import FrontmailMutants
 import Synchronization
 import Testing
 
 @testable import LoadKit
-
-/// Rewrites the Turnstile members of send bodies as a wrong SDK would send them.
-struct TurnstileRewriting: FrontmailTransport {
-    enum Kind: Sendable, CustomStringConvertible {
-        /// The token only on a send's first request: retries go without it.
-        case tokenOnFirstAttemptOnly
-        /// The key capitalised (`Org`), which the server does not know.
-        case keyCapitalised
-
-        var description: String {
-            switch self {
-            case .tokenOnFirstAttemptOnly: return "the token on the first attempt only"
-            case .keyCapitalised: return "the key capitalised"
-            }
-        }
-    }
-
-    /// Idempotency keys already sent once.
-    final class SeenKeys: Sendable {
-        let keys = Mutex<Set<String>>([])
-    }
-
-    let inner: any FrontmailTransport
-    let kind: Kind
-    let seen = SeenKeys()
-
-    func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
-        guard let body = request.body, let key = request.headers["Idempotency-Key"],
-            var object = try JSONSerialization.jsonObject(with: body) as? [String: Any]
-        else { return try await inner.send(request) }
-        switch kind {
-        case .tokenOnFirstAttemptOnly:
-            let retry = seen.keys.withLock { !$0.insert(key).inserted }
-            if retry { object["turnstile_token"] = nil }
-        case .keyCapitalised:
-            if let name = object["turnstile_key"] as? String { object["turnstile_key"] = name.capitalized }
-        }
-        var rewritten = request
-        rewritten.body = try JSONSerialization.data(withJSONObject: object)
-        return try await inner.send(rewritten)
-    }
-}
 
 /// `turnstile-protected`: the Turnstile options of `SendOptions` on every attempt, as the server
 /// reads them.
