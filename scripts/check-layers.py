@@ -66,6 +66,8 @@ SDK_DECISIONS = {
     "parseSendResult": "the SDK's reading of a send's answer",
     "ISO8601": "the SDK's date arithmetic",
     "docsURL": "the SDK's documentation links",
+    "JSONReader": "the SDK's JSON reader (the fake reads bodies with JSONScanner)",
+    "JSONWriter": "the SDK's JSON writer (the fake writes answers with JSONBytes)",
 }
 
 DECLARATION = re.compile(

@@ -60,20 +60,20 @@ public final class Emulator: Sendable {
 
     /// The 202 answer of an accepted send.
     static func acceptedResponse(_ number: UInt32, _ message: StoredMessage) -> ServerResponse {
-        var writer = JSONWriter(capacity: 128)
-        writer.writeRaw("{")
+        var writer = JSONBytes()
+        writer.raw("{")
         if let locale = message.locale {
-            writer.writeKey("locale")
-            writer.writeString(locale)
-            writer.writeRaw(",")
+            writer.key("locale")
+            writer.string(locale)
+            writer.raw(",")
         }
-        writer.writeRaw("\"message_id\":\"msg_")  // MessageID.prefix
-        writer.writeInteger(Int(number))
-        writer.writeRaw("\",\"status\":")
-        writer.writeRaw(message.held ? "\"held\"" : "\"queued\"")
-        writer.writeRaw(",\"status_token\":")
-        writer.writeString(message.statusToken)
-        writer.writeRaw("}")
+        writer.raw("\"message_id\":\"msg_")  // MessageID.prefix
+        writer.integer(Int(number))
+        writer.raw("\",\"status\":")
+        writer.raw(message.held ? "\"held\"" : "\"queued\"")
+        writer.raw(",\"status_token\":")
+        writer.string(message.statusToken)
+        writer.raw("}")
         return ServerResponse(status: 202, headers: jsonHeaders, body: writer.bytes)
     }
 

@@ -1,6 +1,7 @@
 import Frontmail
 
-/// The members of a send's body the fake reads (wire contract §2), found in one pass over its bytes.
+/// The members of a send's body the fake reads (wire contract §2), found in one pass over its bytes
+/// by the fake's own reader (`JSONScanner`), never the SDK's.
 ///
 /// The rest of the body is checked as strictly as a full parse checks it (invalid JSON is still
 /// `invalid_body`), but never built: parsing every body into a `FrontmailValue` (two dictionaries
@@ -34,8 +35,8 @@ public struct SendBody: Sendable {
     /// whose presence `missing(_:)` can answer for (the templates' required params).
     static func read(_ bytes: [UInt8], watchedParams: [String]) -> SendBody? {
         var body = SendBody()
-        let isObject = try? bytes.withUnsafeBufferPointer { buffer throws(JSONReader.ParseError) in
-            try JSONReader.readObject(buffer) { key, reader throws(JSONReader.ParseError) in
+        let isObject = try? bytes.withUnsafeBufferPointer { buffer throws(JSONScanner.Failure) in
+            try JSONScanner.readObject(buffer) { key, reader throws(JSONScanner.Failure) in
                 guard let member = topLevel.firstIndex(of: key) else { return try reader.skip() }
                 switch member {
                 case 0: body.userID = try reader.value()
@@ -53,8 +54,8 @@ public struct SendBody: Sendable {
     }
 
     private static func readParams(
-        _ reader: inout JSONReader, watchedParams: [String]
-    ) throws(JSONReader.ParseError) -> Params {
+        _ reader: inout JSONScanner, watchedParams: [String]
+    ) throws(JSONScanner.Failure) -> Params {
         var params = Params(isObject: false)
         func note(_ key: String, isNull: Bool) {
             if isNull {
@@ -63,7 +64,7 @@ public struct SendBody: Sendable {
                 params.present.append(key)
             }
         }
-        let isObject = try reader.members { key, reader throws(JSONReader.ParseError) in
+        let isObject = try reader.members { key, reader throws(JSONScanner.Failure) in
             if key == "bench_send_id" {
                 let value = try reader.value()
                 params.benchSendID = value

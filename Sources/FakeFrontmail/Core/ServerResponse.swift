@@ -18,8 +18,8 @@ public struct ServerResponse: Sendable, Hashable {
 
     /// A JSON response.
     public static func json(_ status: Int, _ value: FrontmailValue) -> ServerResponse {
-        var writer = JSONWriter(capacity: 128)
-        writer.writeLenient(value)
+        var writer = JSONBytes()
+        writer.value(value)
         return ServerResponse(status: status, headers: ["Content-Type": "application/json"], body: writer.bytes)
     }
 

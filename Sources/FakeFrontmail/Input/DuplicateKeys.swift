@@ -5,7 +5,7 @@ import Foundation
 /// 1000000}` ran the second: every input is refused instead, naming the key's path.
 enum DuplicateKeys {
     /// The path of the second occurrence (`load.sends`, `plan.rules[2].action.status`), or nil.
-    /// `bytes` is well-formed JSON (`JSONReader` read it first); anything else gives nil.
+    /// `bytes` is well-formed JSON (`JSONScanner` checked it first); anything else gives nil.
     static func first(in bytes: [UInt8]) -> String? {
         var walker = Walker(bytes: bytes)
         return walker.value(path: "")

@@ -181,8 +181,10 @@ extension InputError {
     public static func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws(InputError) -> Value {
         // A UTF-8 byte-order mark (editors on Windows write one) is not part of the JSON text.
         let data = data.starts(with: [0xEF, 0xBB, 0xBF]) ? Data(data.dropFirst(3)) : data
-        do throws(JSONReader.ParseError) {
-            _ = try JSONReader.parse(data)
+        do throws(JSONScanner.Failure) {
+            try Array(data).withUnsafeBufferPointer { bytes throws(JSONScanner.Failure) in
+                try JSONScanner.validate(bytes)
+            }
         } catch {
             let (line, column) = position(of: error.offset, in: data)
             throw InputError(path: "", reason: "invalid JSON at line \(line), column \(column): \(error.reason)")
