@@ -154,6 +154,7 @@ struct JSONScanner {
         guard position == bytes.count else { throw failure("more after the value") }
     }
 
+    @inline(__always)
     private func byte(at index: Int) -> UInt8? { index < bytes.count ? bytes[index] : nil }
 
     private func failure(_ reason: String) -> Failure {
@@ -167,16 +168,29 @@ struct JSONScanner {
     }
 
     private mutating func literal() throws(Failure) -> FrontmailValue {
-        for (word, value) in [("true", FrontmailValue.bool(true)), ("false", .bool(false)), ("null", .null)] {
-            let utf8 = word.utf8
-            if bytes.count - position >= utf8.count,
-                zip(utf8, bytes[position..<position + utf8.count]).allSatisfy({ $0 == $1 })
-            {
-                position += utf8.count
-                return value
-            }
+        switch byte(at: position) {
+        case UInt8(ascii: "t")?:
+            try word("true")
+            return .bool(true)
+        case UInt8(ascii: "f")?:
+            try word("false")
+            return .bool(false)
+        case UInt8(ascii: "n")?:
+            try word("null")
+            return .null
+        default:
+            throw failure("not a JSON value")
         }
-        throw failure("not a JSON value")
+    }
+
+    /// Steps over `word` here, or fails.
+    private mutating func word(_ word: StaticString) throws(Failure) {
+        let count = word.utf8CodeUnitCount
+        guard bytes.count - position >= count else { throw failure("not a JSON value") }
+        for offset in 0..<count where bytes[position + offset] != word.utf8Start[offset] {
+            throw failure("not a JSON value")
+        }
+        position += count
     }
 
     /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`: an integer when it has neither a
@@ -255,6 +269,7 @@ struct JSONScanner {
                 position += 1
                 return
             case UInt8(ascii: "\\"): _ = try escape()
+            case 0x20..<0x80: position += 1
             default: position = try utf8Sequence()
             }
         }
@@ -268,7 +283,11 @@ struct JSONScanner {
         position += 1
         defer { position = quote }
         while let byte = byte(at: position), byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
-            position = try utf8Sequence()
+            if byte >= 0x20 && byte < 0x80 {
+                position += 1
+            } else {
+                position = try utf8Sequence()
+            }
         }
         return position < bytes.count ? position : nil
     }
