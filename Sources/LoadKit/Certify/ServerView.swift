@@ -10,27 +10,17 @@ package struct ServerView {
         var key: String?
 
         /// The client received this answer whole: a status, no cut body, still there at the end.
-        var answered: Bool {
-            guard record.status != 0, !record.clientGone else { return false }
-            switch record.action {
-            case .fault(.reset), .fault(.close), .fault(.truncate), .fault(.commitThenDrop), .fault(.hang):
-                return false
-            default:
-                return true
-            }
-        }
+        var answered: Bool { ContractAnswer.delivered(record) }
 
         /// The Retry-After the server meant with this answer (nil: none).
         var retryAfter: Double? { record.retryAfter.isNaN ? nil : record.retryAfter }
 
-        /// An answer that ends the send (contract §4.1, §4.4): a 2xx, a 4xx other than 429, or a
-        /// retryable answer whose Retry-After is over the 60 s limit.
+        /// An answer that ends the send (`ContractAnswer`: any status but 429 and 500-599, or a
+        /// retryable answer whose Retry-After is over the 60 s limit), received whole.
         var final: Bool {
-            guard answered else { return false }
-            let status = Int(record.status)
-            if (200..<300).contains(status) { return true }
-            if (400..<500).contains(status) && status != 429 { return true }
-            return (retryAfter ?? 0) > ServerView.retryAfterLimit
+            answered
+                && ContractAnswer.endsTheSend(
+                    status: Int(record.status), retryAfter: retryAfter, limit: ServerView.retryAfterLimit)
         }
     }
 

@@ -100,9 +100,14 @@ struct BudgetReplay {
                 }
                 break
             }
-            // A whole answer that is neither retryable nor a success ends the send.
-            if whole, attempt.status != 429, !(500...599).contains(attempt.status) { break }
-            if whole, attempt.retryAfter.isFinite, attempt.retryAfter > limit * 1.000_001 { break }
+            // A whole answer that is neither retryable nor a success ends the send, as one asking
+            // for more than the limit does (the ledger's Retry-After read back within a millionth).
+            if whole,
+                ContractAnswer.endsTheSend(
+                    status: Int(attempt.status), retryAfter: Double(attempt.retryAfter), limit: limit * 1.000_001)
+            {
+                break
+            }
             guard index < maxRetries, attempt.finished.isFinite else { break }
             let cost = attempt.clientGone ? model.timeoutCost : model.retryCost
             if index + 1 < attempts.count {

@@ -252,7 +252,7 @@ struct JitterProbe {
         for record in records where record.attempts > 1 && !refused.touches(record) {
             let attempts = ledger.attempts(sendID: scenario.benchID(record.sendID))
             for (index, status) in record.attemptStatuses.enumerated().dropLast()
-            where status == 429 || (500...599).contains(status) {
+            where ContractAnswer.retried(status: Int(status)) {
                 guard index < attempts.count, UInt16(attempts[index].status) == status else { continue }
                 if Double(attempts[index].retryAfter) > limit * 1.0001 {
                     count += 1

@@ -223,24 +223,14 @@ struct OutcomeProbe {
         return endsTheSend(request, limit: limit)
     }
 
-    /// Whether the client received this answer whole and the contract says no request follows it:
-    /// any status but 429 and 500-599 (a 2xx, read or malformed, every other 4xx, and statuses
-    /// outside the API's table), or a Retry-After the server meant as more than `limit` seconds.
+    /// Whether the client received this answer whole and the contract says no request follows it
+    /// (`ContractAnswer`).
     static func endsTheSend(_ request: LedgerRecord, limit: Double) -> Bool {
-        guard delivered(request) else { return false }
-        return !(500...599).contains(request.status) && request.status != 429
-            || request.retryAfter.isFinite && request.retryAfter > limit
+        delivered(request)
+            && ContractAnswer.endsTheSend(status: Int(request.status), retryAfter: request.retryAfter, limit: limit)
     }
 
-    /// Whether the client received this answer whole (the server wrote all of it, and the client
-    /// was still there to read it).
-    static func delivered(_ request: LedgerRecord) -> Bool {
-        guard request.status != 0, !request.clientGone else { return false }
-        switch request.action {
-        case .fault(.truncate), .fault(.commitThenDrop), .fault(.reset), .fault(.close), .fault(.hang): return false
-        default: return true
-        }
-    }
+    static func delivered(_ request: LedgerRecord) -> Bool { ContractAnswer.delivered(request) }
 
     func latencyCSV() -> String {
         var text = "low_ms,high_ms,count\n"
