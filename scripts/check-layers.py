@@ -238,6 +238,7 @@ SPELLED_KEYS = [
     (re.compile(r"\bMetricKey\(\s*\""), "makes a metric key outside " + KEY_HOME),
     (re.compile(r"\brecord\(\s*\""), "records a metric by a string; use its MetricKey"),
     (re.compile(r"\bmetrics\[\s*\""), "reads a metric by a string; use its MetricKey"),
+    (re.compile(r"\bvalue\(\s*named:\s*\""), "reads a metric by a string; use its MetricKey"),
 ]
 
 
@@ -301,14 +302,15 @@ def self_test():
             sys.exit(1)
     with tempfile.TemporaryDirectory() as root:
         planted = {
-            "Probe.swift": 'recorder.record("send.ok", 1)\nlet n = measurement.metrics["send.sends"]\n',
+            "Probe.swift": 'recorder.record("send.ok", 1)\nlet n = measurement.metrics["send.sends"]\n'
+            + 'let p = scenario.value(named: "send.latency.p99")\n',
             "Quiet.swift": '// recorder.record("send.ok", 1) in a comment\nrecorder.record(.sendOk, 1)\n',
         }
         for name, text in planted.items():
             with open(os.path.join(root, name), "w", encoding="utf-8") as handle:
                 handle.write(text)
         found = [(path, number) for path, number, _ in spelled_keys(root, root)]
-        if found != [("Probe.swift", 1), ("Probe.swift", 2)]:
+        if found != [("Probe.swift", 1), ("Probe.swift", 2), ("Probe.swift", 3)]:
             print(f"self-test failed: planted metric keys spelled as strings gave {found}", file=sys.stderr)
             sys.exit(1)
     with tempfile.TemporaryDirectory() as root:

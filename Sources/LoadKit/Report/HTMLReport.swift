@@ -86,15 +86,15 @@ package enum HTMLReport {
         let samples = JitterCDFChart.samples(csv: csv)
         var out = ""
         if let chart = JitterCDFChart.render(
-            samples.all, critical: scenario.value(named: "jitter.ks_critical"),
+            samples.all, critical: scenario.value(.jitterKSCritical),
             title: "\(scenario.name): backoff jitter")
         {
             out += figure(
                 chart.svg,
-                caption: JitterCDFChart.caption(d: chart.d, critical: scenario.value(named: "jitter.ks_critical")))
+                caption: JitterCDFChart.caption(d: chart.d, critical: scenario.value(.jitterKSCritical)))
         }
         for attempt in samples.byAttempt.keys.sorted().prefix(3) {
-            let critical = scenario.value(named: "jitter.ks_critical.attempt\(attempt)")
+            let critical = scenario.value(.jitterPerAttempt(.ksCritical, attempt: attempt))
             guard let values = samples.byAttempt[attempt], values.count >= 20,
                 let chart = JitterCDFChart.render(
                     values, critical: critical, title: "\(scenario.name): jitter after attempt \(attempt)")
@@ -106,9 +106,10 @@ package enum HTMLReport {
         return out
     }
 
-    static let defects = [
-        "duplicates", "lost", "unexpected", "fail_with_effect", "message_id_mismatches", "key_changes", "body_changes",
-        "key_collisions", "defects",
+    static let defects: [MetricKey] = [
+        .idempotencyDuplicates, .idempotencyLost, .idempotencyUnexpected, .idempotencyFailWithEffect,
+        .idempotencyMessageIDMismatches, .idempotencyKeyChanges, .idempotencyBodyChanges, .idempotencyKeyCollisions,
+        .idempotencyDefects,
     ]
 
     static func idempotency(_ scenario: RunResults.ScenarioEntry) -> String {
@@ -120,7 +121,7 @@ package enum HTMLReport {
             categories: outcomes, series: [BarChart.Series(name: "sends", values: counts)], yTitle: "sends",
             title: "\(scenario.name): send outcomes")
         {
-            let effects = scenario.value(named: "idempotency.effects").map { String(format: "%.0f", $0) } ?? "?"
+            let effects = scenario.value(.idempotencyEffects).map { String(format: "%.0f", $0) } ?? "?"
             out += figure(
                 svg,
                 caption:
@@ -128,9 +129,9 @@ package enum HTMLReport {
             )
         }
         out += "<table class=\"defects\"><tr>"
-        out += defects.map { "<th>\($0)</th>" }.joined() + "</tr><tr>"
-        for name in defects {
-            let value = scenario.value(named: "idempotency.\(name)") ?? .nan
+        out += defects.map { "<th>\($0.text.dropFirst("idempotency.".count))</th>" }.joined() + "</tr><tr>"
+        for key in defects {
+            let value = scenario.value(key) ?? .nan
             let text = value.isFinite ? String(format: "%.0f", value) : "–"
             out += "<td class=\"\(value > 0 ? "fail" : "")\">\(text)</td>"
         }
@@ -173,11 +174,11 @@ package enum HTMLReport {
         guard !cells.isEmpty else { return "" }
         var series = [
             BarChart.Series(
-                name: "SDK p50", values: cells.map { scenario.value(named: "cancellation.\($0).p50") ?? .nan }),
+                name: "SDK p50", values: cells.map { scenario.value(HistogramKey.cancellation($0).key("p50")) ?? .nan }),
             BarChart.Series(
-                name: "SDK p99", values: cells.map { scenario.value(named: "cancellation.\($0).p99") ?? .nan }),
+                name: "SDK p99", values: cells.map { scenario.value(HistogramKey.cancellation($0).key("p99")) ?? .nan }),
         ]
-        let raw = cells.map { scenario.value(named: "cancellation.raw_urlsession.\($0).p99") ?? .nan }
+        let raw = cells.map { scenario.value(HistogramKey.cancellation("raw_urlsession.\($0)").key("p99")) ?? .nan }
         if raw.contains(where: \.isFinite) {
             series.append(BarChart.Series(name: "raw URLSession p99", values: raw))
         }

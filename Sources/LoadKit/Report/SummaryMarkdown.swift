@@ -19,10 +19,10 @@ package enum SummaryMarkdown {
             let held = scenario.checks.filter(\.passed).count
             let cells = [
                 cell(scenario.name), "**\(verdict)**", "\(held)/\(scenario.checks.count)",
-                figure(scenario.value(named: "send.success_rate"), places: 4),
-                figure(scenario.value(named: "send.latency.p99"), places: 1),
-                figure(scenario.value(named: "idempotency.duplicates"), places: 0),
-                figure(scenario.value(named: "idempotency.lost"), places: 0),
+                figure(scenario.value(.sendSuccessRate), places: 4),
+                figure(scenario.value(HistogramKey.sendLatency.key("p99")), places: 1),
+                figure(scenario.value(.idempotencyDuplicates), places: 0),
+                figure(scenario.value(.idempotencyLost), places: 0),
                 scenario.wallText.map { scenario.overBudget ? "**\(cell($0))**" : cell($0) } ?? "–",
             ]
             text += "| " + cells.joined(separator: " | ") + " |\n"

@@ -43,6 +43,9 @@ package struct RunResults: Sendable {
             return value(row.probe, row.metric, row.statistic)
         }
 
+        /// The value of the row `key` names; nil when the run wrote no such row.
+        func value(_ key: MetricKey) -> Double? { value(named: key.text) }
+
         /// `95.2 s`, `95.2 s of 60 s: over budget` or `41.0 s of 60 s`, from the run rows; nil when
         /// the scenario recorded no wall time (it did not run, or its shards were merged).
         var wallText: String? {
