@@ -66,13 +66,3 @@ public enum Calibration {
         return (Double(done) / elapsed, failed)
     }
 }
-
-extension CalibratedRate.Reference {
-    /// The metric name of its figures: `calibration.<name>.throughput`.
-    public var metricName: String {
-        switch self {
-        case .rawURLSession: return "raw_urlsession"
-        case .inProcessCore: return "in_process_core"
-        }
-    }
-}

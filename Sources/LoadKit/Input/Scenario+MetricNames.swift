@@ -43,7 +43,8 @@ extension MetricCatalog {
                 return "this scenario's load is not calibrated (write its rate as {\"fraction\": …, \"of\": …})"
             }
             let known = [
-                "calibration.\(reference.metricName).throughput", "calibration.\(reference.metricName).window",
+                MetricKey.calibrationThroughput(reference.metricName).text,
+                MetricKey.calibrationWindow(reference.metricName).text,
                 "calibration.load.fraction", "calibration.load.rate",
             ]
             return known.contains(name) ? nil : "not one of \(known.joined(separator: ", "))"
@@ -98,5 +99,15 @@ extension MetricCatalog {
             return "server_retries_after_cancel is measured for \(judged.joined(separator: ", ")) only"
         }
         return nil
+    }
+}
+
+extension CalibratedRate.Reference {
+    /// The metric name of its figures: `calibration.<name>.throughput`.
+    public var metricName: String {
+        switch self {
+        case .rawURLSession: return "raw_urlsession"
+        case .inProcessCore: return "in_process_core"
+        }
     }
 }
