@@ -74,119 +74,39 @@ public enum RunCommand {
         return client
     }
 
+    /// A usage or input error that ends the command with `code` (its message already printed).
+    struct Exit: Error { var code: ExitCode }
+
+    /// The options that shape every run mode, read and range-checked.
+    struct Options {
+        var seed: UInt64?
+        var sharding: ShardOptions
+        var traceSend: Int?
+        var schedule: Schedule.Policy
+        var broken: BrokenClient?
+        var parallel: Bool { sharding.shard != nil || (sharding.workers ?? 1) > 1 }
+    }
+
     public static func run(_ arguments: [String]) async -> ExitCode {
         let command = CommandArguments("run", arguments, spec: spec, usage: usage)
         guard case .parsed(let parsed) = command else { return command.exitCode }
-        let seed: UInt64?
-        let sharding: ShardOptions
-        let traceSend: Int?
-        let schedule: Schedule.Policy
-        let broken: BrokenClient?
-        do {
-            seed = try parsed.unsigned(.seed)
-            sharding = try ShardOptions(parsed)
-            traceSend = try traceSendNumber(parsed)
-            schedule = try schedulePolicy(parsed.value(.schedule)) ?? .fifo
-            broken = try brokenClient(parsed.value(.broken))
-        } catch {
-            printError("run: \(error)\n\n\(usage)")
-            return .usage
-        }
-        guard !parsed.positionals.isEmpty else {
-            printError("run: name at least one scenario file or folder\n\n\(usage)")
-            return .usage
-        }
-        var scenarios: [Scenario]
-        switch CommandScenarios("run", parsed.positionals) {
-        case .loaded(let loaded): scenarios = loaded
-        case .exit(let code): return code
-        }
-        if let refused = refuseOutputsNamingInputs(
-            "run", [RunOption.junit, .summaryMarkdown].map { ($0.rawValue, parsed.value($0)) },
-            inputs: scenarios.map(\.file))
-        {
-            return refused
-        }
-        let only = parsed.all(.only)
-        if !only.isEmpty {
-            let unknown = only.filter { name in !scenarios.contains { $0.name == name } }
-            guard unknown.isEmpty else {
-                printError("run: no scenario named \(unknown.joined(separator: ", ")) (see frontmail-bench list)")
-                return .usage
-            }
-            scenarios = scenarios.filter { only.contains($0.name) }
-        }
-        if parsed.flag(.quick) { scenarios = scenarios.map { $0.quickened() } }
-        if let seed {
-            scenarios = scenarios.map {
-                var copy = $0
-                copy.seed = seed
-                return copy
-            }
-        }
-
-        if traceSend != nil, scenarios.count != 1 || sharding.shard != nil || (sharding.workers ?? 1) > 1 {
-            printError("run: --trace-send traces a send of one scenario run in this process: name one (--only NAME)")
-            return .usage
-        }
-        if schedule != .fifo, sharding.shard != nil || (sharding.workers ?? 1) > 1 {
-            printError("run: --schedule orders one simulated run in one process: not with --shard or --workers")
-            return .usage
-        }
-        if broken != nil, sharding.shard != nil || (sharding.workers ?? 1) > 1 {
-            printError("run: --broken runs one process's client: not with --shard or --workers")
-            return .usage
-        }
-        if let broken, parsed.value(.runID) == nil {
-            printError(
-                "note: the client is the deliberately broken \(broken.name) (\(broken.summary)), not the SDK as it ships"
-            )
-        }
-        if schedule != .fifo, parsed.value(.runID) == nil, scenarios.contains(where: { $0.clock != .virtual }) {
-            let real = scenarios.filter { $0.clock != .virtual }.map(\.name)
-            printError(
-                "note: --schedule orders virtual time only; \(real.joined(separator: ", ")) run\(real.count == 1 ? "s" : "") on the real clock as usual"
-            )
-        }
-
-        let out = URL(fileURLWithPath: parsed.value(.out) ?? "results")
-        let scaled = scenarios.filter { $0.clock == .virtual && $0.timeScale != 1 }
-        if !scaled.isEmpty, sharding.shard == nil, (sharding.workers ?? 1) == 1, parsed.value(.runID) == nil {
-            printError(
-                "note: \(scaled.count) scenario\(scaled.count == 1 ? "" : "s") set timeScale, which has no effect on virtual time: policy time is simulated exactly (docs/simulation.md)"
-            )
-        }
-        if let given = parsed.value(.runID), let problem = RunID.problem(given) {
-            printError("run: --run-id \(problem)")
-            return .usage
-        }
-        if sharding.shard != nil { return await runShard(scenarios, options: sharding, parsed: parsed, out: out) }
+        let options: Options
+        let scenarios: [Scenario]
         let runID: String
-        if let given = parsed.value(.runID) {
-            let claimedByParent = ProcessInfo.processInfo.environment[ChildEnvironment.claimedRun] == given
-            unsetenv(ChildEnvironment.claimedRun)
-            if !claimedByParent {
-                do {
-                    _ = try ResultsWriter.claimExactly(root: out, runID: given)
-                } catch let exists as ResultsWriter.RunExists {
-                    printError("run: \(exists)")
-                    return .usage
-                } catch {
-                    printError("run: --out \(out.path) cannot be written (\(error.localizedDescription))")
-                    return .usage
-                }
+        let out = URL(fileURLWithPath: parsed.value(.out) ?? "results")
+        do {
+            options = try self.options(parsed)
+            scenarios = try self.scenarios(parsed, options)
+            try refuseCombinations(scenarios, options, parsed)
+            if options.sharding.shard != nil {
+                return await runShard(scenarios, options: options.sharding, parsed: parsed, out: out)
             }
-            runID = given
-        } else {
-            do {
-                runID = try ResultsWriter.claim(root: out, runID: RunID.make()).runID
-            } catch {
-                printError("run: --out \(out.path) cannot be written (\(error.localizedDescription))")
-                return .usage
-            }
+            runID = try claimRunID(parsed, out: out)
+        } catch {
+            return error.code
         }
         let showProgress = !parsed.flag(.noProgress) && isatty(2) == 1
-        if let workers = sharding.workers, workers > 1 {
+        if let workers = options.sharding.workers, workers > 1 {
             guard let executable = Bundle.main.executablePath else {
                 printError("run: --workers cannot find this program's path to start the workers")
                 return .software
@@ -200,9 +120,9 @@ public enum RunCommand {
             return await runIsolated(scenarios, parsed: parsed, executable: executable, out: out, runID: runID)
         }
         var runner = ScenarioRunner(outputFolder: out, runID: runID, progress: showProgress)
-        runner.traceSend = traceSend
-        runner.schedule = schedule
-        if let broken { runner.run(broken: broken) }
+        runner.traceSend = options.traceSend
+        runner.schedule = options.schedule
+        if let broken = options.broken { runner.run(broken: broken) }
         let child = parsed.value(.runID) != nil
         let inProcess = InProcessRun(scenarios: scenarios, runner: runner, quick: parsed.flag(.quick), child: child)
         let (outcome, cancelled) = await RunSession.interruptible(
@@ -213,6 +133,115 @@ public enum RunCommand {
         let session = RunSession(
             command: "run", writer: ResultsWriter(root: out, runID: runID), outputs: child ? nil : outputs(parsed))
         return session.end(results, planned: scenarios.count, cancelled: cancelled)
+    }
+
+    /// The options, each range-checked where it is read.
+    static func options(_ parsed: Arguments) throws(Exit) -> Options {
+        do {
+            return Options(
+                seed: try parsed.unsigned(.seed), sharding: try ShardOptions(parsed),
+                traceSend: try traceSendNumber(parsed), schedule: try schedulePolicy(parsed.value(.schedule)) ?? .fifo,
+                broken: try brokenClient(parsed.value(.broken)))
+        } catch {
+            printError("run: \(error)\n\n\(usage)")
+            throw Exit(code: .usage)
+        }
+    }
+
+    /// The scenarios the positionals name, narrowed by `--only` and changed by `--quick` and `--seed`.
+    static func scenarios(_ parsed: Arguments, _ options: Options) throws(Exit) -> [Scenario] {
+        guard !parsed.positionals.isEmpty else {
+            printError("run: name at least one scenario file or folder\n\n\(usage)")
+            throw Exit(code: .usage)
+        }
+        var scenarios: [Scenario]
+        switch CommandScenarios("run", parsed.positionals) {
+        case .loaded(let loaded): scenarios = loaded
+        case .exit(let code): throw Exit(code: code)
+        }
+        if let refused = refuseOutputsNamingInputs(
+            "run", [RunOption.junit, .summaryMarkdown].map { ($0.rawValue, parsed.value($0)) },
+            inputs: scenarios.map(\.file))
+        {
+            throw Exit(code: refused)
+        }
+        let only = parsed.all(.only)
+        if !only.isEmpty {
+            let unknown = only.filter { name in !scenarios.contains { $0.name == name } }
+            guard unknown.isEmpty else {
+                printError("run: no scenario named \(unknown.joined(separator: ", ")) (see frontmail-bench list)")
+                throw Exit(code: .usage)
+            }
+            scenarios = scenarios.filter { only.contains($0.name) }
+        }
+        if parsed.flag(.quick) { scenarios = scenarios.map { $0.quickened() } }
+        if let seed = options.seed {
+            scenarios = scenarios.map {
+                var copy = $0
+                copy.seed = seed
+                return copy
+            }
+        }
+        return scenarios
+    }
+
+    /// The options that do not go together, and the notes on what an option does not change.
+    static func refuseCombinations(_ scenarios: [Scenario], _ options: Options, _ parsed: Arguments) throws(Exit) {
+        if options.traceSend != nil, scenarios.count != 1 || options.parallel {
+            printError("run: --trace-send traces a send of one scenario run in this process: name one (--only NAME)")
+            throw Exit(code: .usage)
+        }
+        if options.schedule != .fifo, options.parallel {
+            printError("run: --schedule orders one simulated run in one process: not with --shard or --workers")
+            throw Exit(code: .usage)
+        }
+        if options.broken != nil, options.parallel {
+            printError("run: --broken runs one process's client: not with --shard or --workers")
+            throw Exit(code: .usage)
+        }
+        if let given = parsed.value(.runID), let problem = RunID.problem(given) {
+            printError("run: --run-id \(problem)")
+            throw Exit(code: .usage)
+        }
+        // Notes are the parent's to print: a child (given --run-id) stays quiet.
+        guard parsed.value(.runID) == nil else { return }
+        if let broken = options.broken {
+            printError(
+                "note: the client is the deliberately broken \(broken.name) (\(broken.summary)), not the SDK as it ships"
+            )
+        }
+        let real = scenarios.filter { $0.clock != .virtual }.map(\.name)
+        if options.schedule != .fifo, !real.isEmpty {
+            printError(
+                "note: --schedule orders virtual time only; \(real.joined(separator: ", ")) run\(real.count == 1 ? "s" : "") on the real clock as usual"
+            )
+        }
+        let scaled = scenarios.filter { $0.clock == .virtual && $0.timeScale != 1 }
+        if !scaled.isEmpty, !options.parallel {
+            printError(
+                "note: \(scaled.count) scenario\(scaled.count == 1 ? "" : "s") set timeScale, which has no effect on virtual time: policy time is simulated exactly (docs/simulation.md)"
+            )
+        }
+    }
+
+    /// The run's id: the parent's (`--run-id`, claimed here unless the parent claimed it), or a new
+    /// one claimed in `out`.
+    static func claimRunID(_ parsed: Arguments, out: URL) throws(Exit) -> String {
+        do {
+            guard let given = parsed.value(.runID) else {
+                return try ResultsWriter.claim(root: out, runID: RunID.make()).runID
+            }
+            let claimedByParent = ProcessInfo.processInfo.environment[ChildEnvironment.claimedRun] == given
+            unsetenv(ChildEnvironment.claimedRun)
+            if !claimedByParent { _ = try ResultsWriter.claimExactly(root: out, runID: given) }
+            return given
+        } catch let exists as ResultsWriter.RunExists {
+            printError("run: \(exists)")
+            throw Exit(code: .usage)
+        } catch {
+            printError("run: --out \(out.path) cannot be written (\(error.localizedDescription))")
+            throw Exit(code: .usage)
+        }
     }
 
     /// What the arguments ask to write besides the CSV.

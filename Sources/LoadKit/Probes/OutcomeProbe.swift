@@ -35,101 +35,23 @@ struct OutcomeProbe {
         var errors: [String: Int] = [:]
         var ok = 0
         var dropped = 0
-        // The SDK's attempts (all, and answered) per bench id, and how many sends share it.
-        var reported: [Int: (sends: Int, attempts: Int, answered: Int)] = [:]
-        // On the real clock: the status each attempt's answer had as the client saw it (0: none).
-        var seen: [Int: [UInt16]] = [:]
-        for record in records where record.outcome != .dropped {
-            let answered = record.attemptStatuses.lazy.filter { $0 != 0 }.count
-            let benchID = scenario.benchID(record.sendID)
-            let group = reported[benchID, default: (0, 0, 0)]
-            reported[benchID] = (group.sends + 1, group.attempts + record.attempts, group.answered + answered)
-            if scenario.clock == .real { seen[benchID] = record.attemptStatuses }
-        }
-        var unreported = 0
-        var unseen = 0
-        var errorsChecked = 0
-        var errorMismatches = 0
-        var overLimit = 0
-        var afterFinal = 0
-        var gaveUp = 0
-        var hostileSends: Set<Int> = []
-        var misjudged: Set<Int> = []
-        // A budget may refuse a retry, and a refused connection never reaches the ledger: giving
-        // up early is judged where neither can hide an attempt.
-        let refused = RefuseWindows(scenario)
-        let judgesGivingUp = scenario.client.budget == .none && refused.isEmpty
-        let limit = scenario.client.maxRetryAfter.seconds * scenario.timeScale
-        let deadline = scenario.clock == .real ? scenario.client.timeout.seconds * scenario.timeScale : nil
-        // Request `index` of a send's `served`: whether it ends the send, nil when unknown.
-        let endsAt = { (served: [LedgerRecord], index: Int, benchID: Int) -> Bool? in
-            let ends = Self.ends(served[index], limit: limit, deadline: deadline)
-            guard let statuses = seen[benchID], ends != nil, Self.delivered(served[index]) else { return ends }
-            // On the real clock, a client's deadline may pass while an answer is on its way (it
-            // waited in URLSession's queue before the server saw it): an answer the client says it
-            // never saw decides nothing. Where libcurl resent a request (after a close or a reset)
-            // the attempts do not line up; a resend with neither is judged as the server saw it.
-            guard statuses.count == served.count else {
-                return ends == true && Self.transportResends(served, scenario) > 0 ? nil : ends
-            }
-            return statuses[index] == 0 ? nil : ends
-        }
-        for (benchID, group) in reported {
-            let count = ledger.count(sendID: benchID)
-            unreported += max(0, count - group.attempts)
-            unseen += max(0, group.answered - count)
-            guard group.sends == 1 else { continue }
-            let served = ledger.attempts(sendID: benchID)
-            let ends = { (index: Int) in endsAt(served, index, benchID) }
-            if count > scenario.client.maxRetries + 1 + Self.transportResends(served, scenario) { overLimit += 1 }
-            let hostile = served.contains { Self.hostile($0, scenario.plan) }
-            if hostile { hostileSends.insert(benchID) }
-            if served.indices.dropLast().contains(where: { ends($0) == true }) {
-                afterFinal += 1
-                if hostile { misjudged.insert(benchID) }
-            }
-            if judgesGivingUp, !served.isEmpty, served.count < scenario.client.maxRetries + 1,
-                ends(served.count - 1) == false
-            {
-                gaveUp += 1
-                if hostile { misjudged.insert(benchID) }
-            }
-        }
+        var verdicts = SendVerdicts(scenario: scenario, records: records, ledger: ledger)
+        verdicts.judgeRequests()
         for record in records {
             switch record.outcome {
             case .ok:
                 ok += 1
-                // A send the SDK calls sent whose last request got an error in full: it ignored it.
-                let benchID = scenario.benchID(record.sendID)
-                let served = ledger.attempts(sendID: benchID)
-                if (reported[benchID]?.sends ?? 1) == 1, !refused.touches(record), let last = served.last,
-                    endsAt(served, served.count - 1, benchID) != nil, Self.planError(last, scenario.plan) != nil
-                {
-                    errorsChecked += 1
-                    errorMismatches += 1
-                    if hostileSends.contains(benchID) { misjudged.insert(benchID) }
-                }
+                verdicts.judgeLastAnswer(of: record, failed: nil)
             case .failed(let code, let status):
                 errors[code.rawValue, default: 0] += 1
-                let benchID = scenario.benchID(record.sendID)
-                // The ledger's last request is the client's last attempt unless a refusal hid one.
-                let served = ledger.attempts(sendID: benchID)
-                if (reported[benchID]?.sends ?? 1) == 1, !refused.touches(record), let last = served.last,
-                    endsAt(served, served.count - 1, benchID) != nil, let answer = Self.planError(last, scenario.plan)
-                {
-                    errorsChecked += 1
-                    if answer.code != code.rawValue || answer.status != status {
-                        errorMismatches += 1
-                        if hostileSends.contains(benchID) { misjudged.insert(benchID) }
-                    }
-                }
+                verdicts.judgeLastAnswer(of: record, failed: (code.rawValue, status))
             case .dropped:
                 dropped += 1
                 continue
             case .pending: errors["unfinished", default: 0] += 1
             }
             let benchID = scenario.benchID(record.sendID)
-            let shared = (reported[benchID]?.sends ?? 1) > 1
+            let shared = (verdicts.reported[benchID]?.sends ?? 1) > 1
             attempts.record(UInt64(shared ? record.attempts : ledger.count(sendID: benchID)))
             if record.ended.isFinite { latency.record((record.ended - record.intended) / scale, scale: 1e9) }
         }
@@ -147,15 +69,7 @@ struct OutcomeProbe {
         }
         recorder.record(latency, as: .sendLatency, divisor: 1e6)
         recorder.record(attempts, as: .attemptsPerSend, divisor: 1)
-        recorder.record(.sendErrorsChecked, Double(errorsChecked))
-        recorder.record(.sendErrorMismatches, Double(errorMismatches))
-        recorder.record(.attemptsUnreported, Double(unreported))
-        recorder.record(.attemptsUnseen, Double(unseen))
-        recorder.record(.attemptsOverLimit, Double(overLimit))
-        recorder.record(.attemptsAfterFinalAnswer, Double(afterFinal))
-        if judgesGivingUp { recorder.record(.attemptsGaveUpEarly, Double(gaveUp)) }
-        recorder.record(.survivesHostileSends, Double(hostileSends.count))
-        recorder.record(.survivesMisjudged, Double(misjudged.count))
+        verdicts.record(into: &recorder)
         let serverRequests = ledger.sendRequests
         recorder.record(.loadServerRequests, Double(serverRequests))
         recorder.record(.loadAmplification, started == 0 ? .nan : Double(serverRequests) / Double(started))
