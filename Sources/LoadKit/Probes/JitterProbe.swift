@@ -116,88 +116,33 @@ struct JitterProbe {
 
     init(scenario: Scenario, history: History, ledger: LedgerIndex) {
         var recorder = MetricRecorder(scenario: scenario.name)
-        var byAttempt: [Int: [Double]] = [:]
-        var retryAfterWaits = 0
-        var retryAfterMismatches = 0
-        var earlyRetries = 0
-        var capMismatches = 0
-        var realized: [(position: Double, excess: Double)] = []
-        // Each jittered retry's normalised draw and when its failed attempt ended at the server.
-        var timed: [(at: Double, sendID: Int, position: Double)] = []
-        var overshoot = Histogram()
-        let records = history.records
-        // A send's record by its number (a merged or sharded history is not indexed by it).
-        let position = History.Record.positions(records)
-        for backoff in history.backoffs {
-            let benchID = scenario.benchID(backoff.sendID)
-            let served = ledger.attempt(sendID: benchID, number: backoff.afterAttempt + 1)
-            let nextArrival = ledger.attempt(sendID: benchID, number: backoff.afterAttempt + 2)?.arrival
-            // Sends that share a key share their attempts: the server's gaps are not one client's
-            // waits (on virtual time many sends' attempts meet at one instant), so none is kept.
-            let sharedKey = scenario.client.explicitKeys != nil
-            let statuses = position(backoff.sendID).map { records[$0].attemptStatuses } ?? []
-            // Over sockets libcurl may resend a request below the SDK (after a close or a reset on a
-            // reused connection): then the server's attempt of a number is not the client's.
-            let aligned = scenario.transport != .socket || ledger.count(sendID: benchID) == statuses.count
-            let gap =
-                sharedKey || !aligned ? .nan : (nextArrival.map { $0 - (served?.finished ?? .nan) }) ?? .nan
-            var sample = Sample(
-                sendID: backoff.sendID, afterAttempt: backoff.afterAttempt, cause: "", delay: backoff.delay, cap: .nan,
-                normalized: .nan, serverRetryAfter: served.map { Double($0.retryAfter) } ?? .nan, realizedGap: gap)
-            // The server asked for a wait the client must honour exactly (not over the limit), when
-            // its answer reached the client (a deadline may have fired first).
-            let limit = scenario.client.maxRetryAfter.seconds * scenario.timeScale
-            let received =
-                backoff.afterAttempt < statuses.count && statuses[backoff.afterAttempt] != 0
-                && served.map { UInt16($0.status) == statuses[backoff.afterAttempt] } == true
-            // With a shared key, the server's attempt of that number may be another send's.
-            let asked =
-                !sharedKey && aligned && received && sample.serverRetryAfter.isFinite
-                && sample.serverRetryAfter <= limit
-            switch backoff.cause {
-            case .jitter(let cap):
-                if asked {
-                    retryAfterWaits += 1
-                    retryAfterMismatches += 1
-                }
-                sample.cause = "jitter"
-                sample.cap = cap
-                let expected = Self.expectedCap(
-                    scenario.client, afterAttempt: backoff.afterAttempt, timeScale: scenario.timeScale)
-                sample.expectedCap = expected
-                if !Self.sameCap(cap, expected) { capMismatches += 1 }
-                if expected > 0 {
-                    sample.normalized = backoff.delay / expected
-                    normalized.append(sample.normalized)
-                    byAttempt[backoff.afterAttempt, default: []].append(sample.normalized)
-                    // Only when the answer reached the client: after a timeout or a reset the
-                    // server's end of the attempt is not when the client's wait began.
-                    if gap.isFinite && received { realized.append((sample.normalized, gap - backoff.delay)) }
-                    if let at = served?.finished, at.isFinite {
-                        timed.append((at, backoff.sendID, sample.normalized))
-                    }
-                } else if backoff.delay != 0 {
-                    capMismatches += 1
-                }
-            case .retryAfter(let seconds):
-                sample.cause = "retry_after"
-                retryAfterWaits += 1
-                if !sharedKey && aligned && !(abs(seconds - sample.serverRetryAfter) <= Self.retryAfterTolerance)
-                    || backoff.delay != seconds
-                {
-                    retryAfterMismatches += 1
-                }
-            }
-            if gap.isFinite {
-                let excess = gap - backoff.delay
-                if excess < -Self.retryAfterTolerance { earlyRetries += 1 }
-                // Real time: timer and network overshoot do not shrink with the time scale.
-                overshoot.record(max(0, excess), scale: 1e9)
-            }
-            samples.append(sample)
+        var waits = Waits(scenario: scenario, history: history, ledger: ledger)
+        for backoff in history.backoffs { samples.append(waits.judge(backoff)) }
+        normalized = waits.normalized
+        Self.recordDistribution(normalized, byAttempt: waits.byAttempt, into: &recorder)
+        let overLimitRetried = Self.overLimitRetried(scenario: scenario, records: history.records, ledger: ledger)
+        recorder.record(.jitterRetryAfterWaits, Double(waits.retryAfterWaits))
+        recorder.record(.jitterRetryAfterMismatches, Double(waits.retryAfterMismatches))
+        recorder.record(.jitterOverLimitRetried, Double(overLimitRetried))
+        recorder.record(.jitterEarlyRetries, Double(waits.earlyRetries))
+        recorder.record(.jitterCapMismatches, Double(waits.capMismatches))
+        recorder.record(.jitterRealizedSamples, Double(waits.realized.count))
+        recorder.record(.jitterRealizedDependence, Self.realizedDependence(waits.realized))
+        let pairs = Self.simultaneousPairs(waits.timed)
+        recorder.record(.jitterPairSamples, Double(pairs.count))
+        recorder.record(.jitterPairDependence, Self.rankDependence(pairs))
+        recorder.record(waits.overshoot, as: .jitterOvershoot, divisor: 1e6)
+        if scenario.clock == .virtual {
+            ExactTiming(scenario: scenario, history: history, ledger: ledger).record(into: &recorder)
         }
-        let overLimitRetried = Self.overLimitRetried(scenario: scenario, records: records, ledger: ledger)
+        rows = recorder.rows
+        metrics = recorder.metrics
+    }
 
+    /// The pooled waits' distance from U(0, 1) and their moments, and each attempt's alone.
+    static func recordDistribution(
+        _ normalized: [Double], byAttempt: [Int: [Double]], into recorder: inout MetricRecorder
+    ) {
         let pooled = KolmogorovSmirnov(uniform: normalized)
         let moments = Moments(normalized)
         recorder.record(.jitterSamples, Double(pooled.n))
@@ -221,22 +166,6 @@ struct JitterProbe {
                 recorder.record(.jitterPerAttempt(statistic, attempt: attempt + 1), value)
             }
         }
-        recorder.record(.jitterRetryAfterWaits, Double(retryAfterWaits))
-        recorder.record(.jitterRetryAfterMismatches, Double(retryAfterMismatches))
-        recorder.record(.jitterOverLimitRetried, Double(overLimitRetried))
-        recorder.record(.jitterEarlyRetries, Double(earlyRetries))
-        recorder.record(.jitterCapMismatches, Double(capMismatches))
-        recorder.record(.jitterRealizedSamples, Double(realized.count))
-        recorder.record(.jitterRealizedDependence, Self.realizedDependence(realized))
-        let pairs = Self.simultaneousPairs(timed)
-        recorder.record(.jitterPairSamples, Double(pairs.count))
-        recorder.record(.jitterPairDependence, Self.rankDependence(pairs))
-        recorder.record(overshoot, as: .jitterOvershoot, divisor: 1e6)
-        if scenario.clock == .virtual {
-            ExactTiming(scenario: scenario, history: history, ledger: ledger).record(into: &recorder)
-        }
-        rows = recorder.rows
-        metrics = recorder.metrics
     }
 
     /// Sends retried after an answer (that reached the client) whose Retry-After was over the limit.
