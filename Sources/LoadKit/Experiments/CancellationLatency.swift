@@ -180,29 +180,10 @@ public enum CancellationLatency {
                     // A wait that fails must not leave the sample's send running past the
                     // experiment (it would start requests on a session that is being torn down).
                     do {
-                        switch phase {
-                        case .beforeFirstAttempt:
-                            break
-                        case .inFlight:
-                            try await waitUntil(
-                                timeout: stallLimit, "the \(phase) sample's request to reach the server"
-                            ) {
-                                core.ledger.count > before
-                            }
-                        case .slowBody:
-                            try await waitUntil(
-                                timeout: stallLimit, "the \(phase) sample's request to reach the server"
-                            ) {
-                                core.ledger.count > before
-                            }
-                            try await Task.sleep(nanoseconds: 20_000_000)
-                        case .backoff:
-                            try await waitUntil(timeout: stallLimit, "the backoff sample to start its backoff") {
-                                observer.count > backoffsBefore
-                            }
-                        case .random:
-                            try await Task.sleep(nanoseconds: UInt64(random.unit() * 0.6 * timeScale * 1e9))
-                        }
+                        try await waitForCancelPoint(
+                            phase, core: core, requestsBefore: before, observer: observer,
+                            backoffsBefore: backoffsBefore,
+                            delay: phase == .random ? random.unit() * 0.6 * timeScale : 0)
                     } catch {
                         measured.cancel()
                         _ = await measured.value
@@ -226,44 +207,17 @@ public enum CancellationLatency {
                     if phase == .inFlight || phase == .slowBody,
                         let held = ours.last(where: { $0.record.arrival <= cancelledAt })
                     {
-                        // The SDK's abort is measured above; this is the server's view of the same
-                        // cancel. A server busy with 1,024 other connections may not see the
-                        // connection end within the bound: that is counted at the bound and said,
-                        // not a reason to lose the whole experiment.
-                        do {
-                            try await waitUntil(
-                                timeout: Self.serverCloseBound,
-                                "the server to finish the \(phase) attempt it held at the cancel (\(kind), \(backgroundLoad) in the background)"
-                            ) {
-                                !core.ledger.record(held.index).finished.isNaN
-                            }
-                            result.serverClose.record(
-                                core.ledger.record(held.index).finished - cancelledAt, scale: 1e9)
-                        } catch let timedOut as WaitTimedOut {
-                            result.serverClose.record(Self.serverCloseBound, scale: 1e9)
-                            result.serverCloseTimeouts += 1
-                            if result.serverCloseTimeouts == 1 {
-                                printError("  note: \(timedOut) (counted at the bound)")
-                            }
-                        }
+                        try await recordServerClose(
+                            of: held.index, cancelledAt: cancelledAt, core: core, into: &result,
+                            waiting:
+                                "the \(phase) attempt it held at the cancel (\(kind), \(backgroundLoad) in the background)"
+                        )
                     }
                 }
                 result.residentGrowthKiB = residentKiB() - residentBefore
                 if !settled.isEmpty {
-                    // Long enough for any wait the phase's plan or policy schedules (a 30 s Retry-After,
-                    // a 10 s cap), so a retry that ignored the cancel has arrived; at most 10 s of real
-                    // time (a slowed-down scenario's later retries go uncounted).
-                    try await Task.sleep(nanoseconds: UInt64(min(10, 30 * timeScale + 0.05) * 1e9))
-                    var late = 0
-                    for index in phaseStart..<core.ledger.count {
-                        let record = core.ledger.record(index)
-                        if let key = core.ledger.key(record.keyID), let cancelledAt = settled[key],
-                            record.arrival > cancelledAt
-                        {
-                            late += 1
-                        }
-                    }
-                    result.serverRetriesAfterCancel = Double(late)
+                    result.serverRetriesAfterCancel = try await retriesAfterCancel(
+                        settled, from: phaseStart, core: core, timeScale: timeScale)
                 }
                 result.wallSeconds = (ContinuousClock.now - phaseStarted).seconds
                 let cpu = ThreadCPU.now() - cpuBefore
@@ -284,5 +238,68 @@ public enum CancellationLatency {
             for index in results.indices { results[index].liveAfter = urlTransport.liveRequests }
         }
         return results
+    }
+
+    /// Waits until the sample reaches the point its phase cancels at: its request at the server
+    /// (in flight; slow body 20 ms later), its backoff begun, `delay` seconds, or at once.
+    private static func waitForCancelPoint(
+        _ phase: CancellationPhase, core: FakeFrontmailCore, requestsBefore before: Int, observer: ProbeObserver,
+        backoffsBefore: Int, delay: Double
+    ) async throws {
+        switch phase {
+        case .beforeFirstAttempt:
+            break
+        case .inFlight, .slowBody:
+            try await waitUntil(timeout: stallLimit, "the \(phase) sample's request to reach the server") {
+                core.ledger.count > before
+            }
+            if phase == .slowBody { try await Task.sleep(nanoseconds: 20_000_000) }
+        case .backoff:
+            try await waitUntil(timeout: stallLimit, "the backoff sample to start its backoff") {
+                observer.count > backoffsBefore
+            }
+        case .random:
+            try await Task.sleep(nanoseconds: UInt64(delay * 1e9))
+        }
+    }
+
+    /// The server's view of a cancel: how long after it the server finished the attempt it held.
+    /// The SDK's abort is measured apart; a server busy with 1,024 other connections may not see the
+    /// connection end within the bound: that is counted at the bound and said, not a reason to lose
+    /// the whole experiment.
+    private static func recordServerClose(
+        of held: Int, cancelledAt: Double, core: FakeFrontmailCore, into result: inout Result, waiting: String
+    ) async throws {
+        do {
+            try await waitUntil(timeout: Self.serverCloseBound, "the server to finish \(waiting)") {
+                !core.ledger.record(held).finished.isNaN
+            }
+            result.serverClose.record(core.ledger.record(held).finished - cancelledAt, scale: 1e9)
+        } catch let timedOut as WaitTimedOut {
+            result.serverClose.record(Self.serverCloseBound, scale: 1e9)
+            result.serverCloseTimeouts += 1
+            if result.serverCloseTimeouts == 1 {
+                printError("  note: \(timedOut) (counted at the bound)")
+            }
+        }
+    }
+
+    /// Requests of a cancelled send (its key in `settled`, with its cancel's instant) that arrived
+    /// after its cancel, among the ledger's records from `start`. Waits first for any wait the
+    /// phase's plan or policy schedules (a 30 s Retry-After, a 10 s cap), so a retry that ignored the
+    /// cancel has arrived; at most 10 s of real time (a slowed-down scenario's later retries go
+    /// uncounted).
+    private static func retriesAfterCancel(
+        _ settled: [String: Double], from start: Int, core: FakeFrontmailCore, timeScale: Double
+    ) async throws -> Double {
+        try await Task.sleep(nanoseconds: UInt64(min(10, 30 * timeScale + 0.05) * 1e9))
+        var late = 0
+        for index in start..<core.ledger.count {
+            let record = core.ledger.record(index)
+            if let key = core.ledger.key(record.keyID), let cancelledAt = settled[key], record.arrival > cancelledAt {
+                late += 1
+            }
+        }
+        return Double(late)
     }
 }
