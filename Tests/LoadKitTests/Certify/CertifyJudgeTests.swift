@@ -225,11 +225,14 @@ struct CertifyJudgeTests {
         #expect(informational.outcome == .informational && informational.recommendation == .fail)
     }
 
-    /// A status read at `arrival` answered `status`.
-    static func statusRead(at arrival: Double, status: UInt16, tokenInURL: Bool = false) -> LedgerRecord {
+    /// A status read at `arrival` answered `status` (by plan rule `rule`; -1: by the fake itself).
+    static func statusRead(at arrival: Double, status: UInt16, tokenInURL: Bool = false, rule: Int16 = 0)
+        -> LedgerRecord
+    {
         var record = LedgerRecord(arrival: arrival, connection: 2, endpoint: .status, keyID: 0, attempt: 1)
         record.finished = arrival + 0.001
         record.status = status
+        record.rule = status == 200 ? -1 : rule
         if tokenInURL { record.defects.insert(.queryToken) }
         return record
     }
@@ -253,6 +256,15 @@ struct CertifyJudgeTests {
         let after404 = [Self.statusRead(at: 0.1, status: 404), Self.statusRead(at: 0.2, status: 404)]
         #expect(Self.verdict(.statusRead, send + Array(after404.prefix(1)), claim: claim).outcome == .pass)
         #expect(Self.verdict(.statusRead, send + after404, claim: claim).outcome == .fail)
+        // A read without its token, or with another message's: the fake's own 404, not the plan's.
+        let unmatched = Self.verdict(
+            .statusRead, send + [Self.statusRead(at: 0.1, status: 404, rule: -1)], claim: claim)
+        #expect(unmatched.outcome == .fail && unmatched.detail.contains("could not match"))
+        let planned = Self.verdict(.statusRead, send + Array(after404.prefix(1)), claim: claim)
+        #expect(!planned.detail.contains("matched the last"))
+        #expect(
+            Self.verdict(.statusRead, send + [Self.statusRead(at: 0.1, status: 200)], claim: claim).detail.contains(
+                "matched the last"))
         var silent = claim
         silent.statusReads = false
         #expect(Self.verdict(.statusRead, send, claim: silent).outcome == .notApplicable)
