@@ -38,8 +38,9 @@ public enum CertifyCommand {
           --no-progress     no progress line on stderr
 
         exit: 0 every client passed every required case (with --clients: failed exactly its
-        expected cases), 1 otherwise, 64 bad arguments, 65 a bad claim or clients file, 70 results
-        that cannot be written, 130 interrupted (the cases run so far are written)
+        expected cases), 1 otherwise, 64 bad arguments (a --client that is no program), 65 a bad
+        claim or clients file (a skipped client's claim included), 70 results that cannot be written
+        or no client of the file can run here, 130 interrupted (the cases run so far are written)
         """
 
     static let spec = Arguments.Spec(
@@ -183,16 +184,32 @@ public enum CertifyCommand {
             do {
                 let manifest = try CertifyManifest.load(file: file)
                 var planned: [Planned] = []
-                for entry in manifest.clients {
+                var skipped: [String] = []
+                for (index, entry) in manifest.clients.enumerated() {
+                    // Every claim is read and checked, a skipped client's too: the file is wrong or
+                    // right whatever this machine has installed.
+                    let claim = try entry.policy.map { try ClientClaim.load(file: $0) } ?? ClientClaim.contractDefaults
+                    do {
+                        try manifest.checkExpectedFailures(of: index, claim: claim)
+                    } catch {
+                        printError("certify: \(file): \(error)")
+                        return .failure(Exit(code: .dataError))
+                    }
                     if let program = entry.requires, !CertifyManifest.available(program) {
                         printError("certify: skipping '\(entry.command.prefix(60))': \(program) is not installed")
+                        skipped.append(program)
                         continue
                     }
-                    let claim = try entry.policy.map { try ClientClaim.load(file: $0) } ?? ClientClaim.contractDefaults
                     planned.append(
                         Planned(
                             client: CertifyClient(claim: claim, kind: .command(entry.command)),
                             expected: Set(entry.expectedFailures)))
+                }
+                guard !planned.isEmpty else {
+                    printError(
+                        "certify: no client of \(file) can run here: each requires a program that is not installed (\(Set(skipped).sorted().joined(separator: ", "))); nothing was certified"
+                    )
+                    return .failure(Exit(code: .software))
                 }
                 return .success(planned)
             } catch let error as InputFileError {
@@ -216,6 +233,14 @@ public enum CertifyCommand {
         for command in commands where command.isEmpty || command.utf8.count > 4096 || command.contains("\0") {
             printError("certify: --client must be a command of 1-4096 bytes")
             return .failure(Exit(code: .usage))
+        }
+        for command in commands {
+            if let program = CertifyManifest.program(of: command), !CertifyManifest.available(program) {
+                printError(
+                    "certify: --client '\(command.prefix(60))': \(program.prefix(60)) is not a program on PATH or an executable file"
+                )
+                return .failure(Exit(code: .usage))
+            }
         }
         var planned: [Planned] = []
         for (index, command) in commands.enumerated() {

@@ -53,6 +53,63 @@ struct CertifyCommandTests {
         #expect(await CertifyCommand.run(["--client", "true", "--policy", claim.path, "--out", claim.path]) == .usage)
     }
 
+    @Test(
+        "the gate's own input: every claim is read, a skipped client's too; an expected failure that can never FAIL, a file whose every client is skipped and a --client that is no program are refused"
+    )
+    func gateInput() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let missing = "frontmail-no-such-program-\(UUID().uuidString.prefix(8))"
+        let good = folder.appendingPathComponent("good.json")
+        try Data(#"{"name":"x","maxAttempts":2,"baseDelay":"1s","maxDelay":"2s","jitter":"full"}"#.utf8).write(to: good)
+        let bad = folder.appendingPathComponent("bad.json")
+        try Data(#"{"name":"x","maxAttempts":99,"baseDelay":"1s","maxDelay":"2s","jitter":"full"}"#.utf8).write(to: bad)
+        func clients(_ entries: String) throws -> String {
+            let file = folder.appendingPathComponent("clients-\(UUID().uuidString.prefix(8)).json")
+            try Data("{\"clients\":[\(entries)]}".utf8).write(to: file)
+            return file.path
+        }
+        let out = folder.appendingPathComponent("out").path
+        // Every client skipped: nothing certified is not a pass.
+        let allSkipped = try clients(#"{"command":"x","requires":"\#(missing)","policy":"\#(good.path)"}"#)
+        #expect(await CertifyCommand.run(["--clients", allSkipped, "--out", out, "--cases", "1.1"]) == .software)
+        // A skipped client's broken claim is a broken file here too.
+        let skippedBad = try clients(
+            #"{"command":"true"},{"command":"x","requires":"\#(missing)","policy":"\#(bad.path)"}"#)
+        #expect(await CertifyCommand.run(["--clients", skippedBad, "--out", out, "--cases", "1.1"]) == .dataError)
+        // An informational case never FAILs; 9.1 does not apply to a client that reads no statuses.
+        let informational = try clients(#"{"command":"true","expectedFailures":["7.5"]}"#)
+        #expect(await CertifyCommand.run(["--clients", informational, "--out", out, "--cases", "1.1"]) == .dataError)
+        let silent = folder.appendingPathComponent("silent.json")
+        try Data(
+            #"{"name":"x","maxAttempts":2,"baseDelay":"1s","maxDelay":"2s","jitter":"full","statusReads":false}"#.utf8
+        ).write(to: silent)
+        let notApplicable = try clients(#"{"command":"true","policy":"\#(silent.path)","expectedFailures":["9.1"]}"#)
+        #expect(await CertifyCommand.run(["--clients", notApplicable, "--out", out, "--cases", "1.1"]) == .dataError)
+        let silentClaim = try ClientClaim.load(file: silent.path)
+        let judged = try CertifyManifest.load(
+            file: try clients(
+                #"{"command":"true","expectedFailures":["1.3"]},{"command":"true","expectedFailures":["9.1"]}"#))
+        #expect(throws: Never.self) { try judged.checkExpectedFailures(of: 0, claim: silentClaim) }
+        #expect(throws: InputError.self) { try judged.checkExpectedFailures(of: 1, claim: silentClaim) }
+        // A --client whose program does not exist would fail every case with no send at the server.
+        #expect(await CertifyCommand.run(["--client", "\(missing) --retry 3", "--out", out]) == .usage)
+        #expect(CertifyManifest.program(of: "curl -s x") == "curl")
+        #expect(CertifyManifest.program(of: "FOO=1 curl") == nil && CertifyManifest.program(of: "cd x && y") == nil)
+        #expect(CertifyManifest.program(of: "\"quoted\" x") == nil && CertifyManifest.program(of: "$HOME/x") == nil)
+    }
+
+    @Test("the committed gate's expected failures can each FAIL for their client")
+    func committedGate() throws {
+        let manifest = try CertifyManifest.load(file: "certify/clients.json")
+        for (index, entry) in manifest.clients.enumerated() {
+            let claim = try entry.policy.map { try ClientClaim.load(file: $0) } ?? ClientClaim.contractDefaults
+            #expect(throws: Never.self, "\(entry.command)") {
+                try manifest.checkExpectedFailures(of: index, claim: claim)
+            }
+        }
+    }
+
     @Test("a client that sends nothing fails each case it ran, exits 1, and every file is written")
     func silentClient() async throws {
         let folder = try Self.folder()

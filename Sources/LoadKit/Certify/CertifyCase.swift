@@ -102,3 +102,12 @@ enum Glob {
         return p == pattern.count
     }
 }
+
+extension CertifyCase {
+    /// Why the case does not apply to a client with `claim` (NOT APPLICABLE), or nil when it does.
+    package func notApplicable(to claim: ClientClaim) -> String? {
+        if property.needsRetries && !claim.retries { return "the client claims one attempt per send" }
+        if property == .statusRead && !claim.statusReads { return "the client does not claim to read statuses" }
+        return nil
+    }
+}

@@ -43,11 +43,8 @@ enum CertifyJudge {
         _ certifyCase: CertifyCase, claim: ClientClaim, view: ServerView, end: ClientEnd
     ) -> CertifyVerdict {
         let property = certifyCase.property
-        if property.needsRetries && !claim.retries {
-            return CertifyVerdict(outcome: .notApplicable, detail: "the client claims one attempt per send")
-        }
-        if property == .statusRead && !claim.statusReads {
-            return CertifyVerdict(outcome: .notApplicable, detail: "the client does not claim to read statuses")
+        if let reason = certifyCase.notApplicable(to: claim) {
+            return CertifyVerdict(outcome: .notApplicable, detail: reason)
         }
         switch end {
         case .notStarted(let reason): return .fail("the client could not be started: \(reason)")

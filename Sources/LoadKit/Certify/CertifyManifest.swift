@@ -67,6 +67,38 @@ package struct CertifyManifest: Sendable, Decodable {
         }
     }
 
+    /// Checks client `index`'s expected failures against its claim: a case that can never FAIL for
+    /// it (informational, or NOT APPLICABLE to what it claims) would make the gate fail forever.
+    package func checkExpectedFailures(of index: Int, claim: ClientClaim) throws(InputError) {
+        for (caseIndex, id) in clients[index].expectedFailures.enumerated() {
+            guard let certifyCase = CertifyCase.all.first(where: { $0.id == id }) else { continue }
+            let path = "clients[\(index)].expectedFailures[\(caseIndex)]"
+            if certifyCase.weight == .informational {
+                throw InputError(
+                    path: path, reason: "\(id) is informational: it never FAILs, so it cannot be expected to")
+            }
+            if let reason = certifyCase.notApplicable(to: claim) {
+                throw InputError(path: path, reason: "\(id) is NOT APPLICABLE to this client (\(reason))")
+            }
+        }
+    }
+
+    /// The program a client's command starts, when it is a plain word the shell would look up (no
+    /// variable, builtin, quote or operator), else nil: certify checks it exists before it runs
+    /// 75 cases that would each say only that no send reached the server.
+    package static func program(of command: String) -> String? {
+        guard let first = command.split(whereSeparator: { $0 == " " || $0 == "\t" }).first.map(String.init),
+            !first.contains("="), !Self.shellWords.contains(first),
+            first.allSatisfy({ $0.isLetter || $0.isNumber || "-_./+".contains($0) })
+        else { return nil }
+        return first
+    }
+
+    private static let shellWords: Set<String> = [
+        ".", "cd", "exec", "eval", "export", "set", "command", "source", "if", "for", "while", "case", "{", "(", "!",
+        "time", "ulimit", "umask", "trap", "unset", "readonly", "test", "[", "true", "false", ":",
+    ]
+
     /// Whether `program` can be run: a path that is executable, or a name found on PATH.
     package static func available(_ program: String) -> Bool {
         if program.contains("/") { return access(program, X_OK) == 0 }
