@@ -78,15 +78,21 @@ extension CertifyJudge {
         guard waits.count >= jitterMinimum else {
             return .fail("only \(waits.count) backoff waits (\(jitterMinimum) needed): too few retries")
         }
+        // The server sees each wait plus the client's own time between attempts (reading the
+        // answer, a connection, its scheduler): the shortest gap, up to `turnaroundAllowance`, is
+        // taken as that time and left out of every wait, so a correct client on a busy host is not
+        // judged by its host's speed. A wait's shape (a floor, a cap, a mass) is kept.
+        let turnaround = min(waits.map(\.wait).min() ?? 0, turnaroundAllowance)
         let unit = waits.map { wait -> Double in
-            let share = wait.wait / wait.cap
+            let share = max(0, wait.wait - turnaround) / wait.cap
             return claim.jitter == .equal ? 2 * share - 1 : share
         }
         let test = KolmogorovSmirnov(uniform: unit)
+        let taken = "the shortest gap, \(format(turnaround * 1000)) ms, left out as the client's own time"
         return test.p >= jitterAlpha
-            ? .pass("\(waits.count) waits, KS D \(format(test.d)), p \(format(test.p))", figure: test.d)
+            ? .pass("\(waits.count) waits, KS D \(format(test.d)), p \(format(test.p)) (\(taken))", figure: test.d)
             : .fail(
-                "\(waits.count) waits are not \(claim.jitter.rawValue) jitter: KS D \(format(test.d)), p \(String(format: "%.2g", test.p))",
+                "\(waits.count) waits are not \(claim.jitter.rawValue) jitter: KS D \(format(test.d)), p \(String(format: "%.2g", test.p)) (\(taken))",
                 figure: test.d)
     }
 

@@ -25,6 +25,8 @@ enum CertifyJudge {
     static let jitterMinimum = 30
     /// The KS test's significance: a correct client fails it once in 10,000 runs.
     static let jitterAlpha = 1e-4
+    /// The most of a client's own time between attempts the jitter test leaves out (seconds).
+    static let turnaroundAllowance = 0.25
     /// First retries of sends that failed together spread at least this share of their cap.
     static let independenceShare = 0.1
 

@@ -198,6 +198,31 @@ struct CertifyJudgeTests {
         #expect(
             Self.verdict(.jitterUniform, sends { _ in 1 }, keys: keys, sends: 50, claim: none).outcome == .notApplicable
         )
+    }
+
+    @Test(
+        "jitter on a busy host: a correct client whose every attempt comes 8 ms after its wait passes with caps of 10-40 ms; equal, squared and no jitter still fail"
+    )
+    func jitterWithTurnaround() {
+        var random = SeededRandom(seed: 7)
+        var claim = SDKCertifyClient.claim()
+        claim.baseDelay = TimeSpan(seconds: 0.01)
+        claim.maxDelay = TimeSpan(seconds: 0.04)
+        let turnaround = 0.008
+        func sends(_ draw: (Double) -> Double) -> [LedgerRecord] {
+            (0..<50).flatMap { send in
+                Self.waited(
+                    [0.01, 0.02, 0.04].map { $0 * draw(random.unit()) + turnaround }, send: send,
+                    start: Double(send) * 10)
+            }
+        }
+        let keys = [""] + (0..<50).map { _ in UUID().uuidString.lowercased() }
+        let correct = Self.verdict(.jitterUniform, sends { $0 }, keys: keys, sends: 50, claim: claim)
+        #expect(correct.outcome == .pass, "\(correct.detail)")
+        #expect(correct.detail.contains("client's own time"))
+        for wrong: (Double) -> Double in [{ 0.5 + $0 / 2 }, { $0 * $0 }, { _ in 1 }] {
+            #expect(Self.verdict(.jitterUniform, sends(wrong), keys: keys, sends: 50, claim: claim).outcome == .fail)
+        }
         // Independence: fifty sends failing together, waits drawn apart or all the same.
         #expect(Self.verdict(.independentDraws, sends { $0 }, keys: keys, sends: 50, claim: claim).outcome == .pass)
         let herd = Self.verdict(.independentDraws, sends { _ in 1 }, keys: keys, sends: 50, claim: claim)
