@@ -8,12 +8,14 @@ import Synchronization
 #endif
 
 /// A certified client's command for one case: `/bin/sh -c COMMAND` in a process group of its own
-/// (so the deadline and a signal reach whatever it starts), its stdout and stderr into a log file,
-/// the protocol's variables in its environment. Stopped at the case's deadline, or when the
-/// calling task is cancelled (SIGTERM to the group, SIGKILL a second later).
+/// (so the deadline and a signal reach whatever it starts), its stdout and stderr into a log file
+/// of at most `logLimit` bytes, the protocol's variables in its environment. Stopped at the case's
+/// deadline, or when the calling task is cancelled (SIGTERM to the group, SIGKILL a second later).
 enum ClientProcess {
     /// How long a group has after SIGTERM before SIGKILL.
     static let grace = 1.0
+    /// The most of a client's output `client.log` keeps; the rest is read and counted, not kept.
+    static let logLimit = 16 << 20
 
     static func run(
         _ command: String, environment: [String: String], log: URL, deadline: Double
@@ -21,12 +23,19 @@ enum ClientProcess {
         let logFD = open(log.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard logFD >= 0 else { return .notStarted("cannot write \(log.path)") }
         defer { close(logFD) }
+        var pipeFDs: [Int32] = [-1, -1]
+        guard pipe(&pipeFDs) == 0 else { return .notStarted("cannot make a pipe for \(log.path)") }
+        // Not inherited by the clients other cases start meanwhile (a moment's window: a client
+        // spawned in it holds this pipe open, which `finish()` bounds).
+        for fd in pipeFDs { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        let copier = LogCopier(from: pipeFDs[0], to: logFD, limit: logLimit)
+        defer { copier.finish() }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, logFD, 1)
-        posix_spawn_file_actions_adddup2(&actions, logFD, 2)
+        posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 2)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -39,7 +48,10 @@ enum ClientProcess {
         defer { for pointer in envp { free(pointer) } }
         var spawnedPID: pid_t = 0
         let spawned = posix_spawn(&spawnedPID, "/bin/sh", &actions, &attributes, argv, envp)
+        // The child holds the write end now: this process keeps only the read end.
+        close(pipeFDs[1])
         guard spawned == 0 else { return .notStarted(String(cString: strerror(spawned))) }
+        copier.start()
         let pid = spawnedPID
         let group = Group(pid: pid)
         let timer = DispatchSource.makeTimerSource(queue: .global())
@@ -102,5 +114,76 @@ enum ClientProcess {
                 kill(-pid, SIGKILL)
             }
         }
+    }
+}
+
+/// Copies a client's output from a pipe into its log, keeping the first `limit` bytes and counting
+/// the rest (a client that writes without end cannot fill the disk). It stops at the end of the
+/// output, or soon after `finish()` when something the client started still holds the pipe.
+private final class LogCopier: Sendable {
+    private let source: Int32
+    private let log: Int32
+    private let limit: Int
+    private let stopping = Atomic<Bool>(false)
+    private let started = Atomic<Bool>(false)
+    private let done = DispatchSemaphore(value: 0)
+
+    init(from source: Int32, to log: Int32, limit: Int) {
+        self.source = source
+        self.log = log
+        self.limit = limit
+    }
+
+    func start() {
+        started.store(true, ordering: .releasing)
+        Thread.detachNewThread { [self] in
+            copy()
+            done.signal()
+        }
+    }
+
+    private func copy() {
+        var kept = 0
+        var dropped = 0
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: 65_536, alignment: 1)
+        defer { buffer.deallocate() }
+        var poller = pollfd(fd: source, events: Int16(POLLIN), revents: 0)
+        // After `finish()`, what is already in the pipe (up to 1 MiB) is still read, then no more.
+        var afterFinish = 0
+        while afterFinish < 1 << 20 {
+            let finishing = stopping.load(ordering: .acquiring)
+            let ready = poll(&poller, 1, finishing ? 0 : 100)
+            if ready == 0 {
+                if finishing { break }
+                continue
+            }
+            if ready < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            let count = read(source, buffer, 65_536)
+            if count < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            if count == 0 { break }
+            let keep = min(count, limit - kept)
+            if keep > 0 { _ = write(log, buffer, keep) }
+            kept += keep
+            dropped += count - keep
+            if finishing { afterFinish += count }
+        }
+        if dropped > 0 {
+            let note = "\n[client.log: the client wrote \(dropped) more bytes after the first \(limit), not kept]\n"
+            _ = note.withCString { write(log, $0, strlen($0)) }
+        }
+    }
+
+    /// Waits for the copy to end: at once when the output ended, else within 0.1 s of this call
+    /// (after one more read of whatever is there).
+    func finish() {
+        stopping.store(true, ordering: .releasing)
+        if started.load(ordering: .acquiring) { done.wait() }
+        close(source)
     }
 }

@@ -43,6 +43,22 @@ struct ClientProcessTests {
         #expect(try String(contentsOf: log, encoding: .utf8) == "4.2\noops\n")
     }
 
+    @Test("a client that writes without end keeps the first 16 MiB in its log and a note of the rest")
+    func logLimit() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let log = folder.appendingPathComponent("client.log")
+        let end = await ClientProcess.run(
+            "head -c 20000000 /dev/zero; echo done >&2", environment: [:], log: log, deadline: 120)
+        #expect(end == .exited(0))
+        let data = try Data(contentsOf: log)
+        let limit = ClientProcess.logLimit
+        #expect(data.prefix(limit).allSatisfy { $0 == 0 })
+        let note = String(decoding: data.dropFirst(limit), as: UTF8.self)
+        #expect(note.contains("\(20_000_000 + 5 - limit) more bytes after the first \(limit)"), "\(note)")
+        #expect(data.count < limit + 200)
+    }
+
     @Test("a client a signal ends is a crash with that signal, also when the shell around it exits")
     func crashes() async throws {
         let folder = try Self.folder()
