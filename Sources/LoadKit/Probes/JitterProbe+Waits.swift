@@ -33,7 +33,7 @@ extension JitterProbe {
         }
 
         /// One reported wait, judged; its sample for the CSV.
-        mutating func judge(_ backoff: History.Backoff) -> Sample {
+        mutating func sample(_ backoff: History.Backoff) -> Sample {
             let benchID = scenario.benchID(backoff.sendID)
             let served = ledger.attempt(sendID: benchID, number: backoff.afterAttempt + 1)
             let nextArrival = ledger.attempt(sendID: benchID, number: backoff.afterAttempt + 2)?.arrival

@@ -117,7 +117,7 @@ struct JitterProbe {
     init(scenario: Scenario, history: History, ledger: LedgerIndex) {
         var recorder = MetricRecorder(scenario: scenario.name)
         var waits = Waits(scenario: scenario, history: history, ledger: ledger)
-        for backoff in history.backoffs { samples.append(waits.judge(backoff)) }
+        for backoff in history.backoffs { samples.append(waits.sample(backoff)) }
         normalized = waits.normalized
         Self.recordDistribution(normalized, byAttempt: waits.byAttempt, into: &recorder)
         let overLimitRetried = Self.overLimitRetried(scenario: scenario, records: history.records, ledger: ledger)
