@@ -111,3 +111,18 @@ extension CertifyCase {
         return nil
     }
 }
+
+extension CertifyCase {
+    /// The case's deadline for a client with `claim`: a case whose fault holds an attempt (group 6)
+    /// waits at least for the claimed timeout (the contract's 15 s when it claims none) to end it, the first backoff and the retry, each with
+    /// the judge's lateness allowance, and 5 s more; every other case keeps its own.
+    package func deadline(for claim: ClientClaim) -> Double {
+        guard group == .timeouts,
+            let timeout = (claim.timeout ?? ClientClaim.contractDefaults.timeout)?.seconds
+        else { return deadline }
+        let backoff = claim.cap(retry: 0)
+        let needed =
+            timeout + CertifyJudge.lateTolerance(cap: timeout) + backoff + CertifyJudge.lateTolerance(cap: backoff) + 5
+        return max(deadline, needed)
+    }
+}

@@ -143,9 +143,9 @@ package struct CertifyRunner: Sendable {
             }
             end = await ClientProcess.run(
                 command, environment: environment, log: caseFolder.appendingPathComponent("client.log"),
-                deadline: certifyCase.deadline)
+                deadline: certifyCase.deadline(for: client.claim))
         case .inProcess(let body):
-            end = await Self.runInProcess(body, request, deadline: certifyCase.deadline)
+            end = await Self.runInProcess(body, request, deadline: certifyCase.deadline(for: client.claim))
         }
         let elapsed = Date().timeIntervalSince(started)
         try? await Task.sleep(for: .seconds(Self.settle))

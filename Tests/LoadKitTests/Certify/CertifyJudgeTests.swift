@@ -295,6 +295,23 @@ struct CertifyJudgeTests {
         #expect(Self.verdict(.statusRead, send, claim: silent).outcome == .notApplicable)
     }
 
+    @Test("a timeout case waits for the claimed timeout: a 25 s claim gets the time to time out and retry")
+    func timeoutDeadlines() throws {
+        let hung = try #require(CertifyCase.all.first { $0.id == "6.1" })
+        let retried = try #require(CertifyCase.all.first { $0.id == "6.2" })
+        let other = try #require(CertifyCase.all.first { $0.id == "1.1" })
+        var claim = SDKCertifyClient.claim()
+        claim.timeout = TimeSpan(seconds: 2)
+        #expect(hung.deadline(for: claim) == hung.deadline)
+        claim.timeout = TimeSpan(seconds: 25)
+        let needed = 25 + CertifyJudge.lateTolerance(cap: 25) + claim.cap(retry: 0)
+        #expect(hung.deadline(for: claim) > needed && retried.deadline(for: claim) > needed)
+        #expect(other.deadline(for: claim) == other.deadline)
+        // No claimed timeout: the contract's 15 s, as the judge assumes.
+        claim.timeout = nil
+        #expect(hung.deadline(for: claim) > 15 + CertifyJudge.lateTolerance(cap: 15))
+    }
+
     @Test("case patterns: ids, globs and groups; the catalog has 40 or more numbered cases, ids unique")
     func catalog() {
         let all = CertifyCase.all
