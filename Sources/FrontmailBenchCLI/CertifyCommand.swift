@@ -170,8 +170,6 @@ public enum CertifyCommand {
         return CertifyCase.all.filter { certifyCase in patterns.contains { certifyCase.matches($0) } }
     }
 
-    struct Exit: Error { var code: ExitCode }
-
     /// The clients: from `--clients FILE`, or each `--client` with the `--policy` given after it.
     static func clients(_ parsed: Arguments) -> Result<[Planned], Exit> {
         let commands = parsed.all("client")

@@ -112,3 +112,6 @@ func schedulePolicy(_ text: String?) throws(Arguments.UsageError) -> Schedule.Po
     }
     return policy
 }
+
+/// A usage or input error that ends a command with `code` (its message already printed).
+struct Exit: Error { var code: ExitCode }

@@ -75,8 +75,6 @@ public enum RunCommand {
     }
 
     /// A usage or input error that ends the command with `code` (its message already printed).
-    struct Exit: Error { var code: ExitCode }
-
     /// The options that shape every run mode, read and range-checked.
     struct Options {
         var seed: UInt64?
