@@ -162,6 +162,7 @@ struct LoadExperiment {
             if seams.entropy == nil {
                 let random = SharedRandom(seed: Fingerprint.of("client:\(scenario.seed):\(shard)".utf8))
                 environment.entropy = { random.next() }
+                environment = seams.mappingDraws(of: environment)
             }
         } else if let wrapper = seams.clockWrapper {
             // A broken client's clock runs on the real clock too (`explore --transport socket`).

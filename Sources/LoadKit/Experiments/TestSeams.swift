@@ -50,13 +50,21 @@ struct TestSeams: Sendable {
         }
     }
 
+    /// `environment` with its jitter bits drawn from its `entropy` as it is now and mapped by
+    /// `drawDefect` (unchanged without one): called again whenever the entropy changes (a
+    /// simulation seeds it after `apply`), so the broken draw maps the seeded stream.
+    func mappingDraws(of environment: SendEnvironment) -> SendEnvironment {
+        guard let drawDefect else { return environment }
+        var mapped = environment
+        mapped.jitterEntropy = DrawMutant.entropy(from: environment.entropy, mapped: drawDefect)
+        return mapped
+    }
+
     /// The client's environment: the seeded bits and the defects on top of `base`.
     func apply(to base: SendEnvironment) -> SendEnvironment {
         var environment = base
         if let entropy { environment.entropy = entropy }
-        if let drawDefect {
-            environment.jitterEntropy = DrawMutant.entropy(from: environment.entropy, mapped: drawDefect)
-        }
+        environment = mappingDraws(of: environment)
         if let budgetDefect { environment.retryTokens = { budgetDefect.tokens($0) } }
         return environment
     }

@@ -40,6 +40,17 @@ struct VerdictTests {
         Set(result.checks.filter { !$0.passed }.map(\.assertion.text))
     }
 
+    @Test("a broken draw on virtual time maps the scenario's seeded bits: the same seed gives the same waits")
+    func brokenDrawIsSeeded() async throws {
+        let halved: @Sendable (Double) -> Double = { $0 / 2 }
+        let first = try await run(Self.brownout, draw: halved)
+        let second = try await run(Self.brownout, draw: halved)
+        let d = try #require(first.metrics[MetricKey.jitterKSD.text])
+        #expect(d == second.metrics[MetricKey.jitterKSD.text])
+        #expect(d > 0.4)  // every draw below half its cap
+        #expect(failed(first).contains("jitter.ks_d < jitter.ks_critical_001"))
+    }
+
     @Test("the real SDK passes every verdict")
     func correctClientPasses() async throws {
         // Seeded bits keep this deterministic; the SDK's draw and backoff formula are what is judged.
