@@ -79,16 +79,22 @@ extension CertifyJudge {
             return .fail("only \(waits.count) backoff waits (\(jitterMinimum) needed): too few retries")
         }
         // The server sees each wait plus the client's own time between attempts (reading the
-        // answer, a connection, its scheduler): the shortest gap, up to `turnaroundAllowance`, is
-        // taken as that time and left out of every wait, so a correct client on a busy host is not
-        // judged by its host's speed. A wait's shape (a floor, a cap, a mass) is kept.
-        let turnaround = min(waits.map(\.wait).min() ?? 0, turnaroundAllowance)
+        // answer, a connection, its scheduler), which only ever delays a retry and varies with
+        // the host's load. Its size shows where a wait ran past its cap: the longest such
+        // overrun, up to `turnaroundAllowance`, is allowed to every wait, and the test asks the
+        // waits to lie between the claimed draw and the draw delayed by that much. Too few short
+        // waits (a floor, a herd at the cap) fail unless the client's own time is as long as the
+        // floor itself; too many (a squared draw) fail while that time is small beside the caps,
+        // and beyond that cannot be told from a correct draw delayed less.
+        let turnaround = min(max(0, waits.map { $0.wait - $0.cap }.max() ?? 0), turnaroundAllowance)
+        let scale = claim.jitter == .equal ? 2.0 : 1.0
         let unit = waits.map { wait -> Double in
-            let share = max(0, wait.wait - turnaround) / wait.cap
+            let share = wait.wait / wait.cap
             return claim.jitter == .equal ? 2 * share - 1 : share
         }
-        let test = KolmogorovSmirnov(uniform: unit)
-        let taken = "the shortest gap, \(format(turnaround * 1000)) ms, left out as the client's own time"
+        let test = KolmogorovSmirnov(uniform: unit, delays: waits.map { scale * turnaround / $0.cap })
+        let taken =
+            "up to \(format(turnaround * 1000)) ms of the client's own time allowed, its longest wait past a cap"
         return test.p >= jitterAlpha
             ? .pass("\(waits.count) waits, KS D \(format(test.d)), p \(format(test.p)) (\(taken))", figure: test.d)
             : .fail(
@@ -96,26 +102,28 @@ extension CertifyJudge {
                 figure: test.d)
     }
 
-    static func judgeIndependence(_ sends: [(key: Int, value: [ServerView.Attempt])], claim: ClientClaim)
+    static func judgeIndependence(_ sends: [(key: Int, value: [ServerView.Attempt])])
         -> CertifyVerdict
     {
         // The first waits of the sends whose first attempt failed without a Retry-After, drawn
-        // independently, spread over the first cap (full jitter: a standard deviation of 0.29 of
-        // it); a wait without jitter, or one draw shared by every send, does not spread at all.
+        // independently, spread in proportion to their own length (full jitter: a standard
+        // deviation of 0.58 of the mean wait, equal jitter 0.19); waits without jitter, or one
+        // draw shared by every send, spread only by the client's scheduling. Judged against the
+        // waits the server saw, not the claimed cap, so a claim cannot excuse a herd.
         let waits = sends.compactMap { send -> Double? in
             guard !send.value[0].final, send.value[0].retryAfter == nil else { return nil }
             return ServerView.gap(send.value, after: 0)
         }
         guard waits.count >= 10 else { return .fail("only \(waits.count) sends retried (10 needed)") }
-        let mean = waits.reduce(0, +) / Double(waits.count)
-        let spread = (waits.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(waits.count - 1)).squareRoot()
-        let cap = max(claim.cap(retry: 0), 0.001)
-        let share = spread / cap
+        let moments = Moments(waits)
+        let spread = moments.variance.squareRoot()
+        let share = moments.mean > 0 ? spread / moments.mean : 0
+        let measured =
+            "spread \(format(spread * 1000)) ms (standard deviation) over a mean wait of \(format(moments.mean * 1000)) ms"
         return share >= independenceShare
-            ? .pass(
-                "\(waits.count) first waits spread \(format(spread)) s (\(format(share)) of the cap)", figure: share)
+            ? .pass("\(waits.count) first waits \(measured): \(format(share)) of it", figure: share)
             : .fail(
-                "the first waits of \(waits.count) sends that failed together spread only \(format(spread)) s (standard deviation; \(format(share)) of the cap): they retry as a herd",
+                "the first waits of \(waits.count) sends that failed together \(measured), only \(format(share)) of it: they retry as a herd",
                 figure: share)
     }
 

@@ -23,6 +23,42 @@ public struct KolmogorovSmirnov: Sendable, Hashable {
         self.p = n == 0 ? .nan : Self.pValue(d: d, n: n)
     }
 
+    /// Runs the test against values that may come late: each `values[i]` is a draw of U(0,1)
+    /// delayed by some unknown amount in `0...delays[i]` (a client's own time between attempts
+    /// only ever adds to its wait). The empirical distribution must lie in the band between
+    /// U(0,1) and U(0,1) shifted right by each value's delay; D is its largest distance outside
+    /// that band. Where the values' true distribution lies in the band, D is at most the plain
+    /// KS distance from it, so `p` is conservative; a draw too long (a floor, a herd at the cap)
+    /// still falls short of the band's lower edge, and one too short (squared draws) rises above
+    /// U(0,1), which no delay excuses. With every delay 0 this is the plain test.
+    public init(uniform values: [Double], delays: [Double]) {
+        precondition(values.count == delays.count, "one delay per value")
+        let sorted = values.sorted()
+        let shifts = delays.map { max(0, $0) }.sorted()
+        n = sorted.count
+        // The band's lower edge at x: the mean over values of U(0,1)'s distribution at x - delay.
+        // Walked with x increasing: shifts at or below x - 1 count whole, those in (x - 1, x)
+        // count x - shift (a prefix sum), those at or above x count nothing.
+        var prefix = [0.0]
+        for shift in shifts { prefix.append(prefix[prefix.count - 1] + shift) }
+        var whole = 0
+        var started = 0
+        func lowerEdge(at x: Double) -> Double {
+            while whole < shifts.count, shifts[whole] <= x - 1 { whole += 1 }
+            while started < shifts.count, shifts[started] < x { started += 1 }
+            let partial = Double(started - whole) * x - (prefix[started] - prefix[whole])
+            return (Double(whole) + partial) / Double(shifts.count)
+        }
+        var d = 0.0
+        for (index, value) in sorted.enumerated() {
+            let below = Double(index) / Double(n)
+            let above = Double(index + 1) / Double(n)
+            d = max(d, above - min(max(value, 0), 1), lowerEdge(at: value) - below)
+        }
+        self.d = n == 0 ? .nan : d
+        self.p = n == 0 ? .nan : Self.pValue(d: d, n: n)
+    }
+
     /// D's critical value at significance `alpha` (0.05 → 1.358/√n, 0.01 → 1.628/√n, corrected).
     public static func critical(n: Int, alpha: Double) -> Double {
         guard n > 0 else { return .nan }

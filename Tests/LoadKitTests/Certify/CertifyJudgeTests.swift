@@ -201,7 +201,7 @@ struct CertifyJudgeTests {
     }
 
     @Test(
-        "jitter on a busy host: a correct client whose every attempt comes 8 ms after its wait passes with caps of 10-40 ms; equal, squared and no jitter still fail"
+        "jitter on a busy host: a correct client whose every attempt comes 8 ms after its wait passes with caps of 10-40 ms; equal and no jitter still fail (squared draws hide under 8 ms of 10: see the next test)"
     )
     func jitterWithTurnaround() {
         var random = SeededRandom(seed: 7)
@@ -220,13 +220,68 @@ struct CertifyJudgeTests {
         let correct = Self.verdict(.jitterUniform, sends { $0 }, keys: keys, sends: 50, claim: claim)
         #expect(correct.outcome == .pass, "\(correct.detail)")
         #expect(correct.detail.contains("client's own time"))
-        for wrong: (Double) -> Double in [{ 0.5 + $0 / 2 }, { $0 * $0 }, { _ in 1 }] {
-            #expect(Self.verdict(.jitterUniform, sends(wrong), keys: keys, sends: 50, claim: claim).outcome == .fail)
+        for wrong: (Double) -> Double in [{ 0.5 + $0 / 2 }, { _ in 1 }] {
+            let verdict = Self.verdict(.jitterUniform, sends(wrong), keys: keys, sends: 50, claim: claim)
+            #expect(verdict.outcome == .fail, "\(verdict.detail)")
         }
         // Independence: fifty sends failing together, waits drawn apart or all the same.
         #expect(Self.verdict(.independentDraws, sends { $0 }, keys: keys, sends: 50, claim: claim).outcome == .pass)
         let herd = Self.verdict(.independentDraws, sends { _ in 1 }, keys: keys, sends: 50, claim: claim)
         #expect(herd.outcome == .fail && herd.figure < 0.01)
+    }
+
+    @Test(
+        "jitter on a loaded host: a correct client whose own time varies up to 50 ms on caps of 100-400 ms passes; no, equal and squared jitter under the same load fail"
+    )
+    func jitterWithVaryingTurnaround() {
+        var random = SeededRandom(seed: 11)
+        let claim = SDKCertifyClient.claim()
+        // Mostly a few milliseconds (exponential, mean 4 ms), one attempt in six 0-50 ms more: the
+        // shape measured for a Python client on a runner with a load of 2-3.
+        func ownTime() -> Double {
+            -0.004 * log(1 - random.unit()) + (random.unit() < 1.0 / 6 ? 0.05 * random.unit() : 0)
+        }
+        func sends(_ draw: (Double) -> Double) -> [LedgerRecord] {
+            (0..<50).flatMap { send in
+                Self.waited(
+                    [0.1, 0.2, 0.4].map { $0 * draw(random.unit()) + ownTime() }, send: send, start: Double(send) * 10)
+            }
+        }
+        let keys = [""] + (0..<50).map { _ in UUID().uuidString.lowercased() }
+        // Several seeds' worth of runs: a correct client must pass every one at α = 10⁻⁴.
+        for _ in 0..<20 {
+            let correct = Self.verdict(.jitterUniform, sends { $0 }, keys: keys, sends: 50, claim: claim)
+            #expect(correct.outcome == .pass, "\(correct.detail)")
+        }
+        for wrong: (Double) -> Double in [{ 0.5 + $0 / 2 }, { $0 * $0 }, { _ in 1 }] {
+            let verdict = Self.verdict(.jitterUniform, sends(wrong), keys: keys, sends: 50, claim: claim)
+            #expect(verdict.outcome == .fail, "\(verdict.detail)")
+        }
+    }
+
+    @Test(
+        "independence: judged against the waits the server saw, so a herd retrying after 10 ms fails under a claimed 1 ms base; equal and additive jitter pass"
+    )
+    func independenceAgainstObservedWaits() {
+        var random = SeededRandom(seed: 5)
+        var claim = SDKCertifyClient.claim()
+        claim.baseDelay = TimeSpan(seconds: 0.001)
+        claim.jitter = .unknown
+        func sends(_ wait: () -> Double) -> [LedgerRecord] {
+            (0..<20).flatMap { send in Self.waited([wait()], send: send, start: Double(send) * 0.0001) }
+        }
+        let keys = [""] + (0..<20).map { _ in UUID().uuidString.lowercased() }
+        // No jitter, 10 ms, the client's scheduling adding up to 0.5 ms.
+        let herd = Self.verdict(
+            .independentDraws, sends { 0.01 + 0.0005 * random.unit() }, keys: keys, sends: 20, claim: claim)
+        #expect(herd.outcome == .fail && herd.detail.contains("herd"), "\(herd.detail)")
+        let equal = Self.verdict(
+            .independentDraws, sends { 0.05 + 0.05 * random.unit() }, keys: keys, sends: 20, claim: claim)
+        #expect(equal.outcome == .pass, "\(equal.detail)")
+        // stamina: an exponential wait plus a uniform draw of up to its base.
+        let additive = Self.verdict(
+            .independentDraws, sends { 0.1 + 0.1 * random.unit() }, keys: keys, sends: 20, claim: claim)
+        #expect(additive.outcome == .pass, "\(additive.detail)")
     }
 
     @Test(

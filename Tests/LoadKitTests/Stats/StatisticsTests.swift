@@ -82,6 +82,33 @@ struct StatisticsTests {
         #expect(test.p < 0.001)
     }
 
+    @Test(
+        "KS with delays: no delay is the plain test; uniform draws delayed within their allowance pass; draws too long or too short for the band fail"
+    )
+    func ksWithDelays() {
+        var random = SeededRandom(seed: 3)
+        let plain = (0..<500).map { _ in random.unit() }
+        let same = KolmogorovSmirnov(uniform: plain, delays: Array(repeating: 0, count: plain.count))
+        #expect(same == KolmogorovSmirnov(uniform: plain))
+        // Each draw delayed by a random share of an allowance of 0.3: the plain test rejects, the
+        // band does not.
+        let delays = (0..<2000).map { _ in 0.3 }
+        let delayed = delays.map { random.unit() + $0 * random.unit() }
+        #expect(KolmogorovSmirnov(uniform: delayed).p < 1e-6)
+        #expect(KolmogorovSmirnov(uniform: delayed, delays: delays).p > 0.01)
+        // Delayed by more than allowed (a floor at 0.5), or drawn too short (squared): rejected.
+        let floored = delays.map { _ in 0.5 + random.unit() / 2 }
+        #expect(KolmogorovSmirnov(uniform: floored, delays: delays).p < 1e-6)
+        let squared = delays.map { _ in random.unit() * random.unit() }
+        #expect(KolmogorovSmirnov(uniform: squared, delays: delays).p < 1e-6)
+        // The band's lower edge is the mean of the shifted distributions: half the values late by
+        // a whole unit fit an allowance of a unit for half of them, not one of half a unit for all.
+        let mixed = (0..<2000).map { index in random.unit() + (index.isMultiple(of: 2) ? 1 : 0) }
+        let allowance = (0..<2000).map { index in index.isMultiple(of: 2) ? 1.0 : 0 }
+        #expect(KolmogorovSmirnov(uniform: mixed, delays: allowance).p > 0.01)
+        #expect(KolmogorovSmirnov(uniform: mixed, delays: allowance.map { _ in 0.5 }).p < 1e-6)
+    }
+
     @Test("moments: mean and sample variance")
     func moments() {
         let moments = Moments([1, 2, 3, 4])
