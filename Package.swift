@@ -30,9 +30,13 @@ let package = Package(
             dependencies: ["Frontmail", "CFakeFrontmailSystem"]
         ),
         .target(name: "CProcessMemory"),
+        // Runs a certified client under a guard process that leaves nothing of it running.
+        .target(name: "CProcessGuard"),
         .target(
             name: "LoadKit",
-            dependencies: ["Frontmail", "FrontmailMutants", "FakeFrontmail", "Simulator", "CProcessMemory"]
+            dependencies: [
+                "Frontmail", "FrontmailMutants", "FakeFrontmail", "Simulator", "CProcessMemory", "CProcessGuard",
+            ]
         ),
         // The command line on top of LoadKit: each command parses, makes one call and prints.
         .target(
@@ -89,7 +93,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LoadKitTests",
-            dependencies: ["LoadKit", "FakeFrontmail", "Simulator", "Frontmail", "FrontmailMutants"],
+            dependencies: ["LoadKit", "FakeFrontmail", "Simulator", "Frontmail", "FrontmailMutants", "CProcessGuard"],
             // Read by path (#filePath), not bundled: the report's fixed result set and its golden files.
             exclude: ["Fixtures"]
         ),

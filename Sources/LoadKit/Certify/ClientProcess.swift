@@ -1,16 +1,25 @@
 import Foundation
 import Synchronization
 
+#if os(Linux)
+    import CProcessGuard
+#endif
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
 
-/// A certified client's command for one case: `/bin/sh -c COMMAND` in a process group of its own
-/// (so the deadline and a signal reach whatever it starts), its stdout and stderr into a log file
-/// of at most `logLimit` bytes, the protocol's variables in its environment. Stopped at the case's
-/// deadline, or when the calling task is cancelled (SIGTERM to the group, SIGKILL a second later).
+/// A certified client's command for one case: `/bin/sh -c COMMAND` in a process group of its own,
+/// its stdout and stderr into a log file of at most `logLimit` bytes, the protocol's variables in
+/// its environment. Stopped at the case's deadline, or when the calling task is cancelled (SIGTERM
+/// to all of it, SIGKILL a second later).
+///
+/// On Linux the command runs under a guard process (`CProcessGuard`): a child subreaper, so what
+/// the client starts stays in its tree even after `setsid` or a double fork, and everything of it
+/// is killed when it exits, when it is stopped, and when this process is gone however it ended
+/// (SIGKILL included: the guard watches a pipe whose write end only this process holds).
 enum ClientProcess {
     /// How long a group has after SIGTERM before SIGKILL.
     static let grace = 1.0
@@ -30,27 +39,15 @@ enum ClientProcess {
         for fd in pipeFDs { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         let copier = LogCopier(from: pipeFDs[0], to: logFD, limit: logLimit)
         defer { copier.finish() }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 2)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setpgroup(&attributes, 0)
-        ChildProcess.setSignals(&attributes, flags: Int32(POSIX_SPAWN_SETPGROUP))
         let argv: [UnsafeMutablePointer<CChar>?] =
             ["/bin/sh", "-c", command].map { (text: String) in strdup(text) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         let envp = ChildProcess.environment(overriding: environment)
         defer { for pointer in envp { free(pointer) } }
-        var spawnedPID: pid_t = 0
-        let spawned = posix_spawn(&spawnedPID, "/bin/sh", &actions, &attributes, argv, envp)
+        let spawnedPID = spawn(argv: argv, envp: envp, output: pipeFDs[1])
         // The child holds the write end now: this process keeps only the read end.
         close(pipeFDs[1])
-        guard spawned == 0 else { return .notStarted(String(cString: strerror(spawned))) }
+        guard spawnedPID > 0 else { return .notStarted(String(cString: strerror(-spawnedPID))) }
         copier.start()
         let pid = spawnedPID
         let group = Group(pid: pid)
@@ -64,8 +61,11 @@ enum ClientProcess {
                 Thread.detachNewThread {
                     let (status, _, signal) = ChildProcess.waitWithSignal(pid)
                     group.ended()
-                    // Whatever the command left running in its group stops with it.
-                    kill(-pid, SIGKILL)
+                    #if !os(Linux)
+                        // Whatever the command left running in its group stops with it (on
+                        // Linux its guard has seen to that, and to what left the group).
+                        kill(-pid, SIGKILL)
+                    #endif
                     continuation.resume(returning: (status, signal))
                 }
             }
@@ -82,6 +82,45 @@ enum ClientProcess {
             if (129...(128 + 64)).contains(status.0) { return .crashed(signal: status.0 - 128) }
             return .exited(status.0)
         }
+    }
+
+    /// The read end of a pipe whose write end only this process holds (both close-on-exec): it
+    /// reaches its end when this process is gone, which is how a guard knows to stop its client.
+    private static let lifeline: Int32 = {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return -1 }
+        for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        return ends[0]
+    }()
+
+    /// Starts `/bin/sh` (stdin from /dev/null, stdout and stderr to `output`): under a guard on
+    /// Linux, in a process group of its own elsewhere. The pid to wait for and signal, or -errno.
+    private static func spawn(
+        argv: [UnsafeMutablePointer<CChar>?], envp: [UnsafeMutablePointer<CChar>?], output: Int32
+    ) -> pid_t {
+        #if os(Linux)
+            let input = open("/dev/null", O_RDONLY | O_CLOEXEC)
+            guard input >= 0 else { return -errno }
+            defer { close(input) }
+            let pid = cpg_spawn_guarded(
+                "/bin/sh", argv, envp, input, output, lifeline, Int32(grace * 1000))
+            return pid
+        #else
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_adddup2(&actions, output, 1)
+            posix_spawn_file_actions_adddup2(&actions, output, 2)
+            var attributes = posix_spawnattr_t()
+            posix_spawnattr_init(&attributes)
+            defer { posix_spawnattr_destroy(&attributes) }
+            posix_spawnattr_setpgroup(&attributes, 0)
+            ChildProcess.setSignals(&attributes, flags: Int32(POSIX_SPAWN_SETPGROUP))
+            var pid: pid_t = 0
+            let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, envp)
+            return spawned == 0 ? pid : -spawned
+        #endif
     }
 
     /// The running group: stopped once, for one reason, and never signalled after it ended.
@@ -108,11 +147,20 @@ enum ClientProcess {
                 return true
             }
             guard first else { return }
-            kill(-pid, SIGTERM)
-            DispatchQueue.global().asyncAfter(deadline: .now() + ClientProcess.grace) { [self] in
-                // The group outlives its leader when a child of the shell holds on: kill the rest.
-                kill(-pid, SIGKILL)
-            }
+            #if os(Linux)
+                // The guard stops all of the client (SIGKILL after the grace) and exits; its loop is
+                // bounded, and should it still be there long after, it is killed.
+                kill(pid, SIGTERM)
+                DispatchQueue.global().asyncAfter(deadline: .now() + 2 * ClientProcess.grace + 1) { [self] in
+                    kill(pid, SIGKILL)
+                }
+            #else
+                kill(-pid, SIGTERM)
+                DispatchQueue.global().asyncAfter(deadline: .now() + ClientProcess.grace) { [self] in
+                    // The group outlives its leader when a child of the shell holds on: kill the rest.
+                    kill(-pid, SIGKILL)
+                }
+            #endif
         }
     }
 }

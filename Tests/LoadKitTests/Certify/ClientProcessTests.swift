@@ -6,6 +6,9 @@ import Testing
 #if canImport(Glibc)
     import Glibc
 #endif
+#if os(Linux)
+    import CProcessGuard
+#endif
 
 /// A certified client's command: its output kept, stopped at its deadline or when the caller is
 /// cancelled, with everything it started in its process group.
@@ -108,4 +111,67 @@ struct ClientProcessTests {
         #expect(end == .exited(0))
         #expect(await Self.gone(try Self.background(folder)))
     }
+
+    /// A shell line that starts a `setsid` daemon writing its pid to `pid` in `folder`, and waits
+    /// until it has.
+    static func daemon(_ folder: URL) -> String {
+        let file = folder.appendingPathComponent("pid").path
+        return "setsid sh -c 'echo $$ > \"\(file).new\"; mv \"\(file).new\" \"\(file)\"; exec sleep 300' & "
+            + "while [ ! -s '\(file)' ]; do sleep 0.01; done"
+    }
+
+    #if os(Linux)
+        @Test("what a client starts with setsid, out of its group, is stopped when it exits and at its deadline")
+        func setsidDaemons() async throws {
+            let folder = try Self.folder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let log = folder.appendingPathComponent("client.log")
+            let end = await ClientProcess.run(
+                Self.daemon(folder) + "; exit 4", environment: [:], log: log, deadline: 60)
+            #expect(end == .exited(4))
+            let first = try Self.background(folder)
+            #expect(first > 0)
+            #expect(await Self.gone(first))
+            try FileManager.default.removeItem(at: folder.appendingPathComponent("pid"))
+            let held = await ClientProcess.run(
+                Self.daemon(folder) + "; sleep 300", environment: [:], log: log, deadline: 1)
+            #expect(held == .deadline(1))
+            let second = try Self.background(folder)
+            #expect(second > 0)
+            #expect(await Self.gone(second))
+        }
+
+        @Test("when the process that started a client is gone (its lifeline ends), the guard stops all of it")
+        func callerGone() async throws {
+            let folder = try Self.folder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            var lifeline: [Int32] = [-1, -1]
+            #expect(pipe(&lifeline) == 0)
+            for fd in lifeline { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            let output = open("/dev/null", O_WRONLY | O_CLOEXEC)
+            let input = open("/dev/null", O_RDONLY | O_CLOEXEC)
+            defer {
+                close(output)
+                close(input)
+                close(lifeline[0])
+            }
+            let argv: [UnsafeMutablePointer<CChar>?] =
+                ["/bin/sh", "-c", Self.daemon(folder) + "; sleep 20"].map { (text: String) in strdup(text) } + [nil]
+            defer { for pointer in argv { free(pointer) } }
+            let envp: [UnsafeMutablePointer<CChar>?] = [strdup("PATH=/usr/bin:/bin"), nil]
+            defer { for pointer in envp { free(pointer) } }
+            let guardPID = cpg_spawn_guarded("/bin/sh", argv, envp, input, output, lifeline[0], 500)
+            #expect(guardPID > 0)
+            while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("pid").path) {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let daemon = try Self.background(folder)
+            #expect(daemon > 0 && kill(daemon, 0) == 0)
+            // What the caller's death does to the pipe: its only write end closes.
+            close(lifeline[1])
+            let (status, _, _) = ChildProcess.waitWithSignal(guardPID)
+            #expect(status == 128 + SIGTERM)
+            #expect(await Self.gone(daemon))
+        }
+    #endif
 }
