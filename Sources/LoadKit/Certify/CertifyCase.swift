@@ -120,7 +120,7 @@ extension CertifyCase {
         guard group == .timeouts,
             let timeout = (claim.timeout ?? ClientClaim.contractDefaults.timeout)?.seconds
         else { return deadline }
-        let backoff = claim.cap(retry: 0)
+        let backoff = claim.draw(retry: 0).map { $0.low + $0.width } ?? claim.cap(retry: 0)
         let needed =
             timeout + CertifyJudge.lateTolerance(cap: timeout) + backoff + CertifyJudge.lateTolerance(cap: backoff) + 5
         return max(deadline, needed)

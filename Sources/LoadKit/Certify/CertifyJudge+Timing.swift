@@ -25,14 +25,12 @@ extension CertifyJudge {
                 sends: Array(Set(broken)).sorted())
     }
 
-    /// The waits after retryable failures that carried no Retry-After, each with its cap.
-    static func backoffWaits(_ attempts: [ServerView.Attempt], claim: ClientClaim) -> [(
-        send: Int, wait: Double, cap: Double
-    )] {
-        var waits: [(Int, Double, Double)] = []
+    /// The waits after retryable failures that carried no Retry-After, each with its retry's index.
+    static func backoffWaits(_ attempts: [ServerView.Attempt]) -> [(send: Int, wait: Double, retry: Int)] {
+        var waits: [(Int, Double, Int)] = []
         for index in attempts.indices.dropLast() where attempts[index].retryAfter == nil && !attempts[index].final {
             guard let gap = ServerView.gap(attempts, after: index) else { continue }
-            waits.append((Int(attempts[index].record.benchSendID), gap, claim.cap(retry: index)))
+            waits.append((Int(attempts[index].record.benchSendID), gap, index))
         }
         return waits
     }
@@ -43,56 +41,55 @@ extension CertifyJudge {
         guard claim.jitter != .unknown else {
             return CertifyVerdict(outcome: .notApplicable, detail: "the client does not say how it draws its waits")
         }
-        let waits = sends.flatMap { backoffWaits($0.value, claim: claim) }
+        let waits = sends.flatMap { backoffWaits($0.value) }
         guard !waits.isEmpty else { return .fail("no backoff wait to judge: no send was retried") }
         var broken: Set<Int> = []
         var worst = ""
-        for (send, wait, cap) in waits {
-            let low: Double
-            switch claim.jitter {
-            case .full, .unknown: low = 0
-            case .equal: low = cap / 2
-            case .none: low = cap
-            }
-            if wait < low - earlyTolerance || wait > cap + lateTolerance(cap: cap) {
+        for (send, wait, retry) in waits {
+            guard let draw = claim.draw(retry: retry) else { continue }
+            let high = draw.low + draw.width
+            if wait < draw.low - earlyTolerance || wait > high + lateTolerance(cap: high) {
                 if broken.isEmpty {
                     worst =
-                        "send \(send) waited \(format(wait)) s where the claim allows \(format(low))-\(format(cap)) s"
+                        "send \(send) waited \(format(wait)) s where the claim allows \(format(draw.low))-\(format(high)) s"
                 }
                 broken.insert(send)
             }
         }
         return broken.isEmpty
-            ? .pass("\(waits.count) waits within the claimed \(claim.jitter.rawValue)-jitter caps")
+            ? .pass("\(waits.count) waits within the claimed \(claim.jitter.rawValue)-jitter bounds")
             : .fail("\(broken.count) sends waited outside the claimed policy; \(worst)", sends: broken.sorted())
     }
 
     static func judgeJitter(_ sends: [(key: Int, value: [ServerView.Attempt])], claim: ClientClaim)
         -> CertifyVerdict
     {
-        guard claim.jitter == .full || claim.jitter == .equal else {
+        guard claim.jitter == .full || claim.jitter == .equal || claim.jitter == .additive else {
             return CertifyVerdict(
                 outcome: .notApplicable, detail: "the claimed jitter (\(claim.jitter.rawValue)) draws nothing to test")
         }
-        let waits = sends.flatMap { backoffWaits($0.value, claim: claim) }.filter { $0.cap > 0 }
+        // Each wait with the uniform draw the claim makes for it (those an additive jitter's clamp
+        // cuts are left out).
+        let waits = sends.flatMap { backoffWaits($0.value) }.compactMap {
+            wait -> (wait: Double, low: Double, width: Double)? in
+            guard claim.drawIsUniform(retry: wait.retry), let draw = claim.draw(retry: wait.retry) else { return nil }
+            return (wait.wait, draw.low, draw.width)
+        }
         guard waits.count >= jitterMinimum else {
             return .fail("only \(waits.count) backoff waits (\(jitterMinimum) needed): too few retries")
         }
         // The server sees each wait plus the client's own time between attempts (reading the
         // answer, a connection, its scheduler), which only ever delays a retry and varies with
-        // the host's load. Its size shows where a wait ran past its cap: the longest such
+        // the host's load. Its size shows where a wait ran past its draw's top: the longest such
         // overrun, up to `turnaroundAllowance`, is allowed to every wait, and the test asks the
         // waits to lie between the claimed draw and the draw delayed by that much. Too few short
         // waits (a floor, a herd at the cap) fail unless the client's own time is as long as the
         // floor itself; too many (a squared draw) fail while that time is small beside the caps,
         // and beyond that cannot be told from a correct draw delayed less.
-        let turnaround = min(max(0, waits.map { $0.wait - $0.cap }.max() ?? 0), turnaroundAllowance)
-        let scale = claim.jitter == .equal ? 2.0 : 1.0
-        let unit = waits.map { wait -> Double in
-            let share = wait.wait / wait.cap
-            return claim.jitter == .equal ? 2 * share - 1 : share
-        }
-        let test = KolmogorovSmirnov(uniform: unit, delays: waits.map { scale * turnaround / $0.cap })
+        let overrun = waits.map { $0.wait - $0.low - $0.width }.max() ?? 0
+        let turnaround = min(max(0, overrun), turnaroundAllowance)
+        let test = KolmogorovSmirnov(
+            uniform: waits.map { ($0.wait - $0.low) / $0.width }, delays: waits.map { turnaround / $0.width })
         let taken =
             "up to \(format(turnaround * 1000)) ms of the client's own time allowed, its longest wait past a cap"
         return test.p >= jitterAlpha

@@ -13,6 +13,9 @@ package struct ClientClaim: Sendable, Hashable, Decodable {
         case equal
         /// Exactly the cap.
         case none
+        /// The cap plus a uniform draw on [0, `jitterMax`), the sum clamped at `maxDelay`
+        /// (stamina's).
+        case additive
         /// Not said: the waits are only reported.
         case unknown
     }
@@ -26,6 +29,8 @@ package struct ClientClaim: Sendable, Hashable, Decodable {
     /// The cap's growth per retry (1-10; 1: a constant wait, 2: doubling).
     package var multiplier: Double
     package var jitter: Jitter
+    /// The most an additive jitter adds to the cap (with `jitter` `additive` only: 1 ms-600 s).
+    package var jitterMax: TimeSpan?
     /// The longest one attempt may take before the client gives up on it (nil: no limit).
     package var timeout: TimeSpan?
     /// Whether the client reads a sent message's status (`GET /v1/messages/{id}`) when a case asks
@@ -37,7 +42,8 @@ package struct ClientClaim: Sendable, Hashable, Decodable {
 
     package init(
         name: String, maxAttempts: Int, baseDelay: TimeSpan, maxDelay: TimeSpan, multiplier: Double = 2,
-        jitter: Jitter, timeout: TimeSpan?, delays: [TimeSpan]? = nil, statusReads: Bool = false
+        jitter: Jitter, timeout: TimeSpan?, delays: [TimeSpan]? = nil, statusReads: Bool = false,
+        jitterMax: TimeSpan? = nil
     ) {
         self.name = name
         self.maxAttempts = maxAttempts
@@ -45,6 +51,7 @@ package struct ClientClaim: Sendable, Hashable, Decodable {
         self.maxDelay = maxDelay
         self.multiplier = multiplier
         self.jitter = jitter
+        self.jitterMax = jitterMax
         self.timeout = timeout
         self.delays = delays
         self.statusReads = statusReads
@@ -64,8 +71,33 @@ package struct ClientClaim: Sendable, Hashable, Decodable {
         return min(maxDelay.seconds, baseDelay.seconds * pow(multiplier, Double(retry)))
     }
 
+    /// The waits the claimed jitter may draw before retry `retry`: its lowest and its width (a
+    /// uniform draw on [low, low + width); width 0 for no jitter), or nil when the claim does
+    /// not say (`unknown`).
+    package func draw(retry: Int) -> (low: Double, width: Double)? {
+        let cap = cap(retry: retry)
+        switch jitter {
+        case .full: return (0, cap)
+        case .equal: return (cap / 2, cap / 2)
+        case .none: return (cap, 0)
+        case .additive:
+            // Clamped at maxDelay: where the clamp bites, the draw is no longer uniform, and only
+            // its range is stated (width to the clamp).
+            let low = min(maxDelay.seconds, cap)
+            return (low, min(maxDelay.seconds, cap + (jitterMax?.seconds ?? 0)) - low)
+        case .unknown: return nil
+        }
+    }
+
+    /// Whether retry `retry`'s wait is a uniform draw over the whole of `draw(retry:)`: not so
+    /// for an additive jitter the clamp at maxDelay cuts.
+    package func drawIsUniform(retry: Int) -> Bool {
+        guard let draw = draw(retry: retry), draw.width > 0 else { return false }
+        return jitter != .additive || cap(retry: retry) + (jitterMax?.seconds ?? 0) <= maxDelay.seconds
+    }
+
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, maxAttempts, baseDelay, maxDelay, multiplier, jitter, timeout, delays, statusReads
+        case name, maxAttempts, baseDelay, maxDelay, multiplier, jitter, jitterMax, timeout, delays, statusReads
     }
 
     package init(from decoder: any Decoder) throws {
@@ -76,6 +108,7 @@ package struct ClientClaim: Sendable, Hashable, Decodable {
         maxDelay = try container.decode(TimeSpan.self, forKey: .maxDelay)
         multiplier = try container.decodeIfPresent(Double.self, forKey: .multiplier) ?? 2
         jitter = try container.decode(Jitter.self, forKey: .jitter)
+        jitterMax = try container.decodeIfPresent(TimeSpan.self, forKey: .jitterMax)
         timeout = try container.decodeIfPresent(TimeSpan.self, forKey: .timeout)
         delays = try container.decodeIfPresent([TimeSpan].self, forKey: .delays)
         statusReads = try container.decodeIfPresent(Bool.self, forKey: .statusReads) ?? false
@@ -93,6 +126,13 @@ package struct ClientClaim: Sendable, Hashable, Decodable {
         }
         guard multiplier.isFinite else { throw InputError(path: "multiplier", reason: "must be 1-10") }
         try InputError.check(multiplier, in: 1...10, "multiplier")
+        switch (jitter, jitterMax) {
+        case (.additive, nil):
+            throw InputError(path: "jitterMax", reason: "is required with jitter \"additive\" (the most it adds)")
+        case (.additive, let most?): try InputError.check(most.seconds, in: 0.001...600, "jitterMax", unit: " s")
+        case (_, nil): break
+        case (_, _?): throw InputError(path: "jitterMax", reason: "is only read with jitter \"additive\"")
+        }
         if let timeout { try InputError.check(timeout.seconds, in: 0.01...600, "timeout", unit: " s") }
         if let delays {
             try InputError.check(delays.count, in: 1...20, "delays", unit: " entries")

@@ -50,6 +50,9 @@ struct CertifyInputFuzzTests {
                     for retry in 0..<25 {
                         let cap = claim.cap(retry: retry)
                         #expect(cap.isFinite && cap >= 0 && cap <= 3600)
+                        if let draw = claim.draw(retry: retry) {
+                            #expect(draw.low >= 0 && draw.width >= 0 && (draw.low + draw.width).isFinite)
+                        }
                     }
                 } catch {
                     rejected += 1
@@ -80,6 +83,15 @@ struct CertifyInputFuzzTests {
                 "multiplier"
             ),
             (#"{"name":"x","maxAttempts":3,"baseDelay":"1s","maxDelay":"2s","jitter":"full","retries":4}"#, "retries"),
+            (#"{"name":"x","maxAttempts":3,"baseDelay":"1s","maxDelay":"2s","jitter":"additive"}"#, "jitterMax"),
+            (
+                #"{"name":"x","maxAttempts":3,"baseDelay":"1s","maxDelay":"2s","jitter":"additive","jitterMax":"0s"}"#,
+                "jitterMax"
+            ),
+            (
+                #"{"name":"x","maxAttempts":3,"baseDelay":"1s","maxDelay":"2s","jitter":"full","jitterMax":"1s"}"#,
+                "jitterMax"
+            ),
         ]
         for (index, (text, field)) in cases.enumerated() {
             let file = folder.appendingPathComponent("claim-\(index).json")

@@ -285,6 +285,42 @@ struct CertifyJudgeTests {
     }
 
     @Test(
+        "additive jitter (stamina's): the cap plus a draw on [0, jitterMax) passes the bounds and the KS test; full jitter or no jitter under that claim fails; the clamp at maxDelay is left out"
+    )
+    func additiveJitter() {
+        var random = SeededRandom(seed: 13)
+        var claim = SDKCertifyClient.claim()
+        claim.jitter = .additive
+        claim.jitterMax = TimeSpan(seconds: 0.1)
+        claim.maxDelay = TimeSpan(seconds: 0.45)
+        // Caps 0.1, 0.2, 0.4: the third, 0.4 + up to 0.1, is clamped at 0.45, so not a uniform draw.
+        #expect(claim.draw(retry: 0)! == (0.1, 0.1))
+        #expect(claim.drawIsUniform(retry: 1) && !claim.drawIsUniform(retry: 2))
+        #expect(claim.draw(retry: 2)!.width == 0.45 - 0.4)
+        func sends(_ draw: (Double, Int) -> Double) -> [LedgerRecord] {
+            (0..<50).flatMap { send in
+                Self.waited(
+                    [0.1, 0.2, 0.4].enumerated().map { retry, cap in draw(cap, retry) }, send: send,
+                    start: Double(send) * 10)
+            }
+        }
+        let keys = [""] + (0..<50).map { _ in UUID().uuidString.lowercased() }
+        let stamina = sends { cap, _ in min(0.45, cap + 0.1 * random.unit()) + 0.002 }
+        for property in [CertifyProperty.jitterUniform, .waitsInPolicy] {
+            let verdict = Self.verdict(property, stamina, keys: keys, sends: 50, claim: claim)
+            #expect(verdict.outcome == .pass, "\(property): \(verdict.detail)")
+        }
+        let full = Self.verdict(
+            .jitterUniform, sends { cap, _ in cap * random.unit() }, keys: keys, sends: 50, claim: claim)
+        #expect(full.outcome == .fail, "\(full.detail)")
+        let fixed = Self.verdict(.jitterUniform, sends { cap, _ in cap }, keys: keys, sends: 50, claim: claim)
+        #expect(fixed.outcome == .fail, "\(fixed.detail)")
+        let early = Self.verdict(
+            .waitsInPolicy, sends { cap, _ in cap * random.unit() }, keys: keys, sends: 50, claim: claim)
+        #expect(early.outcome == .fail, "\(early.detail)")
+    }
+
+    @Test(
         "timeouts: a held attempt ends within the claimed timeout; one held to the end fails; informational cases say what they would be"
     )
     func timeouts() {
