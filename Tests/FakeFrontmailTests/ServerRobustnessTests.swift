@@ -147,6 +147,48 @@ struct ServerRobustnessTests {
         }
     }
 
+    static let keyedSend =
+        "POST /v1/send HTTP/1.1\r\nHost: x\r\nX-Frontmail-Public-Key: pk_a\r\nX-Frontmail-Client: raw\r\n"
+        + "Idempotency-Key: 0b5c3a52-8f0e-4d7c-9a51-2f1c6e3d4b7a\r\n"
+        + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
+
+    @Test(
+        "a delayed request whose client leaves: processed at once by default (a retry is replayed), or on time when the server finishes abandoned work (a retry meanwhile meets 409, one email either way)",
+        arguments: [false, true])
+    func abandonedWork(onTime: Bool) async throws {
+        let plan = FaultPlan(rules: [
+            FaultRule(action: FaultAction(.delay, delay: .fixed(TimeSpan(seconds: 1.5))), limit: 1)
+        ])
+        let core = FakeFrontmailCore(plan: plan)
+        var options = FakeFrontmailServer.Options()
+        options.finishesAbandonedWorkOnTime = onTime
+        let server = try FakeFrontmailServer(core: core, options: options)
+        defer { server.shutdown() }
+        let first = try RawClient(port: server.port)
+        first.send(Self.keyedSend)
+        for _ in 0..<400 where core.ledger.count == 0 { try await Task.sleep(nanoseconds: 5_000_000) }
+        first.close()
+        // The retry, with the same key, while the first is still held.
+        try await Task.sleep(nanoseconds: 100_000_000)
+        let retry = try RawClient(port: server.port)
+        defer { retry.close() }
+        retry.send(Self.keyedSend)
+        let answer = await retry.read()
+        if onTime {
+            #expect(answer.hasPrefix("HTTP/1.1 409"), "\(answer.prefix(200))")
+            #expect(answer.contains("still being processed"))
+            #expect(core.ledger.records.filter { $0.effect }.isEmpty)
+            for _ in 0..<400 where core.ledger.records.contains(where: { $0.finished.isNaN }) {
+                try await Task.sleep(nanoseconds: 10_000_000)
+            }
+            #expect(core.ledger.record(0).finished >= 1.5 && core.ledger.record(0).clientGone)
+        } else {
+            #expect(answer.hasPrefix("HTTP/1.1 202"), "\(answer.prefix(200))")
+        }
+        #expect(core.ledger.records.filter { $0.effect }.count == 1)
+        #expect(core.ledger.record(0).effect)
+    }
+
     @Test("shutdown closes held connections and returns")
     func shutdownWithHeldRequests() async throws {
         let plan = FaultPlan.on(nil, FaultAction(.hang))

@@ -13,6 +13,9 @@ extension EventLoop {
     func peerGone(_ connection: Connection) {
         if let ticket = connection.ticket {
             switch connection.phase {
+            case .waiting where options.finishesAbandonedWorkOnTime:
+                // Its wake timer, keyed by the token, still comes: processed then.
+                abandoned[connection.token] = ticket
             case .waiting:
                 _ = core.complete(ticket, clientGone: true)
                 core.finished(ticket, status: 0, clientGone: true)

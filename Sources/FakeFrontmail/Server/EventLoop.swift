@@ -54,6 +54,9 @@ final class EventLoop: @unchecked Sendable {
     let poller: Poller
     var timers = TimerHeap()
     var connections: [Int32: Connection] = [:]
+    /// Delayed requests whose clients left, by their connection's token, each processed when its
+    /// wake timer fires (`Options.finishesAbandonedWorkOnTime`).
+    var abandoned: [UInt64: Ticket] = [:]
     var nextToken: UInt64 = 1
     var sweepScheduled = false
     let wakeRead: Int32
@@ -230,6 +233,11 @@ final class EventLoop: @unchecked Sendable {
             return
         default:
             break
+        }
+        if TimerKind(rawValue: timer.kind) == .wake, let ticket = abandoned.removeValue(forKey: timer.token) {
+            _ = core.complete(ticket, clientGone: true)
+            core.finished(ticket, status: 0, clientGone: true)
+            return
         }
         let fd = Int32(truncatingIfNeeded: timer.token & 0xFFFF_FFFF)
         guard let connection = connections[fd], connection.token == timer.token else { return }

@@ -32,6 +32,11 @@ public final class FakeFrontmailServer: Sendable {
         /// stray client of an earlier server that had the same port cannot write into this ledger.
         /// nil (the default, and `serve`): the API's paths as they are.
         public var pathPrefix: String?
+        /// A request a fault's delay holds, whose client leaves, keeps its key in progress until
+        /// the delay ends and is processed then, as a real server finishes work it has started
+        /// (a retry meanwhile meets the duplicate in progress: 409). Off (the default): it is
+        /// processed the moment its client leaves. `certify` turns it on.
+        public var finishesAbandonedWorkOnTime = false
         /// Test seam: replaces `accept` (to simulate running out of descriptors).
         var accept: (@Sendable (Int32) -> Int32)?
 
