@@ -54,7 +54,7 @@ public enum CertifyCommand {
     }
 
     public static func run(_ arguments: [String]) async -> ExitCode {
-        let command = CommandArguments("certify", arguments, spec: spec, usage: usage)
+        let command = CommandArguments("certify", arguments, spec: spec, usage: usage, takesFiles: false)
         guard case .parsed(let parsed) = command else { return command.exitCode }
         if parsed.flag("list") {
             for certifyCase in CertifyCase.all {

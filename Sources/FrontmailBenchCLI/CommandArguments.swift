@@ -9,7 +9,9 @@ enum CommandArguments {
     case parsed(Arguments)
     case exit(ExitCode)
 
-    init(_ command: String, _ arguments: [String], spec: Arguments.Spec, usage: String) {
+    /// `takesFiles` false: the command reads no file named on its line (certify, explore, serve),
+    /// so a stray argument (`certify --client C my-claim.json`) is a usage error, not ignored.
+    init(_ command: String, _ arguments: [String], spec: Arguments.Spec, usage: String, takesFiles: Bool = true) {
         let parsed: Arguments
         do {
             parsed = try Arguments(arguments, spec: spec.adding(flag: "help"))
@@ -21,6 +23,10 @@ enum CommandArguments {
         if parsed.flag("help") {
             print(usage)
             self = .exit(.success)
+        } else if !takesFiles, let stray = parsed.positionals.first {
+            printError(
+                "\(command): unexpected argument '\(stray)': \(command) reads no file named on its line\n\n\(usage)")
+            self = .exit(.usage)
         } else {
             self = .parsed(parsed)
         }

@@ -58,7 +58,7 @@ public enum ExploreCommand {
         flags: ["list-broken", "no-progress", "stop-on-failure"])
 
     public static func run(_ arguments: [String]) async -> ExitCode {
-        let command = CommandArguments("explore", arguments, spec: spec, usage: usage)
+        let command = CommandArguments("explore", arguments, spec: spec, usage: usage, takesFiles: false)
         guard case .parsed(let parsed) = command else { return command.exitCode }
         if parsed.flag("list-broken") {
             for client in BrokenClient.all {

@@ -54,7 +54,7 @@ public enum ServeCommand {
         ], flags: ["share-port", "quick", "expose"])
 
     public static func run(_ arguments: [String]) -> ExitCode {
-        let command = CommandArguments("serve", arguments, spec: spec, usage: usage)
+        let command = CommandArguments("serve", arguments, spec: spec, usage: usage, takesFiles: false)
         guard case .parsed(let parsed) = command else { return command.exitCode }
         let port: Int
         let seed: UInt64

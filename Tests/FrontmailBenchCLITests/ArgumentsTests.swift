@@ -62,6 +62,19 @@ struct ArgumentsTests {
         #expect(ServeCommand.run(["--host", "10.0.0.1"]) == .usage)
     }
 
+    @Test("a command that reads no file named on its line refuses a stray argument with 64, before any work")
+    func strayArguments() async {
+        // Each would otherwise run (certify one case, explore 20) or fail on its missing plan (65).
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("stray-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        #expect(
+            await CertifyCommand.run(["--client", "true", "--cases", "1.1", "--out", out, "my-claim.json"]) == .usage)
+        #expect(await ExploreCommand.run(["--runs", "20", "--out", out, "my-case.json"]) == .usage)
+        #expect(ServeCommand.run(["--plan", "/nonexistent/plan.json", "plan.json"]) == .usage)
+        // --help still answers first.
+        #expect(await ExploreCommand.run(["--help", "my-case.json"]) == .success)
+    }
+
     @Test("a bad plan file is reported as FILE: field.path: reason with exit 65")
     func badPlanFile() throws {
         let path = "/tmp/frontmail-bad-plan-\(getpid()).json"
