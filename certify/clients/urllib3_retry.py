@@ -11,7 +11,12 @@ pool = urllib3.PoolManager(retries=retry, timeout=Timeout(total=2.0))
 
 
 def send(url, body, headers):
-    pool.request("POST", url, body=body, headers=headers)
+    response = pool.request("POST", url, body=body, headers=headers)
+    return response.status, response.data
 
 
-run(send)
+def read(url, headers):
+    pool.request("GET", url, headers=headers)
+
+
+run(send, read)
