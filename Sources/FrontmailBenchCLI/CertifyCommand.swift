@@ -31,8 +31,10 @@ public enum CertifyCommand {
                             waits are judged against it. Without one: the contract's defaults
           --clients FILE    several clients with their claims and expected failures (a gate:
                             exit 0 only when each fails exactly its expected cases)
-          --cases PATTERNS  only these cases: ids, globs or groups, comma-separated (2.*,1.3,backoff)
-          --jobs N          cases run at once (1-16, default 4)
+          --cases PATTERNS  only these cases: names, globs, groups or numbers, comma-separated
+                            (retry-after.fraction,backoff.*,status,2.3)
+          --jobs N          cases run at once (1-16, default 4); a case whose verdict depends on
+                            when requests arrive runs alone
           --out DIR         where results go (default results)
           --list            list the cases
           --no-progress     no progress line on stderr
@@ -59,9 +61,9 @@ public enum CertifyCommand {
         if parsed.flag("list") {
             for certifyCase in CertifyCase.all {
                 let weight = certifyCase.weight == .informational ? " (informational)" : ""
-                print(
-                    "\(certifyCase.id.padding(toLength: 5, withPad: " ", startingAt: 0)) \(certifyCase.group.rawValue): \(certifyCase.title) [\(certifyCase.property.rawValue)]\(weight)"
-                )
+                let number = certifyCase.id.padding(toLength: 5, withPad: " ", startingAt: 0)
+                let name = certifyCase.name.padding(toLength: 46, withPad: " ", startingAt: 0)
+                print("\(number) \(name) \(certifyCase.title) [\(certifyCase.property.rawValue)]\(weight)")
             }
             return .success
         }
@@ -108,7 +110,7 @@ public enum CertifyCommand {
                 runner.progress = { done, total, result in
                     if progress { StandardStream.error("\r\u{1B}[K") }
                     if result.verdict.outcome == .fail {
-                        printError("  \(name) \(result.certifyCase.id) FAIL: \(result.verdict.detail)")
+                        printError("  \(name) \(result.certifyCase.name) FAIL: \(result.verdict.detail)")
                     }
                     if progress { StandardStream.error("  \(name): \(done)/\(total) cases") }
                 }
@@ -128,12 +130,12 @@ public enum CertifyCommand {
         }
         var gateHolds = true
         for (report, entry) in zip(reports, planned) {
-            let failed = Set(report.failed.map { $0.certifyCase.id })
+            let failed = Set(report.failed.map { $0.certifyCase.name })
             let counts = [CertifyVerdict.Outcome.pass, .fail, .notApplicable, .informational].map {
                 "\(report.count($0)) \(CertifyReport.short($0))"
             }
             var line = "\(report.claim.name): " + counts.joined(separator: ", ")
-            if let expected = entry.expected?.intersection(cases.map(\.id)) {
+            if let expected = entry.expected?.intersection(cases.map(\.name)) {
                 let surprising = failed.subtracting(expected).sorted(by: caseOrder)
                 let missing = expected.subtracting(failed).sorted(by: caseOrder)
                 if !surprising.isEmpty { line += "; unexpected FAIL: " + surprising.joined(separator: " ") }
@@ -150,9 +152,10 @@ public enum CertifyCommand {
         return gateHolds ? .success : .failure
     }
 
+    /// Case names in the catalog's order.
     static func caseOrder(_ left: String, _ right: String) -> Bool {
-        left.split(separator: ".").compactMap { Int($0) }.lexicographicallyPrecedes(
-            right.split(separator: ".").compactMap { Int($0) })
+        let names = CertifyCase.all.map(\.name)
+        return (names.firstIndex(of: left) ?? names.count) < (names.firstIndex(of: right) ?? names.count)
     }
 
     /// The cases `--cases` names (every case without it); a pattern that names none is an error.
@@ -165,7 +168,8 @@ public enum CertifyCommand {
         for pattern in patterns where !CertifyCase.all.contains(where: { $0.matches(pattern) }) {
             throw Arguments.UsageError(
                 message:
-                    "--cases: '\(pattern.prefix(40))' names no case (ids such as 1.3, globs such as 2.*, or a group)")
+                    "--cases: '\(pattern.prefix(40))' names no case (names such as retry-after.fraction, globs such as backoff.*, a group, or numbers such as 2.3)"
+            )
         }
         return CertifyCase.all.filter { certifyCase in patterns.contains { certifyCase.matches($0) } }
     }
@@ -181,6 +185,13 @@ public enum CertifyCommand {
             }
             do {
                 let manifest = try CertifyManifest.load(file: file)
+                let numbered = manifest.numberedFailures
+                if !numbered.isEmpty {
+                    printError(
+                        "certify: \(file): expectedFailures names cases by number, read for this release only; write their names: "
+                            + numbered.prefix(8).map { "\($0.number) is \($0.name)" }.joined(separator: ", ")
+                            + (numbered.count > 8 ? ", ..." : ""))
+                }
                 var planned: [Planned] = []
                 var skipped: [String] = []
                 for (index, entry) in manifest.clients.enumerated() {
@@ -201,7 +212,7 @@ public enum CertifyCommand {
                     planned.append(
                         Planned(
                             client: CertifyClient(claim: claim, kind: .command(entry.command)),
-                            expected: Set(entry.expectedFailures)))
+                            expected: manifest.expectedNames(of: index)))
                 }
                 guard !planned.isEmpty else {
                     printError(

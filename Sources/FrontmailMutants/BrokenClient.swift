@@ -63,6 +63,12 @@ package struct BrokenClient: Sendable {
             name: "key-changing", summary: "sends every attempt under a fresh key", property: "same-key"
         ) { $0.transport = { KeyChangingTransport(base: $0) } },
         BrokenClient(
+            name: "key-sharing", summary: "sends every request under the first send's key", property: "distinct-keys"
+        ) { $0.transport = { KeySharingTransport(base: $0) } },
+        BrokenClient(
+            name: "key-uppercasing", summary: "writes every key in capitals", property: "key-uuid-v4"
+        ) { $0.transport = { KeyUppercasingTransport(base: $0) } },
+        BrokenClient(
             name: "body-changing", summary: "appends spaces to the body of later attempts", property: "same-body"
         ) { $0.transport = { BodyChangingTransport(base: $0) } },
         BrokenClient(
@@ -110,7 +116,7 @@ package struct BrokenClient: Sendable {
             property: "waits-in-policy"
         ) { $0.clock = { SkewedClock(base: $0, sleepFactor: 1.1, deadlineLag: 0) } },
         BrokenClient(
-            name: "late-deadline", summary: "fires each attempt's timeout 5 ms late", property: "timeout-exact"
+            name: "late-deadline", summary: "fires each attempt's timeout 5 ms late", property: "attempt-timeout"
         ) { $0.clock = { SkewedClock(base: $0, sleepFactor: 1, deadlineLag: 0.005) } },
         BrokenClient(
             name: "no-timeout", summary: "never arms an attempt's timeout: a hung request is waited for forever",
@@ -134,6 +140,10 @@ package struct BrokenClient: Sendable {
             name: "fraction-truncating", summary: "reads a Retry-After of 1.5 as 1",
             property: "retry-after-obeyed"
         ) { $0.transport = { RetryAfterRewritingTransport(base: $0, defect: .truncatesFractions) } },
+        BrokenClient(
+            name: "retry-after-in-milliseconds", summary: "reads a Retry-After of 61 as 61 ms (no limit binds)",
+            property: "retry-after-limit"
+        ) { $0.transport = { RetryAfterRewritingTransport(base: $0, defect: .secondsAsMilliseconds) } },
         BrokenClient(
             name: "dates-in-local-time",
             summary: "reads an HTTP-date Retry-After in UTC-10 instead of GMT (10 h late: over the limit)",

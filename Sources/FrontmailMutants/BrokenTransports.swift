@@ -132,6 +132,34 @@ package final class KeyChangingTransport: FrontmailTransport {
     }
 }
 
+/// Sends every request under the key of the first it sent: every send shares one key.
+package final class KeySharingTransport: FrontmailTransport {
+    package let base: any FrontmailTransport
+    private let first = Mutex<String?>(nil)
+    package init(base: any FrontmailTransport) { self.base = base }
+    package func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
+        var copy = request
+        let own = request.headers["Idempotency-Key"] ?? ""
+        let shared = first.withLock { key -> String in
+            if key == nil { key = own }
+            return key ?? own
+        }
+        copy.headers.set(name: "Idempotency-Key", value: shared)
+        return try await base.send(copy)
+    }
+}
+
+/// Writes every key in capitals: a version-4 UUID by RFC 9562, not the lowercase one of the contract.
+package struct KeyUppercasingTransport: FrontmailTransport {
+    package let base: any FrontmailTransport
+    package init(base: any FrontmailTransport) { self.base = base }
+    package func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
+        var copy = request
+        copy.headers.set(name: "Idempotency-Key", value: (request.headers["Idempotency-Key"] ?? "").uppercased())
+        return try await base.send(copy)
+    }
+}
+
 /// Re-encodes the body on every attempt with a trailing space.
 package final class BodyChangingTransport: FrontmailTransport {
     package let base: any FrontmailTransport

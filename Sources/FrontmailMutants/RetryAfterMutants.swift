@@ -10,6 +10,8 @@ package enum RetryAfterDefect: Sendable, Equatable {
     /// An IMF-fixdate's fields are read in this zone instead of GMT: a client that reads them in
     /// local time, in a process whose local zone is this one.
     case datesInZone(TimeZone)
+    /// A number of seconds is read as milliseconds (`61` waits 61 ms): no limit ever binds.
+    case secondsAsMilliseconds
 
     /// The header that makes a correct reader wait what the broken one would; any other spelling
     /// is left as it is.
@@ -21,6 +23,11 @@ package enum RetryAfterDefect: Sendable, Equatable {
                 parts.allSatisfy({ $0.allSatisfy(\.isASCIIDigit) })
             else { return value }
             return String(whole.drop { $0 == "0" }.isEmpty ? "0" : whole.drop { $0 == "0" })
+        case .secondsAsMilliseconds:
+            guard !value.isEmpty, value.allSatisfy({ $0.isASCIIDigit || $0 == "." }), let seconds = Double(value),
+                seconds.isFinite
+            else { return value }
+            return String(seconds / 1000)
         case .datesInZone(let zone):
             guard let date = Self.fixdate().date(from: value) else { return value }
             return Self.fixdate().string(from: date.addingTimeInterval(-Double(zone.secondsFromGMT(for: date))))

@@ -78,7 +78,7 @@ struct CertifyCommandTests {
             #"{"command":"true"},{"command":"x","requires":"\#(missing)","policy":"\#(bad.path)"}"#)
         #expect(await CertifyCommand.run(["--clients", skippedBad, "--out", out, "--cases", "1.1"]) == .dataError)
         // An informational case never FAILs; 9.1 does not apply to a client that reads no statuses.
-        let informational = try clients(#"{"command":"true","expectedFailures":["7.5"]}"#)
+        let informational = try clients(#"{"command":"true","expectedFailures":["resets.refused"]}"#)
         #expect(await CertifyCommand.run(["--clients", informational, "--out", out, "--cases", "1.1"]) == .dataError)
         let silent = folder.appendingPathComponent("silent.json")
         try Data(
@@ -126,17 +126,21 @@ struct CertifyCommandTests {
         }
         let csv = CSV.rows(try String(contentsOf: run.appendingPathComponent("certify.csv"), encoding: .utf8))
         #expect(csv.count == 3)
-        #expect(csv.dropFirst().allSatisfy { $0.count == csv[0].count && $0[5] == "FAIL" })
+        #expect(csv.dropFirst().allSatisfy { $0.count == csv[0].count && $0[6] == "FAIL" })
         let junit = try String(contentsOf: run.appendingPathComponent("certify-junit.xml"), encoding: .utf8)
         #expect(junit.contains("tests=\"2\" failures=\"2\""))
         // With --clients, the same failures expected are a gate that holds.
         let clients = folder.appendingPathComponent("clients.json")
-        try Data(#"{"clients":[{"command":"true","expectedFailures":["1.1","4.1"]}]}"#.utf8).write(to: clients)
+        try Data(
+            #"{"clients":[{"command":"true","expectedFailures":["idempotency.key-on-every-request","non-retryable.400"]}]}"#
+                .utf8
+        ).write(to: clients)
         #expect(
             await CertifyCommand.run([
                 "--clients", clients.path, "--cases", "1.1,4.1", "--out", folder.path, "--no-progress",
             ]) == .success)
-        try Data(#"{"clients":[{"command":"true","expectedFailures":["1.1"]}]}"#.utf8).write(to: clients)
+        try Data(#"{"clients":[{"command":"true","expectedFailures":["idempotency.key-on-every-request"]}]}"#.utf8)
+            .write(to: clients)
         #expect(
             await CertifyCommand.run([
                 "--clients", clients.path, "--cases", "1.1,4.1", "--out", folder.path, "--no-progress",
@@ -150,5 +154,37 @@ struct CertifyCommandTests {
             await CertifyCommand.run([
                 "--clients", clients.path, "--cases", "1.1", "--out", folder.path, "--no-progress",
             ]) == .success)
+    }
+}
+
+/// Cases are named in files (`retry-after.fraction`); a number such as `2.3` is read for one release
+/// and said where it is.
+@Suite("certify: stable case names")
+struct CertifyCaseNameTests {
+    @Test(
+        "a clients file naming cases by number is read as their names and listed with them; an unknown name is refused")
+    func numbersReadForOneRelease() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("names-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("clients.json")
+        try Data(
+            #"{"clients":[{"command":"true","expectedFailures":["retry-after.fraction","4.1"]}]}"#.utf8
+        ).write(to: file)
+        let manifest = try CertifyManifest.load(file: file.path)
+        #expect(manifest.expectedNames(of: 0) == ["retry-after.fraction", "non-retryable.400"])
+        #expect(manifest.numberedFailures.map(\.number) == ["4.1"])
+        #expect(manifest.numberedFailures.map(\.name) == ["non-retryable.400"])
+        try Data(#"{"clients":[{"command":"true","expectedFailures":["retry-after.fractions"]}]}"#.utf8).write(to: file)
+        #expect(throws: InputFileError.self) { try CertifyManifest.load(file: file.path) }
+    }
+
+    @Test("the committed gate names every case it expects by name")
+    func committedFileUsesNames() throws {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("certify/clients.json")
+        let manifest = try CertifyManifest.load(file: file.path)
+        #expect(manifest.numberedFailures.isEmpty)
+        #expect(manifest.clients.flatMap(\.expectedFailures).count > 50)
     }
 }

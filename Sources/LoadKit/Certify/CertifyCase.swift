@@ -29,11 +29,14 @@ package struct CertifyCase: Sendable {
         case informational
     }
 
-    /// `1.3`: group, then the case's place in it.
+    /// `1.3`: group, then the case's place in it, for display (a number moves when a case is
+    /// added before it; files and folders use `name`).
     package var id: String
+    /// `retry-after.fraction`: the case's stable name, its group and a word of its own.
+    package var name: String
     package var group: Group
     package var title: String
-    package var property: CertifyProperty
+    package var property: ContractProperty
     package var plan: FaultPlan
     /// Logical sends, and how many the client runs at once (1: one after another).
     package var sends: Int
@@ -61,15 +64,30 @@ package struct CertifyCase: Sendable {
         case .retryAfterObeyed, .waitsInPolicy, .jitterUniform, .independentDraws, .attemptTimeout, .amplification:
             return true
         case .reached, .keyPresent, .keyV4, .sameKey, .distinctKeys, .sameBody, .oneEffect, .retried, .attemptBound,
-            .noRetryAfterFinal, .retryAfterLimit, .statusRead:
+            .noRetryAfterFinal, .retryAfterLimit, .statusRead, .noLostSend, .failedMeansNoEffect, .payloadIntact,
+            .attemptsReported, .errorIsLastAnswer, .cancelAborts, .survives, .runCompletes:
             return false
         }
     }
 
-    /// Whether `pattern` (`2.*`, `1.1`, `retry-after`, `*`) names this case.
+    /// Whether `pattern` (`retry-after.fraction`, `backoff.*`, `retry-after`, `2.*`, `1.1`, `*`)
+    /// names this case.
     package func matches(_ pattern: String) -> Bool {
         if pattern == group.rawValue { return true }
-        return Glob.matches(pattern, id)
+        return Glob.matches(pattern, name) || Glob.matches(pattern, id)
+    }
+
+    /// The case `text` names: its name, or its number (numbers are read in files for one release,
+    /// `legacyNumbers`).
+    package static func named(_ text: String) -> CertifyCase? {
+        all.first { $0.name == text } ?? all.first { $0.id == text }
+    }
+
+    /// Whether `text` is a case number rather than a name (`1.3`): what files wrote before cases
+    /// had names, read for one release and said where it is.
+    package static func isNumber(_ text: String) -> Bool {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 2 && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isNumber) }
     }
 }
 

@@ -85,8 +85,8 @@ enum CertifyJudge {
                 ? .pass("\(view.requests) requests, each with a key")
                 : .fail("\(broken.count) sends made a request without an Idempotency-Key", sends: broken)
         case .keyV4:
-            let broken = sends.filter { $0.value.contains { !isVersion4($0.key) } }.map(\.key)
-            let example = sends.first { $0.value.contains { !isVersion4($0.key) } }?.value.first?.key
+            let broken = sends.filter { $0.value.contains { !ContractProperty.isVersion4($0.key) } }.map(\.key)
+            let example = sends.first { $0.value.contains { !ContractProperty.isVersion4($0.key) } }?.value.first?.key
             return broken.isEmpty
                 ? .pass("every key is a lowercase version-4 UUID")
                 : .fail(
@@ -121,12 +121,12 @@ enum CertifyJudge {
                 ? .pass("\(certifyCase.sends) sends, \(owner.count) keys")
                 : .fail("\(broken.count) sends shared a key with another send or carried none", sends: broken.sorted())
         case .sameBody:
-            let broken = sends.filter { Set($0.value.map(\.record.fingerprint)).count > 1 }.map(\.key)
+            let broken = sends.filter { ContractProperty.changesBody($0.value.map(\.record)) }.map(\.key)
             return broken.isEmpty
                 ? .pass("every send's attempts carried the same bytes")
                 : .fail("\(broken.count) sends changed their body between attempts", sends: broken)
         case .oneEffect:
-            let broken = sends.filter { $0.value.filter(\.record.effect).count > 1 }.map(\.key)
+            let broken = sends.filter { ContractProperty.committedTwice($0.value.map(\.record)) }.map(\.key)
             return broken.isEmpty
                 ? .pass("no send was committed twice")
                 : .fail("\(broken.count) sends were committed twice or more (duplicate emails)", sends: broken)
@@ -168,23 +168,11 @@ enum CertifyJudge {
             return judgeTimeout(sends, claim: claim)
         case .statusRead:
             return judgeStatusReads(view.statusReads, claim: claim)
+        case .noLostSend, .failedMeansNoEffect, .payloadIntact, .attemptsReported, .errorIsLastAnswer, .cancelAborts,
+            .survives, .runCompletes:
+            // Judged from the client's own account (explore): no certify case names them.
+            return CertifyVerdict(outcome: .notApplicable, detail: "not judged from the server's record alone")
         }
-    }
-
-    /// A lowercase version-4 UUID: 8-4-4-4-12 hex digits, version nibble 4, variant 8, 9, a or b.
-    static func isVersion4(_ key: String?) -> Bool {
-        guard let key else { return false }
-        let bytes = Array(key.utf8)
-        guard bytes.count == 36 else { return false }
-        for (index, byte) in bytes.enumerated() {
-            switch index {
-            case 8, 13, 18, 23: if byte != UInt8(ascii: "-") { return false }
-            case 14: if byte != UInt8(ascii: "4") { return false }
-            case 19: if !"89ab".utf8.contains(byte) { return false }
-            default: if !"0123456789abcdef".utf8.contains(byte) { return false }
-            }
-        }
-        return true
     }
 
     private static func judgeRetried(_ sends: [(key: Int, value: [ServerView.Attempt])], claim: ClientClaim)

@@ -17,7 +17,8 @@ package struct CertifyManifest: Sendable, Decodable {
         package var command: String
         /// The claim file, relative to the current folder (nil: the contract's defaults).
         package var policy: String?
-        /// The case ids it is expected to fail.
+        /// The cases it is expected to fail, by name (`retry-after.fraction`; a number such as
+        /// `2.3` is read for one release, `CertifyCase.named`).
         package var expectedFailures: [String]
         /// A program this client needs: a name looked up on PATH (`curl`) or a path
         /// (`.build/certify-venv/bin/python`); without it the client is skipped, and that is said.
@@ -45,7 +46,6 @@ package struct CertifyManifest: Sendable, Decodable {
 
     package func validate() throws(InputError) {
         try InputError.check(clients.count, in: 1...32, "clients", unit: " clients")
-        let ids = Set(CertifyCase.all.map(\.id))
         for (index, client) in clients.enumerated() {
             let path = "clients[\(index)]"
             guard (1...4096).contains(client.command.utf8.count), !client.command.contains("\0") else {
@@ -54,9 +54,10 @@ package struct CertifyManifest: Sendable, Decodable {
             if let policy = client.policy, policy.isEmpty || policy.contains("\0") {
                 throw InputError(path: path + ".policy", reason: "must name a file")
             }
-            for (caseIndex, id) in client.expectedFailures.enumerated() where !ids.contains(id) {
+            for (caseIndex, id) in client.expectedFailures.enumerated() where CertifyCase.named(id) == nil {
                 throw InputError(
-                    path: path + ".expectedFailures[\(caseIndex)]", reason: "'\(id.prefix(20))' is not a case id")
+                    path: path + ".expectedFailures[\(caseIndex)]",
+                    reason: "'\(id.prefix(60))' names no case (`certify --list` gives their names)")
             }
             if let requires = client.requires,
                 requires.isEmpty || requires.utf8.count > 1024
@@ -71,15 +72,30 @@ package struct CertifyManifest: Sendable, Decodable {
     /// it (informational, or NOT APPLICABLE to what it claims) would make the gate fail forever.
     package func checkExpectedFailures(of index: Int, claim: ClientClaim) throws(InputError) {
         for (caseIndex, id) in clients[index].expectedFailures.enumerated() {
-            guard let certifyCase = CertifyCase.all.first(where: { $0.id == id }) else { continue }
+            guard let certifyCase = CertifyCase.named(id) else { continue }
             let path = "clients[\(index)].expectedFailures[\(caseIndex)]"
             if certifyCase.weight == .informational {
                 throw InputError(
-                    path: path, reason: "\(id) is informational: it never FAILs, so it cannot be expected to")
+                    path: path,
+                    reason: "\(certifyCase.name) is informational: it never FAILs, so it cannot be expected to")
             }
             if let reason = certifyCase.notApplicable(to: claim) {
-                throw InputError(path: path, reason: "\(id) is NOT APPLICABLE to this client (\(reason))")
+                throw InputError(
+                    path: path, reason: "\(certifyCase.name) is NOT APPLICABLE to this client (\(reason))")
             }
+        }
+    }
+
+    /// The cases client `index` expects to fail, by name.
+    package func expectedNames(of index: Int) -> Set<String> {
+        Set(clients[index].expectedFailures.compactMap { CertifyCase.named($0)?.name })
+    }
+
+    /// The expected failures written as numbers (`2.3`) with the names to write instead: read for
+    /// one release, then refused.
+    package var numberedFailures: [(number: String, name: String)] {
+        clients.flatMap(\.expectedFailures).filter(CertifyCase.isNumber).compactMap { number in
+            CertifyCase.named(number).map { (number, $0.name) }
         }
     }
 

@@ -7,7 +7,8 @@ import Foundation
 /// `matrix.md` (the matrix for docs).
 package enum CertifyReport {
     package static let columns: [CSV.Column<(client: String, result: CertifyResult)>] = [
-        .init("client") { $0.client }, .init("case") { $0.result.certifyCase.id },
+        .init("client") { $0.client }, .init("case") { $0.result.certifyCase.name },
+        .init("number") { $0.result.certifyCase.id },
         .init("group") { $0.result.certifyCase.group.rawValue },
         .init("property") { $0.result.certifyCase.property.rawValue },
         .init("weight") { $0.result.certifyCase.weight.rawValue },
@@ -50,7 +51,8 @@ package enum CertifyReport {
 
     private static func caseJSON(_ result: CertifyResult) -> [String: Any] {
         var entry: [String: Any] = [
-            "id": result.certifyCase.id, "group": result.certifyCase.group.rawValue, "title": result.certifyCase.title,
+            "id": result.certifyCase.name, "number": result.certifyCase.id, "group": result.certifyCase.group.rawValue,
+            "title": result.certifyCase.title,
             "property": result.certifyCase.property.rawValue, "weight": result.certifyCase.weight.rawValue,
             "verdict": result.verdict.outcome.rawValue, "detail": result.verdict.detail, "requests": result.requests,
             "recommendation": result.verdict.recommendation?.rawValue ?? NSNull(),
@@ -83,7 +85,7 @@ package enum CertifyReport {
             text +=
                 "  <testsuite name=\"\(XML.escape(report.claim.name))\" tests=\"\(report.results.count)\" failures=\"\(report.failed.count)\" skipped=\"\(report.count(.notApplicable))\">\n"
             for result in report.results {
-                let name = "\(result.certifyCase.id) \(result.certifyCase.title)"
+                let name = "\(result.certifyCase.name): \(result.certifyCase.title)"
                 text +=
                     "    <testcase name=\"\(XML.escape(name))\" classname=\"\(XML.escape(report.claim.name)).\(result.certifyCase.group.rawValue)\" time=\"\(XML.number(result.elapsed))\">"
                 switch result.verdict.outcome {
@@ -133,7 +135,7 @@ package enum CertifyReport {
                 index < report.results.count ? cell(report.results[index].verdict) : ""
             }
             text +=
-                "| \(certifyCase.id) \(certifyCase.title) | `\(certifyCase.property.rawValue)` | "
+                "| \(certifyCase.id) `\(certifyCase.name)` \(certifyCase.title) | `\(certifyCase.property.rawValue)` | "
                 + cells.joined(separator: " | ") + " |\n"
         }
         text +=

@@ -69,8 +69,9 @@ package struct ClientReport: Sendable {
 }
 
 /// Runs cases against a client: for each, a fake on 127.0.0.1 (port 0) serving the case's plan,
-/// the client with the case's sends, and the verdict from the server's ledger. `jobs` cases run at
-/// once; each case's ledger, sends and the client's output are kept in `folder/<case id>/`.
+/// the client with the case's sends, and the verdict from the server's ledger. Up to `jobs` cases
+/// run at once (a timed case alone); each case's ledger, sends and the client's output are kept in
+/// `folder/<case name>/`.
 package struct CertifyRunner: Sendable {
     package var cases: [CertifyCase]
     package var jobs: Int
@@ -92,38 +93,42 @@ package struct CertifyRunner: Sendable {
         self.folder = folder
     }
 
-    /// Every case, `jobs` at a time, in catalog order. When cancelled it starts no more cases,
-    /// stops the running ones' clients and returns the cases that ended before (a case cut short
-    /// has no verdict).
+    /// Every case: first those whose verdict holds on any host, `jobs` at a time; then those that
+    /// depend on when requests arrive (`CertifyCase.dependsOnHostSpeed`), one at a time, so that
+    /// the client's own time between attempts is not the time this run's other cases take from it.
+    /// Results come in catalog order. When cancelled it starts no more cases, stops the running
+    /// ones' clients and returns the cases that ended before (a case cut short has no verdict).
     package func run(_ client: CertifyClient) async throws -> ClientReport {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var results: [CertifyResult?] = Array(repeating: nil, count: cases.count)
         var done = 0
-        try await withThrowingTaskGroup(of: (Int, CertifyResult?).self) { group in
-            var next = 0
-            func start() {
-                guard next < cases.count, !Task.isCancelled else { return }
-                let index = next
-                next += 1
-                group.addTask {
-                    let result = try await runCase(cases[index], client: client)
-                    return (index, Task.isCancelled ? nil : result)
+        let timed = cases.indices.filter { cases[$0].dependsOnHostSpeed }
+        let untimed = cases.indices.filter { !cases[$0].dependsOnHostSpeed }
+        for (indices, width) in [(untimed, max(1, jobs)), (timed, 1)] {
+            try await withThrowingTaskGroup(of: (Int, CertifyResult?).self) { group in
+                var next = indices.makeIterator()
+                func start() {
+                    guard !Task.isCancelled, let index = next.next() else { return }
+                    group.addTask {
+                        let result = try await runCase(cases[index], client: client)
+                        return (index, Task.isCancelled ? nil : result)
+                    }
                 }
-            }
-            for _ in 0..<max(1, jobs) { start() }
-            while let (index, result) = try await group.next() {
-                guard let result else { continue }
-                results[index] = result
-                done += 1
-                progress(done, cases.count, result)
-                start()
+                for _ in 0..<width { start() }
+                while let (index, result) = try await group.next() {
+                    guard let result else { continue }
+                    results[index] = result
+                    done += 1
+                    progress(done, cases.count, result)
+                    start()
+                }
             }
         }
         return ClientReport(claim: client.claim, command: client.command, results: results.compactMap { $0 })
     }
 
     func runCase(_ certifyCase: CertifyCase, client: CertifyClient) async throws -> CertifyResult {
-        let caseFolder = folder.appendingPathComponent(certifyCase.id)
+        let caseFolder = folder.appendingPathComponent(certifyCase.name)
         try FileManager.default.createDirectory(at: caseFolder, withIntermediateDirectories: true)
         let core = FakeFrontmailCore(plan: certifyCase.plan, seed: 1)
         var options = FakeFrontmailServer.Options()
@@ -135,7 +140,7 @@ package struct CertifyRunner: Sendable {
         try (bodies.joined(separator: "\n") + "\n").write(to: sendsFile, atomically: true, encoding: .utf8)
         let request = CertifyRequest(
             baseURL: URL(string: "http://127.0.0.1:\(server.port)")!, publicKey: Self.publicKey, bodies: bodies,
-            concurrency: certifyCase.concurrency, caseID: certifyCase.id, readsStatus: certifyCase.readsStatus)
+            concurrency: certifyCase.concurrency, caseID: certifyCase.name, readsStatus: certifyCase.readsStatus)
         let started = Date()
         let end: ClientEnd
         switch client.kind {

@@ -57,7 +57,7 @@ package struct Explorer: Sendable {
 
     /// The property of a case that could not run to its end (a deadlock, work that escaped the
     /// simulation, a generated file the checks refused).
-    static let runCompletes = "run-completes"
+    static let runCompletes = ContractProperty.runCompletes.rawValue
     /// How long a case's simulation waits for a wake-up from outside before it calls the run
     /// deadlocked (`Simulation.run`).
     static let stallGrace: TimeInterval = 0.25

@@ -4,9 +4,10 @@ import Foundation
 /// chose: each is the sum of metrics that count violations (zero for a correct client), judged from
 /// the server's ledger and the driver's history against the scenario file, never with SDK code.
 /// `checked` counts what a run gave it to judge (sends, waits, reads), for coverage.
+/// Each is a `ContractProperty` (its name and meaning are the catalog's); this is how explore
+/// judges it.
 struct ExploreProperty: Sendable, Hashable {
-    var name: String
-    var summary: String
+    var property: ContractProperty
     var violations: [MetricKey]
     var checked: MetricKey
     /// Over sockets, on the real clock (`explore --transport socket`), the simulation's exact
@@ -17,6 +18,9 @@ struct ExploreProperty: Sendable, Hashable {
     /// On the real clock, a metric that measures time breaks the property only above this much (its
     /// unit: `status.cancel_late.max` is in ms); every other metric counts violations.
     var allowances: [MetricKey: Double] = [:]
+
+    var name: String { property.rawValue }
+    var summary: String { property.summary }
 
     /// The metrics that count its violations: over sockets, without those libcurl's resends blur
     /// and with the real clock's own.
@@ -44,72 +48,48 @@ struct ExploreProperty: Sendable, Hashable {
 
     static let all: [ExploreProperty] = [
         ExploreProperty(
-            name: "one-effect-per-send", summary: "no send has two effects, and no effect is without a send",
-            violations: [.idempotencyDuplicates, .idempotencyUnexpected], checked: .idempotencySends),
-        ExploreProperty(
-            name: "no-lost-send", summary: "a send the SDK calls sent has the effect with its message id",
-            violations: [.idempotencyLost, .idempotencyMessageIDMismatches], checked: .idempotencySends),
-        ExploreProperty(
-            name: "failed-means-no-effect", summary: "a send that failed for certain (a 4xx) has no effect",
-            violations: [.idempotencyFailWithEffect], checked: .idempotencySends),
-        ExploreProperty(
-            name: "same-key",
-            summary: "one version-4 key per send, the same on every attempt, no two sends sharing one",
-            violations: [.idempotencyKeyChanges, .idempotencyKeyCollisions, .idempotencyKeysNotV4],
+            property: .oneEffect, violations: [.idempotencyDuplicates, .idempotencyUnexpected],
             checked: .idempotencySends),
         ExploreProperty(
-            name: "same-body", summary: "every attempt of a send carries the same body bytes",
-            violations: [.idempotencyBodyChanges], checked: .idempotencySends),
+            property: .noLostSend, violations: [.idempotencyLost, .idempotencyMessageIDMismatches],
+            checked: .idempotencySends),
         ExploreProperty(
-            name: "payload-intact", summary: "the body the server decodes is the params the driver meant",
-            violations: [.payloadMismatches], checked: .payloadChecked),
+            property: .failedMeansNoEffect, violations: [.idempotencyFailWithEffect], checked: .idempotencySends),
+        ExploreProperty(property: .sameKey, violations: [.idempotencyKeyChanges], checked: .idempotencySends),
+        ExploreProperty(property: .distinctKeys, violations: [.idempotencyKeyCollisions], checked: .idempotencySends),
+        ExploreProperty(property: .keyV4, violations: [.idempotencyKeysNotV4], checked: .idempotencySends),
+        ExploreProperty(property: .sameBody, violations: [.idempotencyBodyChanges], checked: .idempotencySends),
+        ExploreProperty(property: .payloadIntact, violations: [.payloadMismatches], checked: .payloadChecked),
         ExploreProperty(
-            name: "attempts-reported", summary: "the SDK reports every request it makes and none it did not",
-            violations: [.attemptsUnseen, .attemptsUnreported], checked: .sendSends),
+            property: .attemptsReported, violations: [.attemptsUnseen, .attemptsUnreported], checked: .sendSends),
         ExploreProperty(
-            name: "attempt-bound",
-            summary: "at most maxRetries + 1 requests per send, fewer only where the budget's replay refuses",
-            violations: [.attemptsOverLimit, .retryExactBudgetViolations], checked: .sendSends),
+            property: .attemptBound, violations: [.attemptsOverLimit, .retryExactBudgetViolations],
+            checked: .sendSends),
+        ExploreProperty(property: .noRetryAfterFinal, violations: [.attemptsAfterFinalAnswer], checked: .sendSends),
+        ExploreProperty(property: .retried, violations: [.attemptsGaveUpEarly], checked: .sendSends),
         ExploreProperty(
-            name: "no-retry-after-final-answer",
-            summary: "no request after a 2xx or a 4xx other than 429 that the client received whole",
-            violations: [.attemptsAfterFinalAnswer], checked: .sendSends),
-        ExploreProperty(
-            name: "no-early-give-up",
-            summary: "a retryable failure with attempts left is retried, unless a budget or Retry-After says no",
-            violations: [.attemptsGaveUpEarly], checked: .sendSends),
-        ExploreProperty(
-            name: "retry-after-obeyed",
-            summary: "a retry comes exactly the Retry-After the server meant later; over maxRetryAfter, none",
-            violations: [.jitterExactRetryAfterGapErrors, .jitterOverLimitRetried],
+            property: .retryAfterObeyed, violations: [.jitterExactRetryAfterGapErrors],
             checked: .jitterExactRetryAfterWaits,
             realClock: [.jitterRetryAfterMismatches], realClockChecked: .jitterRetryAfterWaits),
+        ExploreProperty(property: .retryAfterLimit, violations: [.jitterOverLimitRetried], checked: .sendSends),
         ExploreProperty(
-            name: "waits-in-policy", summary: "every other wait lies within the policy's cap for its retry",
-            violations: [.jitterExactOverCap, .jitterCapMismatches], checked: .jitterExactRealizedSamples,
+            property: .waitsInPolicy, violations: [.jitterExactOverCap, .jitterCapMismatches],
+            checked: .jitterExactRealizedSamples,
             realClock: [.jitterEarlyRetries], realClockChecked: .jitterSamples),
         ExploreProperty(
-            name: "timeout-exact", summary: "an abandoned attempt ends exactly one timeout after it started",
-            violations: [.attemptsExactTimeoutMismatches], checked: .attemptsExactTimeouts),
+            property: .attemptTimeout, violations: [.attemptsExactTimeoutMismatches],
+            checked: .attemptsExactTimeouts),
+        ExploreProperty(property: .errorIsLastAnswer, violations: [.sendErrorMismatches], checked: .sendErrorsChecked),
         ExploreProperty(
-            name: "error-is-last-answer", summary: "a failed send throws the code and status the server answered last",
-            violations: [.sendErrorMismatches], checked: .sendErrorsChecked),
-        ExploreProperty(
-            name: "status-read",
-            summary: "a status read keeps its token out of the URL, never retries a 404, reports what it got",
+            property: .statusRead,
             violations: [
                 .statusDefects, .statusUnknownRetried, .statusUnknownMisreported, .statusMismatched, .statusUnreported,
             ], checked: .statusReads),
         ExploreProperty(
-            name: "cancel-aborts",
-            summary: "a cancelled read throws aborted at the cancel's instant and sends nothing after",
+            property: .cancelAborts,
             violations: [.statusCancelledNotAborted, .statusAttemptsAfterCancel, .statusCancelLateMax],
             checked: .statusCancelled, allowances: [.statusCancelLateMax: realClockCancelAllowance]),
-        ExploreProperty(
-            name: "survives",
-            summary:
-                "an answer outside the contract (a 1xx, 3xx or 600-999 status, a hostile body or Retry-After) ends as the contract says",
-            violations: [.survivesMisjudged], checked: .survivesHostileSends),
+        ExploreProperty(property: .survives, violations: [.survivesMisjudged], checked: .survivesHostileSends),
     ]
 
     /// Not judged over sockets: libcurl resends a request whose reused connection closed before
@@ -126,7 +106,7 @@ struct ExploreProperty: Sendable, Hashable {
     /// A case with `caseJitterMinimum` such waits is also tested alone, at `caseJitterAlpha`: a
     /// failure there is shrunk like any other (a case's waits are few, so its test is far less
     /// sensitive than the pool's; it catches a gross defect in a case of one send).
-    static let jitterUniform = "jitter-uniform"
+    static let jitterUniform = ContractProperty.jitterUniform.rawValue
     static let caseJitterMinimum = 100
     static let caseJitterAlpha = 1e-9
 

@@ -37,11 +37,11 @@ struct IdempotencyProbe {
             let committed = attempts.filter(\.effect)
             for send in sends { effects[send.sendID] = grouped ? nil : committed.count }
             totalEffects += committed.count
-            if committed.count > 1 { duplicates += 1 }
+            if ContractProperty.committedTwice(attempts) { duplicates += 1 }
             keyChanges += sends.filter(\.keyChanged).count
             if !grouped {
                 if Set(attempts.map(\.keyID)).count > 1 && !sends.contains(where: \.keyChanged) { keyChanges += 1 }
-                if Set(attempts.map(\.fingerprint)).count > 1 { bodyChanges += 1 }
+                if ContractProperty.changesBody(attempts) { bodyChanges += 1 }
             }
             for keyID in Set(attempts.map(\.keyID)) where keyID != 0 {
                 if let owner = keyOwners[keyID], owner != benchID {
@@ -97,9 +97,8 @@ struct IdempotencyProbe {
     }
 }
 
-/// Whether SDK-made idempotency keys look like random version-4 UUIDs (RFC 9562 §5.4): 36
-/// characters, hyphens after the 8th, 12th, 16th and 20th hex digit, version nibble 4, variant bits
-/// 10. Of the keys that are, each of the 122 random bits must be 1 in about half of them:
+/// Whether SDK-made idempotency keys look like random version-4 UUIDs (`ContractProperty.isVersion4`,
+/// the check certify makes). Of the keys that are, each of the 122 random bits must be 1 in about half of them:
 /// `bitBias` is the largest |ones − n/2| / √(n/4) over those bits (about the largest of 122
 /// |N(0,1)|, under 4.5 in all but one run in 10,000 for a random source; a counter, a clock or a
 /// hash of something shared leaves bits stuck and scores near √n).
@@ -111,7 +110,7 @@ struct KeyShape {
         var ones = [Int](repeating: 0, count: 128)
         var valid = 0
         for key in keys {
-            guard let (high, low) = Self.v4Bits(key) else {
+            guard ContractProperty.isVersion4(key), let (high, low) = Self.v4Bits(key) else {
                 notV4 += 1
                 continue
             }

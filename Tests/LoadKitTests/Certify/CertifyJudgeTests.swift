@@ -28,12 +28,13 @@ struct CertifyJudgeTests {
     }
 
     static func verdict(
-        _ property: CertifyProperty, _ records: [LedgerRecord], keys: [String] = ["", keyA, keyB], sends: Int = 1,
+        _ property: ContractProperty, _ records: [LedgerRecord], keys: [String] = ["", keyA, keyB], sends: Int = 1,
         claim: ClientClaim = SDKCertifyClient.claim(), end: ClientEnd = .exited(0),
         weight: CertifyCase.Weight = .required
     ) -> CertifyVerdict {
         let certifyCase = CertifyCase(
-            id: "9.9", group: .idempotency, title: "test", property: property, plan: FaultPlan(), sends: sends,
+            id: "9.9", name: "idempotency.test", group: .idempotency, title: "test", property: property,
+            plan: FaultPlan(), sends: sends,
             concurrency: 1, weight: weight, deadline: 10)
         return CertifyJudge.judge(
             certifyCase, claim: claim, view: ServerView(records: records, keys: keys), end: end)
@@ -230,11 +231,22 @@ struct CertifyJudgeTests {
         #expect(hung.deadline(for: claim) > 15 + CertifyJudge.lateTolerance(cap: 15))
     }
 
-    @Test("case patterns: ids, globs and groups; the catalog has 40 or more numbered cases, ids unique")
+    @Test("case patterns: names, numbers, globs and groups; 40 or more cases, names and numbers unique")
     func catalog() {
         let all = CertifyCase.all
         #expect(all.count >= 40)
-        #expect(Set(all.map(\.id)).count == all.count)
+        #expect(Set(all.map(\.id)).count == all.count && Set(all.map(\.name)).count == all.count)
+        for certifyCase in all {
+            let parts = certifyCase.name.split(separator: ".", maxSplits: 1).map(String.init)
+            #expect(parts.first == certifyCase.group.rawValue && parts.count == 2, "\(certifyCase.name)")
+            #expect(parts.last?.allSatisfy { $0.isLowercase || $0.isNumber || $0 == "-" } == true)
+            #expect(CertifyCase.named(certifyCase.name)?.id == certifyCase.id)
+            #expect(CertifyCase.named(certifyCase.id)?.name == certifyCase.name)
+            #expect(CertifyCase.isNumber(certifyCase.id) && !CertifyCase.isNumber(certifyCase.name))
+        }
+        #expect(all.filter { $0.matches("retry-after.fraction") }.map(\.id) == ["2.3"])
+        #expect(all.filter { $0.matches("backoff.*") }.count == all.filter { $0.group == .backoff }.count)
+        #expect(CertifyCase.named("retry-after.nothing") == nil && CertifyCase.named("12.1") == nil)
         #expect(all.filter { $0.matches("2.*") }.allSatisfy { $0.group == .retryAfter })
         #expect(all.filter { $0.matches("backoff") }.count == all.filter { $0.group == .backoff }.count)
         #expect(all.filter { $0.matches("1.1") }.map(\.id) == ["1.1"])

@@ -183,7 +183,7 @@ struct CertifyJudgeTimingTests {
         }
         let keys = [""] + (0..<50).map { _ in UUID().uuidString.lowercased() }
         let stamina = sends { cap, _ in min(0.45, cap + 0.1 * random.unit()) + 0.002 }
-        for property in [CertifyProperty.jitterUniform, .waitsInPolicy] {
+        for property in [ContractProperty.jitterUniform, .waitsInPolicy] {
             let verdict = CertifyJudgeTests.verdict(property, stamina, keys: keys, sends: 50, claim: claim)
             #expect(verdict.outcome == .pass, "\(property): \(verdict.detail)")
         }

@@ -42,34 +42,50 @@ struct CertifySDKTests {
 
     /// The cases each broken client is built to fail (certify/clients.json plans the same).
     static let planned: [String: [String]] = [
-        "key-changing": ["1.3", "1.4", "1.5", "1.10", "1.11", "1.12", "1.14"],
-        "body-changing": ["1.8", "1.9"],
-        "retry-after-blind": ["2.1", "2.2", "2.3", "2.5", "2.7", "2.8", "2.10", "10.4"],
-        "no-jitter": ["3.3", "3.4"],
-        "retries-final-answers": [
-            "1.13", "4.1", "4.2", "4.3", "4.4", "4.5", "4.6", "4.7", "4.8", "4.9", "4.10", "4.11", "4.12", "4.13",
-            "9.3", "10.5", "10.6", "10.7", "10.8",
+        "key-changing": [
+            "idempotency.same-key-after-503", "idempotency.same-key-after-reset", "idempotency.same-key-after-hang",
+            "idempotency.one-email-after-drop", "idempotency.one-email-after-late-answer",
+            "idempotency.one-email-duplicate-in-progress", "idempotency.one-email-concurrent-resets",
         ],
-        "one-retry-short": ["3.6"],
-        "one-retry-extra": ["3.5", "8.1"],
-        "equal-jitter": ["3.3"],
-        "doubled-backoff": ["3.3"],
-        "duplicating": ["1.10", "1.11", "1.12", "1.14", "4.1", "8.1"],
-        "status-token-in-url": ["9.1", "9.2", "9.3"],
+        "body-changing": ["idempotency.same-body-after-503", "idempotency.same-body-after-truncation"],
+        "retry-after-blind": [
+            "retry-after.seconds-503", "retry-after.seconds-429", "retry-after.fraction", "retry-after.date-ahead",
+            "retry-after.over-limit-503", "retry-after.over-limit-429", "retry-after.second-answer",
+            "hostile.400-digit-retry-after",
+        ],
+        "no-jitter": ["backoff.jitter-distribution", "backoff.independent-draws"],
+        "retries-final-answers": [
+            "idempotency.conflict-ends-send", "non-retryable.400", "non-retryable.401", "non-retryable.402",
+            "non-retryable.403", "non-retryable.404", "non-retryable.408", "non-retryable.409-idempotency-conflict",
+            "non-retryable.413", "non-retryable.422", "non-retryable.451", "non-retryable.400-with-retry-after",
+            "non-retryable.200-empty-body", "non-retryable.202-not-json",
+            "status.404-ends", "hostile.deep-nesting-202", "hostile.huge-number-200", "hostile.invalid-utf8-202",
+            "hostile.megabytes-200",
+        ],
+        "one-retry-short": ["backoff.retried-to-bound"],
+        "one-retry-extra": ["backoff.attempt-bound", "outage.attempt-bound"],
+        "equal-jitter": ["backoff.jitter-distribution"],
+        "doubled-backoff": ["backoff.jitter-distribution"],
+        "duplicating": [
+            "idempotency.one-email-after-drop", "idempotency.one-email-after-late-answer",
+            "idempotency.one-email-duplicate-in-progress", "idempotency.one-email-concurrent-resets",
+            "non-retryable.400", "outage.attempt-bound",
+        ],
+        "status-token-in-url": ["status.token-in-header", "status.503-retried", "status.404-ends"],
     ]
 
     /// The broken clients with a planned case that holds on any host.
     static var untimedBroken: [String] {
-        planned.keys.sorted().filter { name in untimed.contains { planned[name]?.contains($0.id) == true } }
+        planned.keys.sorted().filter { name in untimed.contains { planned[name]?.contains($0.name) == true } }
     }
 
     @Test("each broken client fails every untimed case planned for it", arguments: untimedBroken)
     func brokenFails(_ name: String) async throws {
         let broken = try #require(BrokenClient.named(name))
         #expect(SDKCertifyClient.brokenOnRealClock.contains(name))
-        let planned = Set(Self.planned[name] ?? []).intersection(Self.untimed.map(\.id))
-        let report = try await Self.certify(broken, cases: CertifyCase.all.filter { planned.contains($0.id) })
-        let failed = Set(report.failed.map(\.certifyCase.id))
+        let planned = Set(Self.planned[name] ?? []).intersection(Self.untimed.map(\.name))
+        let report = try await Self.certify(broken, cases: CertifyCase.all.filter { planned.contains($0.name) })
+        let failed = Set(report.failed.map(\.certifyCase.name))
         #expect(failed == planned, "\(name) missed \(planned.subtracting(failed).sorted())")
     }
 

@@ -1,0 +1,117 @@
+import FakeFrontmail
+import Foundation
+
+/// The contract's properties: one name and one meaning for every room that judges them. `explore`
+/// judges a property on the simulated clock (exactly) or over sockets, from the server's ledger and
+/// the driver's history; `certify` judges it from the server's ledger alone, for a client this
+/// project did not write. Where both judge the same evidence they call the same function (below);
+/// a certify case and a broken client each name the property they exercise by its name here.
+package enum ContractProperty: String, Sendable, CaseIterable {
+    /// Every planned send reached the server (also the precondition of every other property).
+    case reached = "send-reached"
+    case keyPresent = "key-present"
+    case keyV4 = "key-uuid-v4"
+    case sameKey = "same-key"
+    case distinctKeys = "distinct-keys"
+    case sameBody = "same-body"
+    case oneEffect = "one-effect-per-send"
+    case noLostSend = "no-lost-send"
+    case failedMeansNoEffect = "failed-means-no-effect"
+    case payloadIntact = "payload-intact"
+    case attemptsReported = "attempts-reported"
+    case attemptBound = "attempt-bound"
+    case noRetryAfterFinal = "no-retry-after-final-answer"
+    /// A retryable failure with attempts left was retried.
+    case retried = "no-early-give-up"
+    case retryAfterObeyed = "retry-after-obeyed"
+    /// A Retry-After over the limit (60 s by contract §4.4) ends the send at once.
+    case retryAfterLimit = "retry-after-limit"
+    case waitsInPolicy = "waits-in-policy"
+    case jitterUniform = "jitter-uniform"
+    /// Sends failing at the same moment do not retry at the same moment.
+    case independentDraws = "independent-draws"
+    /// An attempt the server does not finish is given up at the client's timeout.
+    case attemptTimeout = "attempt-timeout"
+    /// Requests per logical send in an outage (reported; judged against the claimed bound).
+    case amplification
+    case errorIsLastAnswer = "error-is-last-answer"
+    /// A status read keeps its token out of the URL, is retried after a retryable answer and
+    /// never after a final one.
+    case statusRead = "status-read"
+    case cancelAborts = "cancel-aborts"
+    case survives
+    /// A run's every send ends: no crash, no hang, no deadlock.
+    case runCompletes = "run-completes"
+
+    /// What the property asks, in a line: the same words in every room and document.
+    package var summary: String {
+        switch self {
+        case .reached: return "every send reaches the server"
+        case .keyPresent: return "every request carries an Idempotency-Key"
+        case .keyV4: return "every key is a lowercase version-4 UUID (contract §4.6)"
+        case .sameKey: return "every attempt of a send carries the same key"
+        case .distinctKeys: return "no two sends share a key"
+        case .sameBody: return "every attempt of a send carries the same body bytes"
+        case .oneEffect: return "no send has two effects (two emails), and no effect is without a send"
+        case .noLostSend: return "a send the client calls sent has the effect with its message id"
+        case .failedMeansNoEffect: return "a send that failed for certain (a 4xx) has no effect"
+        case .payloadIntact: return "the body the server decodes is the params the caller meant"
+        case .attemptsReported: return "the client reports every request it makes and none it did not"
+        case .attemptBound:
+            return "at most the policy's attempts per send (maxRetries + 1), fewer only where a budget refuses"
+        case .noRetryAfterFinal: return "no request after a 2xx or a 4xx other than 429 that the client received whole"
+        case .retried:
+            return
+                "a retryable failure with attempts left is retried, unless a budget or a Retry-After over the limit says no"
+        case .retryAfterObeyed:
+            return
+                "a retry comes no sooner than the Retry-After the server meant (on the simulated clock: exactly then)"
+        case .retryAfterLimit:
+            return "a Retry-After over the limit (60 s by default) ends the send at once, with no retry"
+        case .waitsInPolicy: return "every backoff wait lies within the policy's cap for its retry"
+        case .jitterUniform: return "backoff waits are distributed as the policy's jitter (KS)"
+        case .independentDraws: return "sends failing together do not retry together"
+        case .attemptTimeout:
+            return "an attempt the server never finishes is given up at the client's timeout (simulated: exactly then)"
+        case .amplification: return "requests per send in an outage, within the claimed bound"
+        case .errorIsLastAnswer: return "a failed send throws the code and status the server answered last"
+        case .statusRead:
+            return "a status read keeps its token out of the URL, is retried after a 5xx and never after a final answer"
+        case .cancelAborts: return "a cancelled read throws aborted at the cancel's instant and sends nothing after"
+        case .survives:
+            return
+                "an answer outside the contract (a 1xx, 3xx or 600-999 status, a hostile body or Retry-After) ends as the contract says"
+        case .runCompletes: return "every send of a run ends: no crash, no hang, no deadlock"
+        }
+    }
+
+    // The judging functions both rooms share: each takes one send's requests as the server saw
+    // them, in arrival order.
+
+    /// The send's attempts did not all carry the same body bytes.
+    static func changesBody(_ attempts: [LedgerRecord]) -> Bool {
+        Set(attempts.map(\.fingerprint)).count > 1
+    }
+
+    /// The send was committed more than once: two emails.
+    static func committedTwice(_ attempts: [LedgerRecord]) -> Bool {
+        attempts.lazy.filter(\.effect).count > 1
+    }
+
+    /// A lowercase version-4 UUID in its 36-character form (RFC 9562 §5.4, contract §4.6): 8-4-4-4-12
+    /// hex digits, version nibble 4, variant 8, 9, a or b.
+    static func isVersion4(_ key: String?) -> Bool {
+        guard let key else { return false }
+        let bytes = Array(key.utf8)
+        guard bytes.count == 36 else { return false }
+        for (index, byte) in bytes.enumerated() {
+            switch index {
+            case 8, 13, 18, 23: if byte != UInt8(ascii: "-") { return false }
+            case 14: if byte != UInt8(ascii: "4") { return false }
+            case 19: if !"89ab".utf8.contains(byte) { return false }
+            default: if !"0123456789abcdef".utf8.contains(byte) { return false }
+            }
+        }
+        return true
+    }
+}

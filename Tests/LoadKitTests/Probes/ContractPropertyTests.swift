@@ -1,0 +1,95 @@
+import FakeFrontmail
+import Foundation
+import FrontmailMutants
+import Testing
+
+@testable import LoadKit
+
+/// One catalog of the contract's properties: every name explore, certify, a broken client or the
+/// documentation uses is one of it, with one meaning.
+@Suite("the contract's properties: one catalog")
+struct ContractPropertyTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    /// What explore judges: its properties, the pooled jitter test and the run's completion.
+    static let explored = Set(ExploreProperty.all.map(\.property) + [.jitterUniform, .runCompletes])
+
+    @Test("names are distinct, lowercase words and digits joined by hyphens, each with a meaning")
+    func names() {
+        let names = ContractProperty.allCases.map(\.rawValue)
+        #expect(Set(names).count == names.count)
+        for property in ContractProperty.allCases {
+            #expect(property.rawValue.allSatisfy { $0.isLowercase || $0.isNumber || $0 == "-" }, "\(property.rawValue)")
+            #expect(!property.summary.isEmpty)
+        }
+        #expect(Set(ExploreProperty.all.map(\.property)).count == ExploreProperty.all.count)
+        #expect(ExploreProperty.names.allSatisfy { ContractProperty(rawValue: $0) != nil })
+    }
+
+    @Test("every property is judged somewhere; certify's every one is some case's, and no case names another")
+    func judged() {
+        let certified = Set(ContractProperty.certified)
+        for property in ContractProperty.allCases {
+            #expect(Self.explored.contains(property) || certified.contains(property), "\(property.rawValue)")
+        }
+        let named = Set(CertifyCase.all.map(\.property))
+        #expect(named == certified, "\(certified.symmetricDifference(named).map(\.rawValue))")
+    }
+
+    @Test("every broken client names a property explore judges, and every such property has a broken client")
+    func brokenClients() {
+        for client in BrokenClient.all {
+            let property = ContractProperty(rawValue: client.property)
+            #expect(property.map { Self.explored.contains($0) } == true, "\(client.name): \(client.property)")
+        }
+        let caught = Set(BrokenClient.all.compactMap { ContractProperty(rawValue: $0.property) })
+        #expect(Self.explored.subtracting(caught).isEmpty, "\(Self.explored.subtracting(caught).map(\.rawValue))")
+    }
+
+    @Test("docs/properties.md has one row per property: its meaning from the catalog and the rooms that judge it")
+    func documented() throws {
+        let text = try String(contentsOf: Self.root.appendingPathComponent("docs/properties.md"), encoding: .utf8)
+        let rows = text.split(separator: "\n").filter { $0.hasPrefix("| `") }
+        #expect(rows.count == ContractProperty.allCases.count)
+        for property in ContractProperty.allCases {
+            let explore = Self.explored.contains(property) ? "yes" : ""
+            let certify = ContractProperty.certified.contains(property) ? "yes" : ""
+            let row = "| `\(property.rawValue)` | \(property.summary) | \(explore) | \(certify) |"
+                .replacingOccurrences(of: "|  |", with: "| |")
+            #expect(rows.contains { $0 == row }, "\(row)")
+        }
+    }
+
+    @Test("a key is the contract's only when lowercase version 4 with its variant; a capital, v1 or variant c is not")
+    func version4() {
+        #expect(ContractProperty.isVersion4("0f8fad5b-d9cb-469f-a165-70867728950e"))
+        #expect(ContractProperty.isVersion4("0f8fad5b-d9cb-469f-b165-70867728950e"))
+        for key in [
+            "0F8FAD5B-D9CB-469F-A165-70867728950E", "0f8fad5b-d9cb-169f-a165-70867728950e",
+            "0f8fad5b-d9cb-469f-c165-70867728950e", "0f8fad5bd9cb469fa16570867728950e",
+            "0f8fad5b-d9cb-469f-a165-70867728950", "0f8fad5b_d9cb-469f-a165-70867728950e", "",
+        ] {
+            #expect(!ContractProperty.isVersion4(key), "\(key)")
+        }
+        #expect(!ContractProperty.isVersion4(nil))
+        // The key-shape metric and certify agree: a capital key is not the contract's in either room.
+        #expect(KeyShape(["0F8FAD5B-D9CB-469F-A165-70867728950E"]).notV4 == 1)
+        #expect(KeyShape(["0f8fad5b-d9cb-469f-a165-70867728950e"]).notV4 == 0)
+    }
+
+    @Test("a send's body changed, or it was committed twice, by the one function both rooms call")
+    func sendFunctions() {
+        func record(_ fingerprint: UInt64, effect: Bool) -> LedgerRecord {
+            var record = LedgerRecord(arrival: 0, connection: 1, endpoint: .send, keyID: 1, attempt: 1)
+            record.fingerprint = fingerprint
+            record.effect = effect
+            return record
+        }
+        #expect(!ContractProperty.changesBody([record(7, effect: false), record(7, effect: true)]))
+        #expect(ContractProperty.changesBody([record(7, effect: false), record(8, effect: true)]))
+        #expect(!ContractProperty.committedTwice([record(7, effect: false), record(7, effect: true)]))
+        #expect(ContractProperty.committedTwice([record(7, effect: true), record(7, effect: true)]))
+        #expect(!ContractProperty.changesBody([]) && !ContractProperty.committedTwice([]))
+    }
+}
