@@ -33,8 +33,8 @@ public enum CertifyCommand {
                             exit 0 only when each fails exactly its expected cases)
           --cases PATTERNS  only these cases: names, globs, groups or numbers, comma-separated
                             (retry-after.fraction,backoff.*,status,2.3)
-          --jobs N          cases run at once (1-16, default 4); a case whose verdict depends on
-                            when requests arrive runs alone
+          --jobs N          cases run at once (1-16, default 4); a required case whose verdict
+                            depends on when requests arrive runs alone
           --out DIR         where results go (default results)
           --list            list the cases
           --no-progress     no progress line on stderr

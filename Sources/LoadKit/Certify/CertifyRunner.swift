@@ -93,18 +93,16 @@ package struct CertifyRunner: Sendable {
         self.folder = folder
     }
 
-    /// Every case: first those whose verdict holds on any host, `jobs` at a time; then those that
-    /// depend on when requests arrive (`CertifyCase.dependsOnHostSpeed`), one at a time, so that
-    /// the client's own time between attempts is not the time this run's other cases take from it.
+    /// Every case: first those whose verdict holds on any host, `jobs` at a time; then the required
+    /// ones that depend on when requests arrive (`CertifyCase.dependsOnHostSpeed`), one at a time,
+    /// so that the client's own time between attempts is not time this run's other cases take.
     /// Results come in catalog order. When cancelled it starts no more cases, stops the running
     /// ones' clients and returns the cases that ended before (a case cut short has no verdict).
     package func run(_ client: CertifyClient) async throws -> ClientReport {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var results: [CertifyResult?] = Array(repeating: nil, count: cases.count)
         var done = 0
-        let timed = cases.indices.filter { cases[$0].dependsOnHostSpeed }
-        let untimed = cases.indices.filter { !cases[$0].dependsOnHostSpeed }
-        for (indices, width) in [(untimed, max(1, jobs)), (timed, 1)] {
+        for (indices, width) in Self.phases(cases, jobs: jobs) {
             try await withThrowingTaskGroup(of: (Int, CertifyResult?).self) { group in
                 var next = indices.makeIterator()
                 func start() {
@@ -125,6 +123,14 @@ package struct CertifyRunner: Sendable {
             }
         }
         return ClientReport(claim: client.claim, command: client.command, results: results.compactMap { $0 })
+    }
+
+    /// The cases' indices in the order they run and how many at once: those whose verdict holds on
+    /// any host (and the informational ones, which gate nothing) `jobs` at a time, then each
+    /// required case that depends on when requests arrive alone.
+    static func phases(_ cases: [CertifyCase], jobs: Int) -> [(indices: [Int], width: Int)] {
+        let alone = { (index: Int) in cases[index].dependsOnHostSpeed && cases[index].weight == .required }
+        return [(cases.indices.filter { !alone($0) }, max(1, jobs)), (cases.indices.filter(alone), 1)]
     }
 
     func runCase(_ certifyCase: CertifyCase, client: CertifyClient) async throws -> CertifyResult {

@@ -258,3 +258,21 @@ struct CertifyJudgeTests {
         }
     }
 }
+
+@Suite("certify: the order cases run in")
+struct CertifyPhaseTests {
+    @Test("required timed cases run alone after the rest; the others, informational ones too, run side by side")
+    func timedCasesAlone() throws {
+        let all = CertifyCase.all
+        let phases = CertifyRunner.phases(all, jobs: 4)
+        #expect(phases.map(\.width) == [4, 1])
+        let alone = phases[1].indices.map { all[$0] }
+        #expect(!alone.isEmpty && alone.allSatisfy { $0.dependsOnHostSpeed && $0.weight == .required })
+        #expect(phases[0].indices.map { all[$0] }.allSatisfy { !$0.dependsOnHostSpeed || $0.weight == .informational })
+        #expect(Set(phases.flatMap(\.indices)) == Set(all.indices) && phases.flatMap(\.indices).count == all.count)
+        let jitter = try #require(all.firstIndex { $0.name == "backoff.jitter-distribution" })
+        let trickle = try #require(all.firstIndex { $0.name == "timeouts.trickled-body" })
+        #expect(phases[1].indices.contains(jitter) && phases[0].indices.contains(trickle))
+        #expect(CertifyRunner.phases(all, jobs: 0).map(\.width) == [1, 1])
+    }
+}
