@@ -80,7 +80,7 @@ func refuseInputsAndOutputs(
 }
 
 /// The results folder `--out` names (`results` when not given), claimed by `claim`; nil after
-/// saying why it cannot be written.
+/// saying why it cannot be written (every command then exits 70: results that cannot be written).
 func claimOutput<Claimed>(
     _ command: String, _ parsed: Arguments, _ claim: (URL) throws -> Claimed
 ) -> Claimed? {

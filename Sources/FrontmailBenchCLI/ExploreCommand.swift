@@ -27,7 +27,7 @@ public enum ExploreCommand {
         DIR/<run>-explore/explore.csv.
 
           --runs N        stop after N cases (1-10000000)
-          --time DURATION stop starting cases after this long (default 60s; up to 1 day)
+          --time DURATION stop starting cases after this long (default 60s; up to 24h)
           --seed S        the first case's seed (default 1): the same seed and --runs give the
                           same cases, verdicts and files
           --schedule P    the order of the jobs ready at one instant in each case: fifo (the
@@ -123,7 +123,7 @@ public enum ExploreCommand {
             }
             guard let span = TimeSpan(parsing: text), span.seconds >= 1, span.seconds <= 86_400 else {
                 throw Arguments.UsageError(
-                    message: "--time must be a duration from 1s to 1 day (60s, 10m), not '\(text)'")
+                    message: "--time must be a duration from 1s to 24h (60s, 10m, 2h), not '\(text)'")
             }
             options.seconds = span.seconds
         }

@@ -5,7 +5,7 @@ import LoadKit
 /// `frontmail-bench merge`: judges the shards of a run as one run.
 public enum MergeCommand {
     public static let usage = """
-        usage: frontmail-bench merge FILE|DIR... [--out DIR] [--junit FILE] [--summary-md FILE]
+        usage: frontmail-bench merge FILE|DIR... [--out DIR] [--junit FILE] [--summary-md FILE] [--run-id ID]
 
         Merges the raw results of `run --shard i/N` (*.fmshard files, or folders holding them) into
         one run per scenario: histories and ledgers by union, then the probes and the scenario's
@@ -17,6 +17,7 @@ public enum MergeCommand {
           --out DIR          where results go (default results)
           --junit FILE       write the JUnit XML there instead
           --summary-md FILE  write the Markdown summary there instead
+          --run-id ID        the merged run's id (1-64 letters, digits, - and _; default: a new one)
 
         exit: 0 every assertion holds, 1 some failed, 64 bad arguments, 65 shards that cannot be
         merged or a damaged shard file, 70 results that cannot be written, 130 a shard was interrupted (the
@@ -48,7 +49,7 @@ public enum MergeCommand {
         guard
             let writer = claimOutput(
                 "merge", parsed, { try ResultsWriter.claim(root: $0, runID: parsed.value("run-id") ?? RunID.make()) })
-        else { return .usage }
+        else { return .software }
         let runner = ScenarioRunner(outputFolder: writer.root, runID: writer.runID, progress: false)
         var results: [ScenarioResult] = []
         for (scenario, measurement, shards) in merged {

@@ -91,7 +91,7 @@ extension RunCommand {
             try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
         } catch {
             printError("run: --out \(out.path) cannot be written (\(error.localizedDescription))")
-            return .usage
+            return .software
         }
         var serverRunID: String?
         if let server = options.server {

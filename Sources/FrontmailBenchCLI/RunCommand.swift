@@ -44,6 +44,8 @@ public enum RunCommand {
           --shard i/N     run only shard i (0-based) of N and write DIR/<scenario>.shard-i-of-N.fmshard
                           for `merge` (no verdicts); `env/N` takes i from $JOB_COMPLETION_INDEX
           --server URL    with --shard: send to this `serve --scenario` shared by every shard
+          --run-id ID     with --shard: the run's name in every part (1-64 letters, digits, - and _;
+                          give every shard of one run the same)
           --rate R        with --shard: the open loop's total rate in sends/s (replaces the file's,
                           a calibrated one included; give every shard the same)
 
@@ -238,7 +240,7 @@ public enum RunCommand {
             throw Exit(code: .usage)
         } catch {
             printError("run: --out \(out.path) cannot be written (\(error.localizedDescription))")
-            throw Exit(code: .usage)
+            throw Exit(code: .software)
         }
     }
 

@@ -88,7 +88,7 @@ public enum TuneCommand {
             return .success
         }
         guard let writer = claimOutput("tune", parsed, { try ResultsWriter.claim(root: $0, runID: RunID.make()) })
-        else { return .usage }
+        else { return .software }
         let runs = sizes.reduce(0, +)
         for (tune, size) in zip(tunes, sizes) {
             printError(

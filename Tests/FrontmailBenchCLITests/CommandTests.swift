@@ -25,6 +25,22 @@ struct CommandTests {
         #expect(await FrontmailBench.main([]) == .usage)
     }
 
+    @Test("every option a command's unknown-option message lists is one its --help documents")
+    func listedOptionsDocumented() {
+        let commands: [(String, Arguments.Spec, String)] = [
+            ("run", RunCommand.spec, RunCommand.usage), ("explore", ExploreCommand.spec, ExploreCommand.usage),
+            ("certify", CertifyCommand.spec, CertifyCommand.usage), ("tune", TuneCommand.spec, TuneCommand.usage),
+            ("merge", MergeCommand.spec, MergeCommand.usage), ("report", ReportCommand.spec, ReportCommand.usage),
+            ("serve", ServeCommand.spec, ServeCommand.usage),
+        ]
+        for (name, spec, usage) in commands {
+            let listed = spec.options.union(spec.flags).subtracting(spec.unlisted)
+            for option in listed where option != "help" {
+                #expect(usage.contains("--\(option)"), "\(name) lists --\(option) but its --help does not say it")
+            }
+        }
+    }
+
     @Test("run and list: a bad scenario file exits 65, a missing one or an unknown --only 64")
     func badInputs() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cmd-\(UUID().uuidString)")

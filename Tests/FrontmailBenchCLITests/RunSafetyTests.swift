@@ -40,7 +40,18 @@ struct RunSafetyTests {
         let scenario = folder.appendingPathComponent("one.json")
         try #"{"name": "one", "load": {"type": "closed", "concurrency": 1, "sends": 1}}"#.write(
             to: scenario, atomically: true, encoding: .utf8)
-        #expect(await RunCommand.run([scenario.path, "--out", file.path, "--no-progress"]) == .usage)
+        // An --out that names a file: results that cannot be written (70), in every command.
+        #expect(await RunCommand.run([scenario.path, "--out", file.path, "--no-progress"]) == .software)
+        #expect(
+            await TuneCommand.run([
+                URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                    .deletingLastPathComponent().appendingPathComponent("tune/retry-defaults.json").path, "--quick",
+                "--out", file.path, "--no-progress",
+            ]) == .software)
+        #expect(await ExploreCommand.run(["--runs", "1", "--out", file.path, "--no-progress"]) == .software)
+        #expect(
+            await CertifyCommand.run(["--client", "true", "--cases", "1.1", "--out", file.path, "--no-progress"])
+                == .software)
     }
 
     @Test("a folder without scenario files is an error, not a passing run of nothing")
