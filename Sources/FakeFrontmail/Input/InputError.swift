@@ -210,8 +210,11 @@ extension InputError {
 
 extension KeyedDecodingContainer {
     /// A whole number in range. Foundation reports a fraction (`2.5`) or a number out of the type's
-    /// range (`-1` for an unsigned field) as "not valid JSON" without a field: this names both.
-    public func integer<Value: FixedWidthInteger & Decodable>(_ type: Value.Type, _ key: Key) throws -> Value? {
+    /// range (`-1` for an unsigned field) as "not valid JSON" without a field: this names both, a
+    /// number past the type's range by the field's own `range` when given (the type's otherwise).
+    public func integer<Value: FixedWidthInteger & Decodable>(
+        _ type: Value.Type, _ key: Key, in range: ClosedRange<Value>? = nil
+    ) throws -> Value? {
         guard contains(key) else { return nil }
         if let value = try? decodeIfPresent(Value.self, forKey: key) { return value }
         let path = InputError.path(codingPath + [key])
@@ -219,8 +222,12 @@ extension KeyedDecodingContainer {
             guard number == number.rounded(), number.isFinite else {
                 throw InputError(path: path, reason: "must be a whole number, not \(number)")
             }
+            let shown = String(format: "%.6g", number)
+            if let range {
+                throw InputError(path: path, reason: "must be \(range.lowerBound)-\(range.upperBound), not \(shown)")
+            }
             let bound = number < 0 ? "too small (at least \(Value.min))" : "too large (at most \(Value.max))"
-            throw InputError(path: path, reason: "\(String(format: "%.6g", number)) is \(bound)")
+            throw InputError(path: path, reason: "\(shown) is \(bound)")
         }
         return try decodeIfPresent(Value.self, forKey: key)
     }

@@ -12,26 +12,31 @@ extension ClientSettings: Decodable {
             "budget", "turnstile", "instances",
         ])
         self.init()
-        maxRetries = try container.integer(Int.self, AnyKey("maxRetries")) ?? maxRetries
+        maxRetries = try container.integer(Int.self, AnyKey("maxRetries"), in: Self.retries) ?? maxRetries
         baseDelay = try container.decodeIfPresent(TimeSpan.self, forKey: AnyKey("baseDelay")) ?? baseDelay
         maxDelay = try container.decodeIfPresent(TimeSpan.self, forKey: AnyKey("maxDelay")) ?? maxDelay
         maxRetryAfter = try container.decodeIfPresent(TimeSpan.self, forKey: AnyKey("maxRetryAfter")) ?? maxRetryAfter
         timeout = try container.decodeIfPresent(TimeSpan.self, forKey: AnyKey("timeout")) ?? timeout
-        maxConnections = try container.integer(Int.self, AnyKey("maxConnections")) ?? maxConnections
+        maxConnections =
+            try container.integer(Int.self, AnyKey("maxConnections"), in: Self.connections) ?? maxConnections
         explicitKeys = try container.decodeIfPresent(ExplicitKeys.self, forKey: AnyKey("explicitKeys"))
         budget = try container.decodeIfPresent(BudgetSetting.self, forKey: AnyKey("budget")) ?? .none
         turnstile = try container.decodeIfPresent(TurnstileSettings.self, forKey: AnyKey("turnstile"))
-        instances = try container.integer(Int.self, AnyKey("instances")) ?? instances
+        instances = try container.integer(Int.self, AnyKey("instances"), in: Self.instanceCounts) ?? instances
     }
 
+    static let retries = 0...100
+    static let connections = 1...100_000
+    static let instanceCounts = 1...16
+
     func validate(path: String) throws(InputError) {
-        try InputError.check(maxRetries, in: 0...100, path + ".maxRetries")
+        try InputError.check(maxRetries, in: Self.retries, path + ".maxRetries")
         for (name, span) in [("baseDelay", baseDelay), ("maxDelay", maxDelay), ("maxRetryAfter", maxRetryAfter)] {
             try InputError.check(span, "\(path).\(name)")
         }
         try InputError.check(timeout, path + ".timeout", positive: true)
-        try InputError.check(maxConnections, in: 1...100_000, path + ".maxConnections")
-        try InputError.check(instances, in: 1...16, path + ".instances")
+        try InputError.check(maxConnections, in: Self.connections, path + ".maxConnections")
+        try InputError.check(instances, in: Self.instanceCounts, path + ".instances")
         if let explicitKeys { try InputError.check(explicitKeys.pool, in: 1...10_000_000, path + ".explicitKeys.pool") }
         if let turnstile { try InputError.check(turnstile.badEvery, in: 0...1_000_000, path + ".turnstile.badEvery") }
     }
@@ -68,8 +73,8 @@ extension LoadSettings: Decodable {
         ])
         self.init()
         kind = try container.decodeIfPresent(Kind.self, forKey: AnyKey("type")) ?? .closed
-        concurrency = try container.integer(Int.self, AnyKey("concurrency")) ?? concurrency
-        sends = try container.integer(Int.self, AnyKey("sends"))
+        concurrency = try container.integer(Int.self, AnyKey("concurrency"), in: Self.widths) ?? concurrency
+        sends = try container.integer(Int.self, AnyKey("sends"), in: 1...Self.maxSends)
         duration = try container.decodeIfPresent(TimeSpan.self, forKey: AnyKey("duration"))
         // A number of sends/s, or {"fraction": F, "of": REFERENCE}.
         if let number = try? container.decodeIfPresent(Double.self, forKey: AnyKey("rate")) {
@@ -77,7 +82,7 @@ extension LoadSettings: Decodable {
         } else if container.contains(AnyKey("rate")) {
             calibratedRate = try container.decode(CalibratedRate.self, forKey: AnyKey("rate"))
         }
-        maxInFlight = try container.integer(Int.self, AnyKey("maxInFlight")) ?? maxInFlight
+        maxInFlight = try container.integer(Int.self, AnyKey("maxInFlight"), in: Self.widths) ?? maxInFlight
         stages = try container.decodeIfPresent([Stage].self, forKey: AnyKey("stages")) ?? []
         // Stages replace the rate: both given, one of them would be ignored without a word.
         if container.contains(AnyKey("rate")), container.contains(AnyKey("stages")) {
@@ -91,6 +96,8 @@ extension LoadSettings: Decodable {
 
     /// The most sends one run may plan (the history keeps a record of each).
     public static let maxSends = 10_000_000
+    /// Sends at once: a closed load's concurrency, an open one's maxInFlight.
+    static let widths = 1...100_000
     /// Open-loop rates, sends per second.
     public static let rates: ClosedRange<Double> = 0.01...1_000_000
 
@@ -101,7 +108,7 @@ extension LoadSettings: Decodable {
                 throw InputError(
                     path: path + ".control", reason: "a control arm runs the open loop's schedule; this load is closed")
             }
-            try InputError.check(concurrency, in: 1...100_000, path + ".concurrency")
+            try InputError.check(concurrency, in: Self.widths, path + ".concurrency")
             guard sends != nil || duration != nil else {
                 throw InputError(path: path, reason: "a closed load needs sends or duration (or both)")
             }
@@ -122,7 +129,7 @@ extension LoadSettings: Decodable {
             } else {
                 try InputError.check(rate, in: Self.rates, path + ".rate", unit: " sends/s")
             }
-            try InputError.check(maxInFlight, in: 1...100_000, path + ".maxInFlight")
+            try InputError.check(maxInFlight, in: Self.widths, path + ".maxInFlight")
             try InputError.check(stages.count, in: 0...1000, path + ".stages", unit: " stages")
             for (index, stage) in stages.enumerated() {
                 try InputError.check(stage.rate, in: Self.rates, "\(path).stages[\(index)].rate", unit: " sends/s")

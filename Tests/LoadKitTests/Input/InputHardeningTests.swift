@@ -180,7 +180,15 @@ struct InputHardeningTests {
             ),
             (
                 #"{"name": "x", "load": {"type": "closed", "concurrency": 1, "sends": 99999999999999999999999}}"#,
-                "load.sends: 1e+23 is too large (at most 9223372036854775807)"
+                "load.sends: must be 1-10000000, not 1e+23"
+            ),
+            (
+                #"{"name": "x", "load": {"type": "closed", "sends": 1, "concurrency": 1e+30}, "client": {"maxRetries": 1}}"#,
+                "load.concurrency: must be 1-100000, not 1e+30"
+            ),
+            (
+                #"{"name": "x", \#(closed), "client": {"maxRetries": -1e+19}}"#,
+                "client.maxRetries: must be 0-100, not -1e+19"
             ),
             (#"{\#(closed)}"#, "name: is required"),
             (
