@@ -148,7 +148,7 @@ struct GateHardeningTests {
         #expect(BaselineCommand.run([whole, whole, whole, "--out", out]) == .success)
     }
 
-    @Test("a success rate outside 0-1 is a damaged file; an empty tolerance pattern is a usage error")
+    @Test("a success rate outside 0-1 (inf too) is a damaged file; an empty tolerance pattern is a usage error")
     func impossibleValues() throws {
         let directory = try CompareCommandTests.folder()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -160,6 +160,11 @@ struct GateHardeningTests {
         let whole = try CompareCommandTests.write(CompareCommandTests.baseline, "whole.csv", in: directory)
         #expect(CompareCommand.run([whole, impossible]) == .dataError)
         #expect(throws: CSVError.self) { try SummaryCSV.parse(try String(contentsOfFile: impossible, encoding: .utf8)) }
+        for value in [Double.infinity, -Double.infinity, -0.5] {
+            rows[rows.count - 1].value = value
+            let damaged = try CompareCommandTests.write(rows, "damaged.csv", in: directory)
+            #expect(CompareCommand.run([whole, damaged]) == .dataError, "\(value)")
+        }
         rows[rows.count - 1].value = 1
         let possible = try CompareCommandTests.write(rows, "possible.csv", in: directory)
         #expect(CompareCommand.run([whole, possible]) != .dataError)

@@ -115,10 +115,11 @@ public enum SummaryCSV {
                 throw CSVError(line: offset + 2, reason: "value '\(fields[index[4]])' is not a number")
             }
             if let runColumn { runID = fields[runColumn] }
-            // A success rate is a share of sends: 1.5 is a damaged file, not a better run.
+            // A success rate is a share of sends: 1.5 or inf is a damaged file, not a better run
+            // (n/a: a run without sends has none).
             let metric = fields[index[2]]
             let statistic = fields[index[3]]
-            if metric.hasSuffix("success_rate") || statistic.hasPrefix("success_rate"), value.isFinite,
+            if metric.hasSuffix("success_rate") || statistic.hasPrefix("success_rate"), !value.isNaN,
                 !(0...1).contains(value)
             {
                 throw CSVError(line: offset + 2, reason: "success rate \(fields[index[4]]) is outside 0-1")
