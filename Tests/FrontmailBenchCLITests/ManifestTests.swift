@@ -70,6 +70,19 @@ struct ManifestTests {
         }
     }
 
+    @Test("the image carries what certify's committed gate runs: the cases' files, the SDK's client, curl")
+    func imageCertifies() throws {
+        let dockerfile = try String(contentsOf: Self.root.appendingPathComponent("Dockerfile"), encoding: .utf8)
+        #expect(dockerfile.contains("COPY certify certify"))
+        #expect(dockerfile.contains("--product frontmail-certify-client"))
+        #expect(dockerfile.contains("/frontmail-certify-client /usr/local/bin/"))
+        #expect(dockerfile.contains("ENV FRONTMAIL_BIN=/usr/local/bin"))
+        #expect(dockerfile.contains(" curl "))
+        let manifest = try String(
+            contentsOf: Self.root.appendingPathComponent("certify/clients.json"), encoding: .utf8)
+        #expect(manifest.contains("$FRONTMAIL_BIN/frontmail-certify-client"))
+    }
+
     @Test("every container's arguments are accepted by the command they name, scenarios included")
     func argumentsMatchTheCLI() throws {
         let documents = try Self.documents()
