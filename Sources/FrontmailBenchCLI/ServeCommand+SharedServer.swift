@@ -60,12 +60,19 @@ extension SharedServer {
             printError("serve: \(scenario.name) is a cancellation experiment; a shared server serves loads")
             return .exit(.usage)
         }
+        // Shards a scenario cannot be split into would never all report: refused before serving.
+        if let shard = try? Shard(index: 0, count: shards),
+            let problem = scenario.shardingProblem(shard, sharedServer: true)
+        {
+            printError("serve: \(problem)")
+            return .exit(.usage)
+        }
         let url = URL(fileURLWithPath: folder)
         do {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         } catch {
             printError("serve: --part-out \(folder) cannot be written (\(error.localizedDescription))")
-            return .exit(.usage)
+            return .exit(.software)
         }
         return .server(SharedServer(scenario: scenario, shards: shards, quick: parsed.flag("quick"), folder: url))
     }

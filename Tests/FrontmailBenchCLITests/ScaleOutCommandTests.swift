@@ -140,6 +140,12 @@ struct ShardOptionTests {
         #expect(
             try parse(["--scenario", scenario, "--shards", "2", "--part-out", folder.path])
                 == "server resets-and-truncation 2")
+        // More shards than the scenario has senders: they would never all report.
+        #expect(try parse(["--scenario", scenario, "--shards", "1024", "--part-out", folder.path]) == "exit 64")
+        // A --part-out that cannot be made is an output that cannot be written.
+        let file = folder.appendingPathComponent("a-file")
+        try Data("x".utf8).write(to: file)
+        #expect(try parse(["--scenario", scenario, "--shards", "2", "--part-out", file.path]) == "exit 70")
     }
 }
 
