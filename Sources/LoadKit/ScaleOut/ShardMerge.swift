@@ -192,6 +192,10 @@ package enum ShardMerge {
         let (shards, server) = try check(parts)
         var scenario: Scenario
         if let given { scenario = given } else { scenario = try Self.scenario(of: shards[0]) }
+        // Only a closed load with no duration is sure to make every planned send.
+        let load = scenario.load
+        try checkSends(
+            shards, planned: load.kind == .closed && load.duration == nil ? load.sends : nil, name: scenario.name)
         // Shards ran on the real clock (ShardRun): their union is judged as such.
         scenario.clock = .real
         let observed = observation(shards: shards, server: server, bucketWidth: scenario.timeScale)
@@ -199,6 +203,23 @@ package enum ShardMerge {
         measurement.notes.forEach(printError)
         measurement.addShardRows(scenario: scenario.name, shards: shards.count, peakBytes: peakBytes)
         return (scenario, measurement, shards.count)
+    }
+
+    /// A load of a fixed number of sends: the shards that ran to their end made each exactly their
+    /// share, so the parts hold every send. Fewer (a part relabelled as a whole run, or as another
+    /// shard, and resealed) is not one complete run; an interrupted run is partial and says so.
+    static func checkSends(_ shards: [ShardPart], planned: Int?, name: String) throws(Refusal) {
+        guard let planned, !shards.contains(where: \.header.interrupted) else { return }
+        for part in shards {
+            let shard = Shard(uncheckedIndex: part.header.shardIndex, count: part.header.shardCount)
+            let share = shard.share(of: planned)
+            guard part.records.count == share else {
+                throw Refusal(
+                    description:
+                        "\(part.label) of \(name) holds \(part.records.count) sends, but shard \(shard) of a load of \(planned) makes \(share): a part of another run, or one relabelled"
+                )
+            }
+        }
     }
 
     /// The scenario the parts ran, exactly as they ran it.

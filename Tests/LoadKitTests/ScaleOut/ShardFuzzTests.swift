@@ -134,6 +134,26 @@ struct ShardFuzzTests {
         #expect(throws: (any Error).self) { try ShardMerge.merge(paths: [file.path]) }
     }
 
+    @Test("shard 0 of 2 relabelled as a whole run (0 of 1) and resealed is refused: it holds half the sends")
+    func relabelledWhole() async throws {
+        let parts = try await Self.parts()
+        var whole = parts[0]
+        whole.header.shardCount = 1
+        let read = try ShardPart.decode(try whole.encoded())
+        do {
+            _ = try ShardMerge.judge([("whole", read)])
+            Issue.record("a half run merged as a whole one")
+        } catch {
+            #expect(error.description.contains("relabelled"), "\(error)")
+        }
+        // The same part marked interrupted is a partial run, as it says: merged.
+        var partial = read
+        partial.header.interrupted = true
+        #expect(throws: Never.self) { try ShardMerge.judge([("partial", partial)]) }
+        // Both real shards hold their shares: merged.
+        #expect(throws: Never.self) { try ShardMerge.judge(parts.map { ("part", $0) }) }
+    }
+
     @Test(
         "another run's server part or shard is refused by identity: a different server id, a different run id, or a start outside the server's lifetime"
     )
