@@ -55,7 +55,10 @@ package struct TuneReport {
             report("deciding under deadline \(objective.deadlineText) (with 200 bootstrap resamples)")
             let cells = measured.map { $0.judged(by: objective) }
             let excluded = joint?.excluded(for: objective) ?? []
-            let decision = TuneRule.decide(cells, excluded: excluded)
+            var decision = TuneRule.decide(cells, excluded: excluded)
+            if let partial = Self.partial(tune, measured: measured, interrupted: interrupted) {
+                decision.outcome = TuneRule.Outcome(winner: nil, tied: [], decidedBy: partial)
+            }
             let regret = Regret.table(
                 cells, defaultPolicy: tune.defaultPolicy, recommended: decision.recommended, excluded: excluded)
             alternatives.append(Alternative(objective: objective, decision: decision, regret: regret))
@@ -68,6 +71,17 @@ package struct TuneReport {
         }
         excluded = joint?.excluded(for: tune.objective) ?? []
         map = MetastabilityMap(measured)
+    }
+
+    /// Why an interrupted sweep recommends nothing: it measured fewer cells, or fewer seeds of
+    /// one, than the file plans (a winner over the environments that finished is not the rule's
+    /// answer). Nil when the sweep finished, or finished every run before the signal.
+    static func partial(_ tune: TuneFile, measured: [TuneCell], interrupted: Bool) -> String? {
+        let planned = tune.policies.count * tune.environments.count
+        let whole = measured.filter { $0.runs.count >= tune.seeds }.count
+        guard interrupted, whole < planned else { return nil }
+        return
+            "the sweep was interrupted with \(whole) of \(planned) cells measured on every seed; a partial sweep recommends nothing"
     }
 
     /// The recommended policy's label (nil: no single winner).

@@ -62,6 +62,37 @@ struct TuneDecisionTests {
         #expect(stopped.decision.recommended == Rule.policy(3))
     }
 
+    @Test("an interrupted sweep recommends nothing unless every planned cell finished on every seed")
+    func interruptedRecommendsNothing() {
+        let outage = Rule.environment("outage")
+        let brownout = Rule.environment("brownout")
+        var tune = Rule.sweep()
+        tune.grid.points = [Rule.policy(5), Rule.policy(3)]
+        tune.defaultPolicy = Rule.policy(5)
+        tune.environments = [outage, brownout]
+        tune.seeds = 2
+        let cells = [Rule.policy(5), Rule.policy(3)].flatMap { policy in
+            [outage, brownout].map { environment in
+                Self.cell(
+                    policy, environment, okMs: Array(repeating: 800, count: policy.maxRetries == 5 ? 9_900 : 9_000))
+            }
+        }
+        // Every cell on every seed: the rule's answer, signal or not.
+        #expect(TuneReport(tune: tune, cells: cells, interrupted: true).decision.recommended == Rule.policy(5))
+        #expect(TuneReport(tune: tune, cells: cells).decision.recommended == Rule.policy(5))
+        // One environment of two (the signal came before the brownout ran): no recommendation.
+        let half = TuneReport(tune: tune, cells: cells.filter { $0.environment.name == "outage" }, interrupted: true)
+        #expect(half.decision.recommended == nil)
+        #expect(half.text.contains("recommended: none (the sweep was interrupted with 2 of 4 cells measured"))
+        // Before any run: the same, not "no policy without a duplicate".
+        let none = TuneReport(tune: tune, cells: [], interrupted: true)
+        #expect(none.decision.outcome.decidedBy.contains("0 of 4 cells"), "\(none.decision.outcome.decidedBy)")
+        // A cell with one seed of two is not measured on every seed.
+        var short = cells
+        short[0].runs.removeLast()
+        #expect(TuneReport(tune: tune, cells: short, interrupted: true).decision.recommended == nil)
+    }
+
     @Test(
         "the latency criterion is a geometric mean over environments: one environment's long Retry-After cannot decide alone"
     )
