@@ -252,13 +252,19 @@ extension TuneObjective: Decodable {
         compare = try container.decodeIfPresent([TimeSpan].self, forKey: AnyKey("compare")) ?? []
     }
 
-    /// The deadlines more than 0 and at most an hour (a longer one is no deadline a user feels),
-    /// at most 10 compared, each once; the quantile from 0.5 to 0.9999.
+    /// The deadlines a user feels: 100 ms to an hour, in whole milliseconds (so that two of them
+    /// never print alike); at most 10 compared, each once; the quantile from 0.5 to 0.9999.
+    static let deadlines = 0.1...3600.0
+
     func validate(path: String) throws(InputError) {
         func check(_ deadline: TimeSpan, _ path: String) throws(InputError) {
-            try InputError.check(deadline, path, positive: true)
-            guard deadline.seconds <= 3600 else {
-                throw InputError(path: path, reason: "must be at most 1h, not \(PolicyPoint.short(deadline))")
+            let seconds = deadline.seconds
+            guard seconds.isFinite, Self.deadlines.contains(seconds) else {
+                let given = seconds.isFinite ? PolicyPoint.short(deadline) : "\(seconds)"
+                throw InputError(path: path, reason: "must be 100ms-1h (a deadline a user feels), not \(given)")
+            }
+            guard (seconds * 1000).rounded() == seconds * 1000 else {
+                throw InputError(path: path, reason: "must be a whole number of milliseconds, not \(seconds) s")
             }
         }
         if let deadline { try check(deadline, path + ".deadline") }

@@ -261,11 +261,19 @@ struct TuneTests {
             // The objective: a deadline a user feels, a quantile, compared deadlines each once.
             (
                 #"{"name": "v", "base": {\#(load)}, "environments": [{"name": "e"}], "grid": {}, "objective": {"deadline": "0s"}}"#,
-                "objective.deadline: must be more than 0"
+                "objective.deadline: must be 100ms-1h (a deadline a user feels), not 0s"
+            ),
+            (
+                #"{"name": "v", "base": {\#(load)}, "environments": [{"name": "e"}], "grid": {}, "objective": {"deadline": "0.000001s"}}"#,
+                "objective.deadline: must be 100ms-1h (a deadline a user feels), not 0.001ms"
+            ),
+            (
+                #"{"name": "v", "base": {\#(load)}, "environments": [{"name": "e"}], "grid": {}, "objective": {"compare": ["29.9999999s", "30.0000001s"]}}"#,
+                "objective.compare[0]: must be a whole number of milliseconds, not 29.9999999 s"
             ),
             (
                 #"{"name": "v", "base": {\#(load)}, "environments": [{"name": "e"}], "grid": {}, "objective": {"deadline": "2h"}}"#,
-                "objective.deadline: must be at most 1h, not 7200s"
+                "objective.deadline: must be 100ms-1h (a deadline a user feels), not 7200s"
             ),
             (
                 #"{"name": "v", "base": {\#(load)}, "environments": [{"name": "e"}], "grid": {}, "objective": {"quantile": 0.3}}"#,
