@@ -57,6 +57,12 @@ public struct CapacityModel: Sendable, Hashable, Codable {
         try InputError.check(workers, in: 1...100_000, path + ".workers")
         if let maxQueue { try InputError.check(maxQueue, in: 0...10_000_000, path + ".maxQueue") }
         try serviceTime.validate(path: path + ".serviceTime")
+        // A worker that takes no time is no limit: nothing would queue, and a run's load (arrivals
+        // over capacity) would have no value to judge.
+        guard serviceTime.mean > 0 else {
+            throw InputError(
+                path: path + ".serviceTime", reason: "must take time on average (a mean of 0 s is no capacity limit)")
+        }
         try shedRetryAfter?.validate(path: path + ".shedRetryAfter")
         try InputError.check(schedule.count, in: 0...1000, path + ".schedule", unit: " windows")
         for (index, change) in schedule.enumerated() {

@@ -49,6 +49,10 @@ struct InputHardeningTests {
                 #"{"name": "x", \#(closed), "plan": {"capacity": {"workers": 1e15, "serviceTime": "1ms"}}}"#,
                 "plan.capacity.workers: must be 1-100000"
             ),
+            (
+                #"{"name": "x", \#(closed), "plan": {"capacity": {"workers": 2, "serviceTime": "0s"}}}"#,
+                "plan.capacity.serviceTime: must take time on average (a mean of 0 s is no capacity limit)"
+            ),
             (#"{"name": "x", \#(closed), "client": {"baseDelay": 1e300}}"#, "client.baseDelay: must be 0 to 86400 s"),
             (
                 #"{"name": "x", \#(closed), "client": {"maxDelay": "1e300s"}}"#,
