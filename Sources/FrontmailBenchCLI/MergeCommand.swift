@@ -27,6 +27,11 @@ public enum MergeCommand {
     static let spec = Arguments.Spec(options: ["out", "junit", "summary-md", "run-id"])
 
     public static func run(_ arguments: [String]) -> ExitCode {
+        // A signal from here on: merge stops after the step it is in (reading and judging the
+        // parts, or writing one scenario's results), says what it wrote and exits 130; at the
+        // latest 2 s later it ends anyway.
+        let late = LateSignal(notice: "\ninterrupted: merge stops after what it is doing…")
+        defer { late.stop() }
         let command = CommandArguments("merge", arguments, spec: spec, usage: usage)
         guard case .parsed(let parsed) = command else { return command.exitCode }
         if let refused = refuseInputsAndOutputs(
@@ -46,6 +51,10 @@ public enum MergeCommand {
             printError("merge: \(error)")
             return .dataError
         }
+        if late.came {
+            printError("merge: interrupted before any result was written")
+            return .interrupted
+        }
         guard
             let writer = claimOutput(
                 "merge", parsed, { try ResultsWriter.claim(root: $0, runID: parsed.value("run-id") ?? RunID.make()) })
@@ -53,6 +62,7 @@ public enum MergeCommand {
         let runner = ScenarioRunner(outputFolder: writer.root, runID: writer.runID, progress: false)
         var results: [ScenarioResult] = []
         for (scenario, measurement, shards) in merged {
+            if late.came { break }
             do {
                 results.append(try runner.finish(scenario, measurement))
             } catch {
@@ -64,6 +74,6 @@ public enum MergeCommand {
                     + "\(measurement.history?.records.count ?? 0) sends, \(measurement.ledger?.count ?? 0) requests")
         }
         let session = RunSession(command: "merge", writer: writer, outputs: RunCommand.outputs(parsed))
-        return session.end(results.map(RunSession.Entry.init), planned: results.count, cancelled: false)
+        return session.end(results.map(RunSession.Entry.init), planned: merged.count, cancelled: late.came)
     }
 }

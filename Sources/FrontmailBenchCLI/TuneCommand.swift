@@ -104,7 +104,7 @@ public enum TuneCommand {
         // A signal while deciding: the decisions still to come are skipped (each file's own is
         // made), what there is is written and the exit is 130; while writing, the writing ends (0 or
         // 1, as a finished sweep). Either within the 2 s every mode keeps.
-        let late = LateSignal()
+        let late = LateSignal(notice: "\ninterrupted: making no more decisions, writing the results…")
         defer { late.stop() }
         var reports: [TuneReport] = []
         for (index, tune) in tunes.enumerated() {
@@ -119,36 +119,6 @@ public enum TuneCommand {
         session.written = { meter.finish() }
         return session.end(
             reports, planned: runs, elapsed: Date().timeIntervalSince(started), cancelled: cancelled || late.came)
-    }
-
-    /// A signal after the runs: noted, said, and the process ended `RunSession.signalDeadline`
-    /// seconds later if the results are not written by then (or at once at a second signal).
-    final class LateSignal: Sendable {
-        private let seen = Mutex(false)
-        private let deadline = EndDeadline(seconds: RunSession.signalDeadline) { reason in
-            printError("interrupted: \(reason); ending now (results not yet written are lost)")
-            _exit(130)
-        }
-        private let handler: Mutex<InterruptHandler?> = Mutex(nil)
-
-        init() {
-            let listener = InterruptHandler(numbered: { [weak self] (_: Int32) in self?.noted() })
-            handler.withLock { $0 = listener }
-        }
-
-        private func noted() {
-            seen.withLock { $0 = true }
-            if deadline.start() {
-                printError("\ninterrupted: making no more decisions, writing the results…")
-            }
-        }
-
-        var came: Bool { seen.withLock { $0 } }
-
-        func stop() {
-            handler.withLock { $0?.stop() }
-            deadline.cancel()
-        }
     }
 
     /// Every file's cells, then (with storms files) the joint decision's screen.
