@@ -17,7 +17,7 @@ package struct ExploreSummary: Sendable {
     /// Failures found again with a shape already reported (by signature).
     var repeats: [String: Int] = [:]
     /// Jittered waits over their caps, from every case.
-    var realized: [Double] = []
+    var realized = UniformPool()
     /// How often the cases reached each of the SDK's decision points, and in how many cases.
     var reached: [DecisionPoint: (times: Int, cases: Int)] = [:]
     /// The pooled test's verdict once it rejected (it is not shrunk: it needs many waits).
@@ -42,7 +42,7 @@ package struct ExploreSummary: Sendable {
     mutating func add(_ outcome: Explorer.Outcome) {
         runs += 1
         sends += outcome.sends
-        realized += outcome.realized
+        realized.add(outcome.realized)
         for (point, times) in outcome.reached where times > 0 {
             reached[point, default: (0, 0)].times += times
             reached[point, default: (0, 0)].cases += 1
@@ -73,7 +73,7 @@ package struct ExploreSummary: Sendable {
 
     mutating func testPooled(elapsed: Double) {
         guard pooled == nil, realized.count >= 32 else { return }
-        let test = KolmogorovSmirnov(uniform: realized)
+        let test = realized.test()
         if test.p < Self.pooledAlpha {
             pooled = test
             pooledFoundAt = elapsed
@@ -115,8 +115,8 @@ package struct ExploreSummary: Sendable {
                 lines.append("  replay: " + failure.replayCommand(file: file, broken: options.broken))
             }
         }
-        let test = pooled ?? KolmogorovSmirnov(uniform: realized)
-        let figures = realized.isEmpty ? "no jittered waits" : String(format: "D %.4f, p %.3g", test.d, test.p)
+        let test = pooled ?? realized.test()
+        let figures = realized.count == 0 ? "no jittered waits" : String(format: "D %.4f, p %.3g", test.d, test.p)
         let alone = tallies[ExploreProperty.jitterUniform] ?? Tally()
         var jitter =
             "\(verdict(ExploreProperty.jitterUniform)) \(ExploreProperty.jitterUniform): \(realized.count) jittered waits pooled over every case (\(figures)); \(alone.checked) cases tested alone"

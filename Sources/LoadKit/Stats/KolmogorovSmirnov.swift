@@ -59,6 +59,13 @@ public struct KolmogorovSmirnov: Sendable, Hashable {
         self.p = n == 0 ? .nan : Self.pValue(d: d, n: n)
     }
 
+    /// The test of `n` values whose largest distance from U(0,1) is `d` (measured elsewhere).
+    public init(n: Int, d: Double) {
+        self.n = n
+        self.d = n == 0 ? .nan : d
+        self.p = n == 0 ? .nan : Self.pValue(d: d, n: n)
+    }
+
     /// D's critical value at significance `alpha` (0.05 → 1.358/√n, 0.01 → 1.628/√n, corrected).
     public static func critical(n: Int, alpha: Double) -> Double {
         guard n > 0 else { return .nan }
