@@ -13,7 +13,7 @@ public enum BaselineCommand {
         between the runs (half their range), so the tolerance covers what changes from one process to the next.
         Give at least three runs (docs/benchmarks.md; scripts/update-baselines.sh does it all).
 
-        exit: 0 written, 64 bad arguments, 65 an unreadable file, 70 the output cannot be written
+        \(ExitTable.help("baseline"))
         """
 
     public static func run(_ arguments: [String]) -> ExitCode {

@@ -39,10 +39,7 @@ public enum CertifyCommand {
           --list            list the cases
           --no-progress     no progress line on stderr
 
-        exit: 0 every client passed every required case (with --clients: failed exactly its
-        expected cases), 1 otherwise, 64 bad arguments (a --client that is no program), 65 a bad
-        claim or clients file (a skipped client's claim included), 70 results that cannot be written
-        or no client of the file can run here, 130 interrupted (the cases run so far are written)
+        \(ExitTable.help("certify"))
         """
 
     static let spec = Arguments.Spec(

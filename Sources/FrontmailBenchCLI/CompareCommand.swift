@@ -26,9 +26,7 @@ public enum CompareCommand {
         regressions first; --summary-md FILE writes the Markdown table to a file (also appended to
         $GITHUB_STEP_SUMMARY when it is set, at most 64 KB).
 
-        exit: 0 no regression, 2 a regression (the failing rows are listed), 4 improvements beyond the
-        tolerance only (update the baseline), 64 bad arguments, 65 an unreadable file, 70 an output that
-        cannot be written
+        \(ExitTable.help("compare"))
         """
 
     public static func run(_ arguments: [String]) -> ExitCode {

@@ -49,8 +49,7 @@ public enum ExploreCommand {
           --list-broken   list the broken clients with the property each must fail
           --no-progress   no progress lines on stderr
 
-        exit: 0 nothing found, 1 a property failed, 64 bad arguments, 70 results that cannot be
-        written or an internal failure, 130 interrupted (what was found so far is written)
+        \(ExitTable.help("explore"))
         """
 
     static let spec = Arguments.Spec(

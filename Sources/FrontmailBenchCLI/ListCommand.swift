@@ -7,6 +7,8 @@ public enum ListCommand {
     public static let usage = """
         usage: frontmail-bench list [FILE|DIR...]   (default: scenarios/)
                frontmail-bench list --metrics       every metric name: unit, polarity, strict
+
+        \(ExitTable.help("list"))
         """
 
     public static func run(_ arguments: [String]) -> ExitCode {

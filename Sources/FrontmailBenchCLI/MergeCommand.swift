@@ -19,9 +19,7 @@ public enum MergeCommand {
           --summary-md FILE  write the Markdown summary there instead
           --run-id ID        the merged run's id (1-64 letters, digits, - and _; default: a new one)
 
-        exit: 0 every assertion holds, 1 some failed, 64 bad arguments, 65 shards that cannot be
-        merged or a damaged shard file, 70 results that cannot be written, 130 a shard was interrupted (the
-        merge is partial)
+        \(ExitTable.help("merge"))
         """
 
     static let spec = Arguments.Spec(options: ["out", "junit", "summary-md", "run-id"])

@@ -16,7 +16,7 @@ public enum ReportCommand {
           --junit FILE       also the verdicts as JUnit XML
           --summary-md FILE  also a Markdown summary of the verdicts
 
-        exit: 0 written, 64 bad arguments, 65 a RUN.csv that cannot be read, 70 a file that cannot be written
+        \(ExitTable.help("report"))
         """
 
     static let spec = Arguments.Spec(options: ["out", "junit", "summary-md"])

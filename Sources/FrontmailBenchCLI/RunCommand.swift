@@ -49,8 +49,7 @@ public enum RunCommand {
           --rate R        with --shard: the open loop's total rate in sends/s (replaces the file's,
                           a calibrated one included; give every shard the same)
 
-        exit: 0 every assertion holds, 1 some failed, 64 bad arguments, 65 a bad scenario file, 70 results that
-        cannot be written or an internal failure, 130 interrupted (SIGINT, SIGTERM or SIGHUP)
+        \(ExitTable.help("run"))
         """
 
     static let spec = RunOption.spec

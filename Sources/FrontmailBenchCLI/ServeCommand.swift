@@ -43,8 +43,7 @@ public enum ServeCommand {
           --expose          allow a --host that is not loopback (a container's 0.0.0.0); the fake
                             has no authentication: expose it only on a private network
 
-        exit: 0 stopped by a signal (the ledger and part written), 64 bad arguments, 65 a bad plan,
-        config or scenario file, 70 the port cannot be bound or an output cannot be written
+        \(ExitTable.help("serve"))
         """
 
     static let spec = Arguments.Spec(
@@ -115,7 +114,9 @@ public enum ServeCommand {
         // The ledger is written at exit: a path that cannot be written is found now, not then.
         if let ledgerPath = parsed.value("ledger"), let problem = Self.unwritable(ledgerPath) {
             printError("serve: --ledger \(ledgerPath) cannot be written (\(problem))")
-            return .usage
+            // A device node, FIFO or folder is refused as any output naming one is (64); a path
+            // that cannot be written is an output that cannot be written (70).
+            return OutputFile.nonRegularKind(at: ledgerPath) == nil ? .software : .usage
         }
         // Listening before the server starts: a supervisor that signals as soon as it reads the
         // `listening on` line finds the handler in place.

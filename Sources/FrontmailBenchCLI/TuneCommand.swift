@@ -32,9 +32,7 @@ public enum TuneCommand {
           --check         read and check the files (with --quick, their quick sweeps), say each sweep's
                           size and run nothing
 
-        exit: 0 every cell correct and the analytic check agrees, 1 a duplicate, a lost send or a
-        failed analytic check, 64 bad arguments, 65 a bad tune file, 70 results that cannot be written or an
-        internal failure, 130 interrupted (partial results written)
+        \(ExitTable.help("tune"))
         """
 
     static let spec = Arguments.Spec(options: ["out", "jobs"], flags: ["quick", "no-progress", "check"])

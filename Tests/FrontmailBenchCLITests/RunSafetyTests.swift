@@ -123,7 +123,7 @@ struct RunSafetyTests {
 
     @Test("serve checks --ledger and its timeouts before it starts")
     func serveChecks() {
-        #expect(ServeCommand.run(["--ledger", "/nonexistent-folder/ledger.csv"]) == .usage)
+        #expect(ServeCommand.run(["--ledger", "/nonexistent-folder/ledger.csv"]) == .software)
         #expect(ServeCommand.run(["--ledger", FileManager.default.temporaryDirectory.path]) == .usage)
         // A device node is refused, not replaced (as root, a rename over /dev/null deletes the device).
         #expect(ServeCommand.run(["--ledger", "/dev/null"]) == .usage)
