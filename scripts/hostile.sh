@@ -2,7 +2,8 @@
 # The hostile user, black-box against a built frontmail-bench: signals at random moments in every
 # mode (run, serve, merge, explore, certify, tune) once its handlers are installed, stderr on a
 # closed pipe, a killed parent, outputs at hostile paths (an input, a FIFO, a device node, an
-# existing run id), and structure-aware mutants of every input format (scenario,
+# existing run id), stray arguments, a tune objective's edges, a found file edited by hand, an
+# interrupted sweep's recommendation, and structure-aware mutants of every input format (scenario,
 # tune file, plan, run CSV, .fmshard; scripts/lib/mutate.py). Every case must end in its documented
 # exit code with no trap, no hang, no orphan and no destroyed file, and a refused input's message
 # names the file.
@@ -400,6 +401,52 @@ signal_tune() { # the joint quick sweep, signalled in its first second: the cell
     local csv
     csv=$(ls "$out"/*-tune-retry-defaults/cells.csv 2>/dev/null | head -1)
     [ -n "$csv" ] && [ -s "$csv" ] || fail destroyed "tune SIG$sig: status $status but no cells.csv"
+    # A partial sweep recommends nothing: no policy named after "recommended:".
+    if [ "$status" = 130 ] && grep -E '^recommended: r[0-9]' "$out.stdout" >/dev/null; then
+        fail wrong "tune SIG$sig: an interrupted sweep recommended $(grep -m1 '^recommended:' "$out.stdout")"
+    fi
+}
+
+edges() { # stray arguments, a tune objective's edges, a found file edited by hand: refused, naming the cause
+    local base="$scratch/edges-$cases"
+    mkdir -p "$base"
+    cp "$scenario" "$base/s.json"
+    local attempt status
+    # A stray argument is refused (64) before any work: no results folder is made.
+    for attempt in "explore --runs 1 --out $base/stray $base/s.json" "certify --client true --out $base/stray $base/s.json" \
+        "serve $base/s.json"; do
+        cases=$((cases + 1))
+        # shellcheck disable=SC2086
+        timeout 30 "$binary" $attempt >/dev/null 2>"$base/stderr" </dev/null
+        status=$?
+        [ "$status" = 64 ] || fail wrong "$attempt: status $status (64 expected: a stray argument)"
+        [ ! -e "$base/stray" ] || fail wrong "$attempt: made its results folder before refusing"
+    done
+    # An objective's edges: a deadline no user feels, or two that print alike, name the file (65).
+    local objective
+    for objective in '{"deadline": "0.000001s"}' '{"deadline": "0s"}' '{"deadline": "2h"}' \
+        '{"compare": ["29.9999999s", "30.0000001s"]}'; do
+        python3 - "$base/t.json" "$objective" <<'PY'
+import json, sys
+tune = json.load(open("tune/retry-defaults.json"))
+tune["objective"] = json.loads(sys.argv[2])
+json.dump(tune, open(sys.argv[1], "w"))
+PY
+        mutant="$base/t.json" mutant_case "65" "$binary" tune "$base/t.json" --check
+    done
+    # A found file edited by hand is a scenario file like any other: a bad edit names it (65).
+    "$binary" explore --runs 30 --broken key-changing --stop-on-failure --out "$base/found" --no-progress \
+        >/dev/null 2>&1
+    local found
+    found=$(ls "$base"/found/*-explore/found/*.json 2>/dev/null | head -1)
+    if [ -z "$found" ]; then fail wrong "explore --broken key-changing found nothing to edit"; return; fi
+    python3 - "$found" "$base/edited.json" <<'PY'
+import json, sys
+case = json.load(open(sys.argv[1]))
+case["load"]["concurrency"] = 0
+json.dump(case, open(sys.argv[2], "w"))
+PY
+    mutant="$base/edited.json" mutant_case "65" "$binary" run "$base/edited.json" --out "$base/replay" --no-progress
 }
 
 closed_tune() { # the joint quick sweep on a closed pipe: every cell correct, 0
@@ -433,6 +480,7 @@ for round in $(seq "$rounds"); do
     closed_certify
     signal_tune
     closed_tune
+    edges
     [ "$mutants" -gt 0 ] && mutation_round $((seed + round))
     printf 'hostile: round %d/%d, %d cases, %d failures, %d s\n' "$round" "$rounds" "$cases" \
         $((traps + hangs + orphans + destroyed + wrong)) $(($(date +%s) - start)) >&2
