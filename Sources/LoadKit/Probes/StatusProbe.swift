@@ -42,6 +42,7 @@ struct StatusProbe {
         var attemptsAfterCancel = 0
         var lateMax = 0.0
         var unreported = 0
+        let real = scenario.clock == .real
         for (index, record) in book.records.enumerated() {
             let requests = served[index] ?? []
             unreported += max(0, requests.count - record.attempts)
@@ -57,7 +58,7 @@ struct StatusProbe {
                     unknownMisreported += 1
                 }
                 unknownNotFound += record.outcome == .failed(code: .messageNotFound, status: 404) ? 1 : 0
-            case .known where record.cancelled.isFinite && Self.answeredBeforeCancel(record):
+            case .known where record.cancelled.isFinite && Self.answeredBeforeCancel(record, realClock: real):
                 // Its answer was in the client's hands before the cancel: nothing was left to abort.
                 answeredBeforeCancel += 1
             case .known where record.cancelled.isFinite:
@@ -101,9 +102,13 @@ struct StatusProbe {
     /// A cancelled read that ended without `aborted` because its last answer reached the client
     /// before the cancel and no attempt started after it (on the real clock, an answer and a
     /// cancel can land together). A read whose answer came after the cancel ignored the cancel.
-    static func answeredBeforeCancel(_ record: StatusReadBook.Record) -> Bool {
-        record.outcome != .failed(code: .aborted, status: nil) && record.answered <= record.cancelled
-            && record.attemptsAfterCancel == 0
+    /// On the real clock the answer's moment is when the transport's caller ran again, which the
+    /// scheduler can put after a cancel that came later than the answer: an answer noted within
+    /// `OutcomeProbe.realClockMargin` after the cancel is not judged either way.
+    static func answeredBeforeCancel(_ record: StatusReadBook.Record, realClock: Bool = false) -> Bool {
+        let margin = realClock ? OutcomeProbe.realClockMargin : 0
+        return record.outcome != .failed(code: .aborted, status: nil)
+            && record.answered <= record.cancelled + margin && record.attemptsAfterCancel == 0
     }
 
     /// A request the server answered in full with a 404 (not one whose answer a fault cut off).

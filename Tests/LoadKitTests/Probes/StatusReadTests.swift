@@ -192,6 +192,29 @@ struct StatusReadTests {
         }
     }
 
+    @Test(
+        "on the real clock an answer noted within 50 ms after the cancel raced it and is not judged; later, or on virtual time, it ignored the cancel"
+    )
+    func answerRacingTheCancel() {
+        func raced(_ answered: Double, realClock: Bool, outcome: StatusReadBook.Outcome = .ok(matches: true))
+            -> Bool
+        {
+            StatusProbe.answeredBeforeCancel(
+                Self.record(.known, outcome, cancelled: 1, ended: answered, answered: answered), realClock: realClock)
+        }
+        #expect(raced(1.02, realClock: true))
+        #expect(!raced(1.02, realClock: false))
+        #expect(!raced(1.2, realClock: true))
+        #expect(raced(0.9, realClock: false) && raced(0.9, realClock: true))
+        // An aborted read is judged as a cancelled one, whenever its answer came.
+        #expect(!raced(0.9, realClock: true, outcome: .failed(code: .aborted, status: nil)))
+        // An attempt after the cancel is never excused.
+        var after = Self.record(.known, .ok(matches: true), cancelled: 1, ended: 1.01, afterCancel: 1, answered: 1.01)
+        #expect(!StatusProbe.answeredBeforeCancel(after, realClock: true))
+        after.attemptsAfterCancel = 0
+        #expect(StatusProbe.answeredBeforeCancel(after, realClock: true))
+    }
+
     @Test("a status section keeps its scenario in one process, and its reads count in a send's worst case")
     func oneProcess() throws {
         let scenario = try makeScenario(
