@@ -67,10 +67,18 @@ package enum ShardMerge {
         shards: [ShardPart], server: ShardPart?
     ) {
         guard !parts.isEmpty else { throw Refusal(description: "no shard results to merge") }
+        let first = try checkOneRun(parts)
+        let (shards, server) = try indexed(parts, name: first.scenario, count: first.shardCount)
+        try checkServer(parts, server: server, sharedServer: first.sharedServer, name: first.scenario)
+        return (shards.sorted { $0.header.shardIndex < $1.header.shardIndex }, server?.part)
+    }
+
+    /// Every part ran the same scenario text, seed, --quick, rate, shard count, server and run id
+    /// as the first shard's: the header every part is compared with.
+    private static func checkOneRun(_ parts: [(file: String, part: ShardPart)]) throws(Refusal) -> ShardPart.Header {
         // Compared with a shard's part: a server part (listed first in a folder) has no rate.
         let reference = parts.first { $0.part.header.role == .shard } ?? parts[0]
         let first = reference.part.header
-        let name = first.scenario
         for (file, part) in parts {
             let header = part.header
             let ran = { (quick: Bool) in quick ? "with --quick" : "without --quick" }
@@ -98,10 +106,16 @@ package enum ShardMerge {
                 ),
             ]
             if let difference = differences.first(where: \.differs) {
-                throw Refusal(description: "\(file): \(part.label) of \(name) \(difference.reason)")
+                throw Refusal(description: "\(file): \(part.label) of \(first.scenario) \(difference.reason)")
             }
         }
-        let count = first.shardCount
+        return first
+    }
+
+    /// The shards by index, each of 0..<count once, and the one server part if there is one.
+    private static func indexed(_ parts: [(file: String, part: ShardPart)], name: String, count: Int) throws(Refusal)
+        -> (shards: [ShardPart], server: (file: String, part: ShardPart)?)
+    {
         var byIndex: [Int: String] = [:]
         var shards: [ShardPart] = []
         var server: (file: String, part: ShardPart)?
@@ -131,43 +145,42 @@ package enum ShardMerge {
                     "\(name): shard\(missing.count == 1 ? "" : "s") \(list)\(missing.count > 8 ? ", …" : "") missing (have \(byIndex.count) of \(count))"
             )
         }
-        if first.sharedServer && server == nil {
+        return (shards, server)
+    }
+
+    /// A shared server's part is there exactly when the shards shared one, and every shard sent to
+    /// that server (its identity) while it ran (its lifetime, within two machines' clock skew).
+    private static func checkServer(
+        _ parts: [(file: String, part: ShardPart)], server: (file: String, part: ShardPart)?, sharedServer: Bool,
+        name: String
+    ) throws(Refusal) {
+        if sharedServer && server == nil {
             throw Refusal(
                 description:
                     "\(name): the shards shared a server, and its part (\(name).server.\(ShardPart.fileExtension)) is missing"
             )
         }
-        if !first.sharedServer, let server {
+        guard let server else { return }
+        if !sharedServer {
             throw Refusal(
                 description: "\(server.file): a server part, but the shards of \(name) each ran their own server")
         }
-        // Every shard sent to the server whose part this is (its identity, not only its clock).
-        if let server {
-            for (file, part) in parts where part.header.role == .shard {
-                guard part.header.serverRunID == server.part.header.serverRunID else {
-                    throw Refusal(
-                        description:
-                            "\(file): it sent to server '\(part.header.serverRunID ?? "")', but \(server.file) is the part of server '\(server.part.header.serverRunID ?? "")': a part of another run"
-                    )
-                }
+        let window = server.part.header.wallStart - Self.clockSkew
+        let last = server.part.header.wallStart + server.part.header.end + Self.clockSkew
+        for (file, part) in parts where part.header.role == .shard {
+            guard part.header.serverRunID == server.part.header.serverRunID else {
+                throw Refusal(
+                    description:
+                        "\(file): it sent to server '\(part.header.serverRunID ?? "")', but \(server.file) is the part of server '\(server.part.header.serverRunID ?? "")': a part of another run"
+                )
+            }
+            guard (window...last).contains(part.header.wallStart) else {
+                throw Refusal(
+                    description:
+                        "\(file): it started at \(part.header.wallStart) s, outside the lifetime of the server whose part is \(server.file) (\(server.part.header.wallStart)-\(server.part.header.wallStart + server.part.header.end) s): a part of another run"
+                )
             }
         }
-        // A shard of a shared server started while that server ran: one that started outside its
-        // lifetime (beyond the skew two machines' clocks may have) sent to another run's server.
-        if let server {
-            let window = server.part.header.wallStart - Self.clockSkew
-            let last = server.part.header.wallStart + server.part.header.end + Self.clockSkew
-            for (file, part) in parts where part.header.role == .shard {
-                guard (window...last).contains(part.header.wallStart) else {
-                    throw Refusal(
-                        description:
-                            "\(file): it started at \(part.header.wallStart) s, outside the lifetime of the server whose part is \(server.file) (\(server.part.header.wallStart)-\(server.part.header.wallStart + server.part.header.end) s): a part of another run"
-                    )
-                }
-            }
-        }
-        shards.sort { $0.header.shardIndex < $1.header.shardIndex }
-        return (shards, server?.part)
     }
 
     /// One scenario's parts merged and judged.
