@@ -56,12 +56,7 @@ public enum CertifyCommand {
         let command = CommandArguments("certify", arguments, spec: spec, usage: usage, takesFiles: false)
         guard case .parsed(let parsed) = command else { return command.exitCode }
         if parsed.flag("list") {
-            for certifyCase in CertifyCase.all {
-                let weight = certifyCase.weight == .informational ? " (informational)" : ""
-                let number = certifyCase.id.padding(toLength: 5, withPad: " ", startingAt: 0)
-                let name = certifyCase.name.padding(toLength: 46, withPad: " ", startingAt: 0)
-                print("\(number) \(name) \(certifyCase.title) [\(certifyCase.property.rawValue)]\(weight)")
-            }
+            for certifyCase in CertifyCase.all { print(listLine(certifyCase)) }
             return .success
         }
         let cases: [CertifyCase]
@@ -96,25 +91,7 @@ public enum CertifyCommand {
             "certify: \(planned.count) clients × \(cases.count) cases, \(jobs) at a time; results in \(folder.path)")
         let (outcome, cancelled) = await RunSession.interruptible(
             notice: "\ninterrupted: stopping the clients and writing the cases run so far…"
-        ) {
-            var reports: [ClientReport] = []
-            for (index, entry) in planned.enumerated() {
-                if Task.isCancelled { break }
-                let name = entry.client.claim.name
-                var runner = CertifyRunner(
-                    cases: cases, jobs: jobs,
-                    folder: folder.appendingPathComponent(CertifyReport.clientFolder(index: index, name: name)))
-                runner.progress = { done, total, result in
-                    if progress { StandardStream.error("\r\u{1B}[K") }
-                    if result.verdict.outcome == .fail {
-                        printError("  \(name) \(result.certifyCase.name) FAIL: \(result.verdict.detail)")
-                    }
-                    if progress { StandardStream.error("  \(name): \(done)/\(total) cases") }
-                }
-                reports.append(try await runner.run(entry.client))
-            }
-            return reports
-        }
+        ) { try await certify(planned, cases: cases, jobs: jobs, folder: folder, progress: progress) }
         guard case .success(let reports) = outcome else {
             if case .failure(let error) = outcome { printError("certify: \(error)") }
             return .software
@@ -127,26 +104,64 @@ public enum CertifyCommand {
         }
         var gateHolds = true
         for (report, entry) in zip(reports, planned) {
-            let failed = Set(report.failed.map { $0.certifyCase.name })
-            let counts = [CertifyVerdict.Outcome.pass, .fail, .notApplicable, .informational].map {
-                "\(report.count($0)) \(CertifyReport.short($0))"
-            }
-            var line = "\(report.claim.name): " + counts.joined(separator: ", ")
-            if let expected = entry.expected?.intersection(cases.map(\.name)) {
-                let surprising = failed.subtracting(expected).sorted(by: caseOrder)
-                let missing = expected.subtracting(failed).sorted(by: caseOrder)
-                if !surprising.isEmpty { line += "; unexpected FAIL: " + surprising.joined(separator: " ") }
-                if !missing.isEmpty { line += "; expected FAIL that passed: " + missing.joined(separator: " ") }
-                if surprising.isEmpty && missing.isEmpty { line += "; as expected" } else { gateHolds = false }
-            } else if !failed.isEmpty {
-                gateHolds = false
-            }
+            let (line, holds) = gateLine(report, expected: entry.expected, cases: cases)
+            gateHolds = gateHolds && holds
             print(line)
         }
         if progress { StandardStream.error("\r\u{1B}[K") }
         printError("certify: results in \(folder.path) (certify.html)")
         if cancelled { return .interrupted }
         return gateHolds ? .success : .failure
+    }
+
+    /// A case as `--list` prints it: number, name, title, property, weight.
+    static func listLine(_ certifyCase: CertifyCase) -> String {
+        let weight = certifyCase.weight == .informational ? " (informational)" : ""
+        let number = certifyCase.id.padding(toLength: 5, withPad: " ", startingAt: 0)
+        let name = certifyCase.name.padding(toLength: 46, withPad: " ", startingAt: 0)
+        return "\(number) \(name) \(certifyCase.title) [\(certifyCase.property.rawValue)]\(weight)"
+    }
+
+    /// Every planned client's cases, one client after another (a signal stops before the next).
+    static func certify(
+        _ planned: [Planned], cases: [CertifyCase], jobs: Int, folder: URL, progress: Bool
+    ) async throws -> [ClientReport] {
+        var reports: [ClientReport] = []
+        for (index, entry) in planned.enumerated() {
+            if Task.isCancelled { break }
+            let name = entry.client.claim.name
+            var runner = CertifyRunner(
+                cases: cases, jobs: jobs,
+                folder: folder.appendingPathComponent(CertifyReport.clientFolder(index: index, name: name)))
+            runner.progress = { done, total, result in
+                if progress { StandardStream.error("\r\u{1B}[K") }
+                if result.verdict.outcome == .fail {
+                    printError("  \(name) \(result.certifyCase.name) FAIL: \(result.verdict.detail)")
+                }
+                if progress { StandardStream.error("  \(name): \(done)/\(total) cases") }
+            }
+            reports.append(try await runner.run(entry.client))
+        }
+        return reports
+    }
+
+    /// A client's line of the summary, and whether it holds the gate: without expected failures
+    /// (a `--client`), no FAIL; with them, exactly the expected ones among the cases run.
+    static func gateLine(_ report: ClientReport, expected: Set<String>?, cases: [CertifyCase]) -> (
+        line: String, holds: Bool
+    ) {
+        let failed = Set(report.failed.map { $0.certifyCase.name })
+        let counts = [CertifyVerdict.Outcome.pass, .fail, .notApplicable, .informational].map {
+            "\(report.count($0)) \(CertifyReport.short($0))"
+        }
+        var line = "\(report.claim.name): " + counts.joined(separator: ", ")
+        guard let expected = expected?.intersection(cases.map(\.name)) else { return (line, failed.isEmpty) }
+        let surprising = failed.subtracting(expected).sorted(by: caseOrder)
+        let missing = expected.subtracting(failed).sorted(by: caseOrder)
+        if !surprising.isEmpty { line += "; unexpected FAIL: " + surprising.joined(separator: " ") }
+        if !missing.isEmpty { line += "; expected FAIL that passed: " + missing.joined(separator: " ") }
+        let holds = surprising.isEmpty && missing.isEmpty
+        return (holds ? line + "; as expected" : line, holds)
     }
 
     /// Case names in the catalog's order.

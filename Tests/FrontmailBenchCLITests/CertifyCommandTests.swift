@@ -188,3 +188,40 @@ struct CertifyCaseNameTests {
         #expect(manifest.clients.flatMap(\.expectedFailures).count > 50)
     }
 }
+
+/// The gate's summary line per client: exactly its expected failures among the cases run.
+@Suite("certify: the gate's line")
+struct CertifyGateLineTests {
+    static func report(failing: [String]) throws -> ClientReport {
+        let results = try ["idempotency.key-on-every-request", "retry-after.fraction", "backoff.jitter-distribution"]
+            .map { name in
+                let certifyCase = try #require(CertifyCase.named(name))
+                let verdict: CertifyVerdict = failing.contains(name) ? .fail("broken") : .pass("fine")
+                return CertifyResult(certifyCase: certifyCase, verdict: verdict, requests: 1, elapsed: 0, evidence: [])
+            }
+        return ClientReport(claim: SDKCertifyClient.claim(), command: nil, results: results)
+    }
+
+    @Test("as expected, an unexpected FAIL, an expected FAIL that passed, and a --client without expectations")
+    func lines() throws {
+        let cases = try ["idempotency.key-on-every-request", "retry-after.fraction", "backoff.jitter-distribution"].map
+        {
+            try #require(CertifyCase.named($0))
+        }
+        let failing = try Self.report(failing: ["retry-after.fraction"])
+        let expected = CertifyCommand.gateLine(failing, expected: ["retry-after.fraction"], cases: cases)
+        #expect(expected.holds && expected.line.hasSuffix("2 PASS, 1 FAIL, 0 N/A, 0 INFO; as expected"))
+        let surprise = CertifyCommand.gateLine(failing, expected: [], cases: cases)
+        #expect(!surprise.holds && surprise.line.hasSuffix("; unexpected FAIL: retry-after.fraction"))
+        let passed = CertifyCommand.gateLine(
+            try Self.report(failing: []), expected: ["retry-after.fraction"], cases: cases)
+        #expect(!passed.holds && passed.line.hasSuffix("; expected FAIL that passed: retry-after.fraction"))
+        // An expected failure of a case not run this time is not judged.
+        let notRun = CertifyCommand.gateLine(
+            try Self.report(failing: []), expected: ["retry-after.fraction"], cases: [cases[0]])
+        #expect(notRun.holds)
+        // A --client (no expectations) holds only without a FAIL.
+        #expect(CertifyCommand.gateLine(try Self.report(failing: []), expected: nil, cases: cases).holds)
+        #expect(!CertifyCommand.gateLine(failing, expected: nil, cases: cases).holds)
+    }
+}
