@@ -55,14 +55,60 @@ public enum ServeCommand {
     public static func run(_ arguments: [String]) -> ExitCode {
         let command = CommandArguments("serve", arguments, spec: spec, usage: usage, takesFiles: false)
         guard case .parsed(let parsed) = command else { return command.exitCode }
-        let port: Int
+        var options: FakeFrontmailServer.Options
         let seed: UInt64
-        let loops: Int
+        switch settings(parsed) {
+        case .success(let parsedSettings): (options, seed) = parsedSettings
+        case .failure(let exit): return exit.code
+        }
+        let shared: SharedServer?
+        switch SharedServer.parse(parsed) {
+        case .absent: shared = nil
+        case .server(let server): shared = server
+        case .exit(let code): return code
+        }
+        guard (0...65_535).contains(options.port), (1...64).contains(options.loops) else {
+            printError("serve: --port must be 0-65535 and --loops 1-64")
+            return .usage
+        }
+        let plan: FaultPlan
+        let config: EmulatorConfig
+        switch inputs(parsed) {
+        case .success(let read): (plan, config) = read
+        case .failure(let exit): return exit.code
+        }
+        // Listening before the server starts: a supervisor that signals as soon as it reads the
+        // `listening on` line finds the handler in place.
+        let termination = TerminationSignal()
+        if options.sharePort, options.port != 0,
+            let problem = Self.unsharedServer(host: options.host, port: options.port)
+        {
+            printError("serve: --share-port \(options.port): \(problem)")
+            return .usage
+        }
+        let core = shared?.makeCore() ?? FakeFrontmailCore(config: config, plan: plan, seed: seed)
+        if options.host == "localhost" { options.host = "127.0.0.1" }
+        let server: FakeFrontmailServer
+        switch bind(core, options: options) {
+        case .success(let bound): server = bound
+        case .failure(let exit): return exit.code
+        }
+        print("listening on \(server.url.absoluteString)")
+        fflush(nil)
+        let signalName = termination.wait()
+        server.shutdown()
+        return stopped(server, core: core, shared: shared, ledger: parsed.value("ledger"), signal: signalName)
+    }
+
+    /// The server's options and seed from the command line; the host a loopback address (or any,
+    /// with --expose).
+    static func settings(_ parsed: Arguments) -> Result<(FakeFrontmailServer.Options, UInt64), Exit> {
         var options = FakeFrontmailServer.Options()
+        let seed: UInt64
         do {
-            port = try parsed.integer("port") ?? 0
+            options.port = try parsed.integer("port") ?? 0
             seed = try parsed.unsigned("seed") ?? 1
-            loops = try parsed.integer("loops") ?? 1
+            options.loops = try parsed.integer("loops") ?? 1
             options.headerTimeout = try parsed.number("header-timeout", in: 0.001...86_400) ?? options.headerTimeout
             options.idleTimeout = try parsed.number("idle-timeout", in: 0.001...86_400) ?? options.idleTimeout
             if let megabytes = try parsed.number("input-budget", in: 1...65_536) {
@@ -71,86 +117,80 @@ public enum ServeCommand {
             options.sharePort = parsed.flag("share-port")
         } catch {
             printError("serve: \(error)")
-            return .usage
+            return .failure(Exit(code: .usage))
         }
         let host = parsed.value("host") ?? "127.0.0.1"
         guard host == "localhost" || Self.isAddress(host) else {
             printError("serve: --host '\(host)' is not an IPv4 or IPv6 address (127.0.0.1, ::1 or localhost)")
-            return .usage
+            return .failure(Exit(code: .usage))
         }
         guard host.hasPrefix("127.") || host == "::1" || host == "localhost" || parsed.flag("expose") else {
             printError(
                 "serve: --host must be a loopback address (127.0.0.0/8 or ::1), not '\(host)' (--expose allows it)")
-            return .usage
+            return .failure(Exit(code: .usage))
         }
-        let shared: SharedServer?
-        switch SharedServer.parse(parsed) {
-        case .absent: shared = nil
-        case .server(let server): shared = server
-        case .exit(let code): return code
-        }
-        guard (0...65_535).contains(port), (1...64).contains(loops) else {
-            printError("serve: --port must be 0-65535 and --loops 1-64")
-            return .usage
-        }
-        let plan: FaultPlan
-        let config: EmulatorConfig
+        options.host = host
+        return .success((options, seed))
+    }
+
+    /// The plan and config files, read and checked; the ledger's path checked before the server
+    /// starts (it is written at exit: a path that cannot be written is found now, not then).
+    static func inputs(_ parsed: Arguments) -> Result<(FaultPlan, EmulatorConfig), Exit> {
         if let refused = refuseOutputsNamingInputs(
             "serve", [("ledger", parsed.value("ledger"))],
             inputs: ["plan", "config", "scenario"].compactMap { parsed.value($0) })
         {
-            return refused
+            return .failure(Exit(code: refused))
         }
+        let read: (FaultPlan, EmulatorConfig)
         do {
-            plan = try parsed.value("plan").map(loadPlan) ?? .none
-            config = try parsed.value("config").map(loadConfig) ?? EmulatorConfig()
+            read = (
+                try parsed.value("plan").map(loadPlan) ?? .none,
+                try parsed.value("config").map(loadConfig) ?? EmulatorConfig()
+            )
         } catch let error as InputFileError {
             printError(error.description)
-            return .dataError
+            return .failure(Exit(code: .dataError))
         } catch {
             printError("serve: \(error)")
-            return .dataError
+            return .failure(Exit(code: .dataError))
         }
-        // The ledger is written at exit: a path that cannot be written is found now, not then.
         if let ledgerPath = parsed.value("ledger"), let problem = Self.unwritable(ledgerPath) {
             printError("serve: --ledger \(ledgerPath) cannot be written (\(problem))")
             // A device node, FIFO or folder is refused as any output naming one is (64); a path
             // that cannot be written is an output that cannot be written (70).
-            return OutputFile.nonRegularKind(at: ledgerPath) == nil ? .software : .usage
+            return .failure(Exit(code: OutputFile.nonRegularKind(at: ledgerPath) == nil ? .software : .usage))
         }
-        // Listening before the server starts: a supervisor that signals as soon as it reads the
-        // `listening on` line finds the handler in place.
-        let termination = TerminationSignal()
-        if options.sharePort, port != 0, let problem = Self.unsharedServer(host: host, port: port) {
-            printError("serve: --share-port \(port): \(problem)")
-            return .usage
-        }
-        let core = shared?.makeCore() ?? FakeFrontmailCore(config: config, plan: plan, seed: seed)
-        let server: FakeFrontmailServer
+        return .success(read)
+    }
+
+    /// The server on its port, or why it could not bind (70).
+    static func bind(_ core: FakeFrontmailCore, options: FakeFrontmailServer.Options) -> Result<
+        FakeFrontmailServer, Exit
+    > {
         do {
-            options.host = host == "localhost" ? "127.0.0.1" : host
-            options.port = port
-            options.loops = loops
-            server = try FakeFrontmailServer(core: core, options: options)
+            return .success(try FakeFrontmailServer(core: core, options: options))
         } catch let error as SocketError where error.code == EADDRINUSE {
+            let port = options.port
             printError(
                 options.sharePort
                     ? "serve: port \(port) is in use by a process that does not share it (start each serve with --share-port)"
                     : "serve: port \(port) is already in use (another serve?); --share-port splits it on purpose")
-            return .software
         } catch {
             printError("serve: \(error)")
-            return .software
         }
-        print("listening on \(server.url.absoluteString)")
-        fflush(nil)
-        let signalName = termination.wait()
-        server.shutdown()
-        if let ledgerPath = parsed.value("ledger") {
+        return .failure(Exit(code: .software))
+    }
+
+    /// After the signal: the ledger and the shared server's part written, and the summary line.
+    static func stopped(
+        _ server: FakeFrontmailServer, core: FakeFrontmailCore, shared: SharedServer?, ledger: String?, signal: String
+    ) -> ExitCode {
+        if let ledger {
             do {
-                try core.ledger.writeCSV(to: URL(fileURLWithPath: ledgerPath))
+                try core.ledger.writeCSV(to: URL(fileURLWithPath: ledger))
             } catch {
-                printError("serve: could not write the ledger to \(ledgerPath): \(error)")
+                printError("serve: could not write the ledger to \(ledger): \(error)")
                 return .software
             }
         }
@@ -165,15 +205,13 @@ public enum ServeCommand {
         }
         let stats = server.stats
         print(
-            "stopped (\(signalName)): \(stats.requestsServed) requests served, \(stats.connectionsOpened) connections, "
+            "stopped (\(signal)): \(stats.requestsServed) requests served, \(stats.connectionsOpened) connections, "
                 + "\(core.emulator.committedCount) messages accepted, \(stats.malformedRequests) malformed, "
                 + "\(stats.connectionsTimedOut) timed out, \(stats.connectionsRefused) refused (no descriptors), "
-                + "\(stats.requestsOverBudget) over the input budget"
-                + (parsed.value("ledger").map { ", ledger in \($0)" } ?? ""))
+                + "\(stats.requestsOverBudget) over the input budget" + (ledger.map { ", ledger in \($0)" } ?? ""))
         return .success
     }
 
-    /// Why `path` cannot be written (nil: it can). Creates nothing that was not there.
     /// Why a serve already on `port` may not be joined (it was started without --share-port, or it
     /// is not a serve), or nil when it may, or when nothing answers there (this one is the first).
     /// SO_REUSEPORT cannot tell: a serve with several loops sets it for its own listeners.
@@ -206,6 +244,7 @@ public enum ServeCommand {
         return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
     }
 
+    /// Why `path` cannot be written (nil: it can). Creates nothing that was not there.
     static func unwritable(_ path: String) -> String? {
         let url = URL(fileURLWithPath: path)
         var isDirectory: ObjCBool = false
