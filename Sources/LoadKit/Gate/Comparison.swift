@@ -142,46 +142,75 @@ public struct Comparison: Sendable {
                         polarity: polarity, verdict: .missing))
                 continue
             }
-            let verdict: Verdict
-            var change = 0.0
-            if row.value.isNaN || now.value.isNaN {
-                if row.value.isNaN {
-                    verdict = now.value.isNaN ? .unchanged : .notAvailable
-                } else {
-                    // It was measured and now is not: a run that stopped measuring a correctness
-                    // metric regressed; for the rest it is a warning.
-                    let policy = MetricPolicies.policy(row)
-                    verdict = policy?.strict == true && policy?.needsExtra == false ? .regression : .notAvailable
-                }
-            } else {
-                if row.value == now.value {
-                    change = 0
-                } else if row.value == 0 {
-                    change = now.value > 0 ? .infinity : -.infinity
-                } else {
-                    change = (now.value - row.value) / abs(row.value)
-                }
-                // Judged as a factor, the same in both polarities: tolerance t allows (1 + t)× worse.
-                let worse = Self.worseFactor(baseline: row.value, current: now.value, polarity: polarity)
-                if Self.isStrict(row), now.value < 0, now.value != row.value {
-                    // A strict metric is a count of defects, of allocations or a ratio of correct
-                    // outcomes: a negative one is not a measurement, and never an improvement.
-                    verdict = .regression
-                } else if let slack = policy?.slack, slack > 0, abs(now.value - row.value) <= slack {
-                    verdict = .unchanged
-                } else if worse > 1 + allowed {
-                    verdict = policy?.warnOnly == true ? .warning : .regression
-                } else if worse < 1 / (1 + allowed) {
-                    verdict = .improvement
-                } else {
-                    verdict = .unchanged
-                }
-            }
+            let (verdict, change) = Self.judge(row, now, polarity: polarity, allowed: allowed)
             lines.append(
                 Line(
                     key: key(row), baseline: row.value, current: now.value, unit: row.unit, change: change,
                     tolerance: allowed, polarity: polarity, verdict: verdict, spreads: spreads))
         }
+        judgeControls(
+            current, baselineByKey: baselineByKey, ratioTolerances: ratioTolerances,
+            blindControlsFail: blindControlsFail)
+        for row in current
+        where !baselineKeys.contains(key(row)) && Self.polarity(row) != .informational
+            && (!strictOnly || Self.isStrict(row))
+        {
+            // A defect count that appears with a value (an interrupted run, a new failure) regresses.
+            let defect = Self.isStrict(row) && Self.polarity(row) == .lowerIsBetter && row.value > 0
+            lines.append(
+                Line(
+                    key: key(row), baseline: nil, current: row.value, unit: row.unit, change: .nan,
+                    tolerance: tolerance,
+                    polarity: Self.polarity(row), verdict: defect ? .regression : .new))
+        }
+        // An interrupted run is partial whatever the baseline was: one interrupted too (an
+        // "unchanged" interruption) cannot make it pass.
+        for index in lines.indices
+        where lines[index].key.hasSuffix("." + MetricKey.runInterrupted.text) && (lines[index].current ?? 0) > 0 {
+            lines[index].verdict = .regression
+        }
+    }
+
+    /// A metric's verdict against its baseline, and its relative change (`allowed`: its tolerance).
+    static func judge(_ row: SummaryRow, _ now: SummaryRow, polarity: Polarity, allowed: Double) -> (Verdict, Double) {
+        let policy = MetricPolicies.policy(row)
+        if row.value.isNaN || now.value.isNaN {
+            if row.value.isNaN { return (now.value.isNaN ? .unchanged : .notAvailable, 0) }
+            // It was measured and now is not: a run that stopped measuring a correctness metric
+            // regressed; for the rest it is a warning.
+            return (policy?.strict == true && policy?.needsExtra == false ? .regression : .notAvailable, 0)
+        }
+        let change: Double
+        if row.value == now.value {
+            change = 0
+        } else if row.value == 0 {
+            change = now.value > 0 ? .infinity : -.infinity
+        } else {
+            change = (now.value - row.value) / abs(row.value)
+        }
+        // Judged as a factor, the same in both polarities: tolerance t allows (1 + t)× worse.
+        let worse = Self.worseFactor(baseline: row.value, current: now.value, polarity: polarity)
+        if Self.isStrict(row), now.value < 0, now.value != row.value {
+            // A strict metric is a count of defects, of allocations or a ratio of correct
+            // outcomes: a negative one is not a measurement, and never an improvement.
+            return (.regression, change)
+        } else if let slack = policy?.slack, slack > 0, abs(now.value - row.value) <= slack {
+            return (.unchanged, change)
+        } else if worse > 1 + allowed {
+            return (policy?.warnOnly == true ? .warning : .regression, change)
+        } else if worse < 1 / (1 + allowed) {
+            return (.improvement, change)
+        }
+        return (.unchanged, change)
+    }
+
+    /// Each positive control of `current` (a workload slowed on purpose) against its subject's
+    /// baseline and the ratio's tolerance: one the gate would not flag is a line of its own.
+    private mutating func judgeControls(
+        _ current: [SummaryRow], baselineByKey: [String: SummaryRow], ratioTolerances: [String: Double],
+        blindControlsFail: Bool
+    ) {
+        func key(_ row: SummaryRow) -> String { "\(row.scenario).\(row.key)" }
         for row in current where Self.isControl(row) {
             var subject = row
             subject.metric.removeLast(Self.controlSuffix.count)
@@ -205,24 +234,6 @@ public struct Comparison: Sendable {
                         change: (row.value - reference.value) / abs(reference.value), tolerance: allowed,
                         polarity: .higherIsBetter, verdict: blindControlsFail ? .blind : .warning))
             }
-        }
-        for row in current
-        where !baselineKeys.contains(key(row)) && Self.polarity(row) != .informational
-            && (!strictOnly || Self.isStrict(row))
-        {
-            // A defect count that appears with a value (an interrupted run, a new failure) regresses.
-            let defect = Self.isStrict(row) && Self.polarity(row) == .lowerIsBetter && row.value > 0
-            lines.append(
-                Line(
-                    key: key(row), baseline: nil, current: row.value, unit: row.unit, change: .nan,
-                    tolerance: tolerance,
-                    polarity: Self.polarity(row), verdict: defect ? .regression : .new))
-        }
-        // An interrupted run is partial whatever the baseline was: one interrupted too (an
-        // "unchanged" interruption) cannot make it pass.
-        for index in lines.indices
-        where lines[index].key.hasSuffix("." + MetricKey.runInterrupted.text) && (lines[index].current ?? 0) > 0 {
-            lines[index].verdict = .regression
         }
     }
 
