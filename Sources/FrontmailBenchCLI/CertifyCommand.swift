@@ -195,51 +195,7 @@ public enum CertifyCommand {
                 printError("certify: give --clients FILE or --client COMMAND, not both\n\n\(usage)")
                 return .failure(Exit(code: .usage))
             }
-            do {
-                let manifest = try CertifyManifest.load(file: file)
-                let numbered = manifest.numberedFailures
-                if !numbered.isEmpty {
-                    printError(
-                        "certify: \(file): expectedFailures names cases by number, read for this release only; write their names: "
-                            + numbered.prefix(8).map { "\($0.number) is \($0.name)" }.joined(separator: ", ")
-                            + (numbered.count > 8 ? ", ..." : ""))
-                }
-                var planned: [Planned] = []
-                var skipped: [String] = []
-                for (index, entry) in manifest.clients.enumerated() {
-                    // Every claim is read and checked, a skipped client's too: the file is wrong or
-                    // right whatever this machine has installed.
-                    let claim = try entry.policy.map { try ClientClaim.load(file: $0) } ?? ClientClaim.contractDefaults
-                    do {
-                        try manifest.checkExpectedFailures(of: index, claim: claim)
-                    } catch {
-                        printError("certify: \(file): \(error)")
-                        return .failure(Exit(code: .dataError))
-                    }
-                    if let program = entry.requires, !CertifyManifest.available(program) {
-                        printError("certify: skipping '\(entry.command.prefix(60))': \(program) is not installed")
-                        skipped.append(program)
-                        continue
-                    }
-                    planned.append(
-                        Planned(
-                            client: CertifyClient(claim: claim, kind: .command(entry.command)),
-                            expected: manifest.expectedNames(of: index)))
-                }
-                guard !planned.isEmpty else {
-                    printError(
-                        "certify: no client of \(file) can run here: each requires a program that is not installed (\(Set(skipped).sorted().joined(separator: ", "))); nothing was certified"
-                    )
-                    return .failure(Exit(code: .software))
-                }
-                return .success(planned)
-            } catch let error as InputFileError {
-                printError("certify: \(error)")
-                return .failure(Exit(code: .dataError))
-            } catch {
-                printError("certify: \(error)")
-                return .failure(Exit(code: .dataError))
-            }
+            return manifestClients(file)
         }
         guard !commands.isEmpty else {
             printError("certify: name a client (--client COMMAND or --clients FILE)\n\n\(usage)")
@@ -279,5 +235,54 @@ public enum CertifyCommand {
             planned.append(Planned(client: CertifyClient(claim: claim, kind: .command(command)), expected: nil))
         }
         return .success(planned)
+    }
+
+    /// The clients of a clients file: every claim read and checked (a skipped client's too: the
+    /// file is wrong or right whatever this machine has installed), each client's expected
+    /// failures checked against its claim, a client whose program is missing skipped (said).
+    static func manifestClients(_ file: String) -> Result<[Planned], Exit> {
+        do {
+            let manifest = try CertifyManifest.load(file: file)
+            let numbered = manifest.numberedFailures
+            if !numbered.isEmpty {
+                printError(
+                    "certify: \(file): expectedFailures names cases by number, read for this release only; write their names: "
+                        + numbered.prefix(8).map { "\($0.number) is \($0.name)" }.joined(separator: ", ")
+                        + (numbered.count > 8 ? ", ..." : ""))
+            }
+            var planned: [Planned] = []
+            var skipped: [String] = []
+            for (index, entry) in manifest.clients.enumerated() {
+                let claim = try entry.policy.map { try ClientClaim.load(file: $0) } ?? ClientClaim.contractDefaults
+                do {
+                    try manifest.checkExpectedFailures(of: index, claim: claim)
+                } catch {
+                    printError("certify: \(file): \(error)")
+                    return .failure(Exit(code: .dataError))
+                }
+                if let program = entry.requires, !CertifyManifest.available(program) {
+                    printError("certify: skipping '\(entry.command.prefix(60))': \(program) is not installed")
+                    skipped.append(program)
+                    continue
+                }
+                planned.append(
+                    Planned(
+                        client: CertifyClient(claim: claim, kind: .command(entry.command)),
+                        expected: manifest.expectedNames(of: index)))
+            }
+            guard !planned.isEmpty else {
+                printError(
+                    "certify: no client of \(file) can run here: each requires a program that is not installed (\(Set(skipped).sorted().joined(separator: ", "))); nothing was certified"
+                )
+                return .failure(Exit(code: .software))
+            }
+            return .success(planned)
+        } catch let error as InputFileError {
+            printError("certify: \(error)")
+            return .failure(Exit(code: .dataError))
+        } catch {
+            printError("certify: \(error)")
+            return .failure(Exit(code: .dataError))
+        }
     }
 }
