@@ -41,40 +41,10 @@ public enum TuneCommand {
         let command = CommandArguments("tune", arguments, spec: spec, usage: usage)
         guard case .parsed(let parsed) = command else { return command.exitCode }
         let jobs: Int
-        do {
-            jobs = try parsed.integer("jobs") ?? ProcessInfo.processInfo.activeProcessorCount
-        } catch {
-            printError("tune: \(error)\n\n\(usage)")
-            return .usage
-        }
-        guard (1...64).contains(jobs) else {
-            printError("tune: --jobs needs a whole number from 1 to 64, not \(jobs)\n\n\(usage)")
-            return .usage
-        }
-        guard (1...4).contains(parsed.positionals.count) else {
-            printError("tune: name one tune file, and up to three storms files after it\n\n\(usage)")
-            return .usage
-        }
-        var tunes: [TuneFile] = []
-        for file in parsed.positionals {
-            do {
-                let tune = try TuneFile.load(file: file)
-                tunes.append(parsed.flag("quick") ? tune.quickened() : tune)
-            } catch {
-                printError(error.description)
-                return .dataError
-            }
-        }
-        for (file, tune) in zip(parsed.positionals, tunes).dropFirst()
-        where !tune.environments.contains(where: { $0.map != nil }) {
-            printError(
-                "tune: \(file): no environment has a map place: only a storms sweep (a metastability map) can weigh on \(parsed.positionals[0])'s decision\n\n\(usage)"
-            )
-            return .usage
-        }
-        for (index, tune) in tunes.enumerated() where tunes[..<index].contains(where: { $0.name == tune.name }) {
-            printError("tune: two files are named \(tune.name): their results would share a folder\n\n\(usage)")
-            return .usage
+        let tunes: [TuneFile]
+        switch files(parsed) {
+        case .success(let read): (jobs, tunes) = read
+        case .failure(let exit): return exit.code
         }
         let sizes = tunes.map { $0.policies.count * $0.environments.count * $0.seeds }
         if parsed.flag("check") {
@@ -117,6 +87,48 @@ public enum TuneCommand {
         session.written = { meter.finish() }
         return session.end(
             reports, planned: runs, elapsed: Date().timeIntervalSince(started), cancelled: cancelled || late.came)
+    }
+
+    /// `--jobs` and the tune files (a sweep, then up to three storms sweeps with map places), read
+    /// and checked, `--quick` applied.
+    static func files(_ parsed: Arguments) -> Result<(jobs: Int, tunes: [TuneFile]), Exit> {
+        let jobs: Int
+        do {
+            jobs = try parsed.integer("jobs") ?? ProcessInfo.processInfo.activeProcessorCount
+        } catch {
+            printError("tune: \(error)\n\n\(usage)")
+            return .failure(Exit(code: .usage))
+        }
+        guard (1...64).contains(jobs) else {
+            printError("tune: --jobs needs a whole number from 1 to 64, not \(jobs)\n\n\(usage)")
+            return .failure(Exit(code: .usage))
+        }
+        guard (1...4).contains(parsed.positionals.count) else {
+            printError("tune: name one tune file, and up to three storms files after it\n\n\(usage)")
+            return .failure(Exit(code: .usage))
+        }
+        var tunes: [TuneFile] = []
+        for file in parsed.positionals {
+            do {
+                let tune = try TuneFile.load(file: file)
+                tunes.append(parsed.flag("quick") ? tune.quickened() : tune)
+            } catch {
+                printError(error.description)
+                return .failure(Exit(code: .dataError))
+            }
+        }
+        for (file, tune) in zip(parsed.positionals, tunes).dropFirst()
+        where !tune.environments.contains(where: { $0.map != nil }) {
+            printError(
+                "tune: \(file): no environment has a map place: only a storms sweep (a metastability map) can weigh on \(parsed.positionals[0])'s decision\n\n\(usage)"
+            )
+            return .failure(Exit(code: .usage))
+        }
+        for (index, tune) in tunes.enumerated() where tunes[..<index].contains(where: { $0.name == tune.name }) {
+            printError("tune: two files are named \(tune.name): their results would share a folder\n\n\(usage)")
+            return .failure(Exit(code: .usage))
+        }
+        return .success((jobs, tunes))
     }
 
     /// Every file's cells, then (with storms files) the joint decision's screen.
