@@ -41,34 +41,12 @@ public enum CompareCommand {
             printError("compare: give a baseline and a current CSV\n\n\(usage)")
             return .usage
         }
-        var tolerance = 0.05
-        var perMetric: [(pattern: String, tolerance: Double)] = []
-        for value in parsed.all("tolerance") {
-            if let equals = value.firstIndex(of: "=") {
-                guard equals != value.startIndex else {
-                    printError("compare: --tolerance \(value): the METRIC before '=' is empty (write METRIC=PCT)")
-                    return .usage
-                }
-                guard let percent = parsePercent(String(value[value.index(after: equals)...])) else {
-                    printError("compare: --tolerance \(value): write METRIC=PCT, like p99_us=20%")
-                    return .usage
-                }
-                perMetric.append((String(value[..<equals]), percent))
-            } else {
-                guard let percent = parsePercent(value) else {
-                    printError("compare: --tolerance \(value): write a percentage, like 5%")
-                    return .usage
-                }
-                tolerance = percent
-            }
-        }
-        var blindControlsFail = true
-        switch parsed.value("controls") {
-        case nil, "fail": break
-        case "warn": blindControlsFail = false
-        case let other?:
-            printError("compare: --controls \(other): write fail or warn")
-            return .usage
+        let tolerance: Double
+        let perMetric: [(pattern: String, tolerance: Double)]
+        let blindControlsFail: Bool
+        switch tolerances(parsed) {
+        case .success(let read): (tolerance, perMetric, blindControlsFail) = read
+        case .failure(let exit): return exit.code
         }
         let files = parsed.positionals
         if let refused = refuseOutputsNamingInputs(
@@ -98,6 +76,42 @@ public enum CompareCommand {
         if !comparison.regressions.isEmpty { return .regression }
         if !comparison.improvements.isEmpty { return .improvement }
         return .success
+    }
+
+    /// `--tolerance` (the global one and each METRIC=PCT) and `--controls`.
+    static func tolerances(_ parsed: Arguments) -> Result<
+        (tolerance: Double, perMetric: [(pattern: String, tolerance: Double)], blindControlsFail: Bool), Exit
+    > {
+        var tolerance = 0.05
+        var perMetric: [(pattern: String, tolerance: Double)] = []
+        for value in parsed.all("tolerance") {
+            if let equals = value.firstIndex(of: "=") {
+                guard equals != value.startIndex else {
+                    printError("compare: --tolerance \(value): the METRIC before '=' is empty (write METRIC=PCT)")
+                    return .failure(Exit(code: .usage))
+                }
+                guard let percent = parsePercent(String(value[value.index(after: equals)...])) else {
+                    printError("compare: --tolerance \(value): write METRIC=PCT, like p99_us=20%")
+                    return .failure(Exit(code: .usage))
+                }
+                perMetric.append((String(value[..<equals]), percent))
+            } else {
+                guard let percent = parsePercent(value) else {
+                    printError("compare: --tolerance \(value): write a percentage, like 5%")
+                    return .failure(Exit(code: .usage))
+                }
+                tolerance = percent
+            }
+        }
+        var blindControlsFail = true
+        switch parsed.value("controls") {
+        case nil, "fail": break
+        case "warn": blindControlsFail = false
+        case let other?:
+            printError("compare: --controls \(other): write fail or warn")
+            return .failure(Exit(code: .usage))
+        }
+        return .success((tolerance, perMetric, blindControlsFail))
     }
 
     /// `5%`, `5`, `0.5%` → 0.05, 0.05, 0.005.
