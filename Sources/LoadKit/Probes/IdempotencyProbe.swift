@@ -12,15 +12,8 @@ struct IdempotencyProbe {
     /// Effects per send id, for the history CSV.
     var effects: [Int: Int] = [:]
 
-    init(scenario: Scenario, history: History, ledger: LedgerIndex) {
-        let records = history.records
-        var committedMessages: Set<UInt32> = []
-        for record in ledger.records where record.endpoint == .send && record.effect {
-            committedMessages.insert(record.message)
-        }
-        // Sends that share a bench id (explicit key pools) are checked as one group.
-        var groups: [Int: [History.Record]] = [:]
-        for send in records { groups[scenario.benchID(send.sendID), default: []].append(send) }
+    /// What the walk over the send groups counts.
+    private struct Counts {
         var duplicates = 0
         var lost = 0
         var failWithEffect = 0
@@ -31,11 +24,14 @@ struct IdempotencyProbe {
         var keyOwners: [UInt32: Int] = [:]
         var collisions: Set<UInt32> = []
         var totalEffects = 0
-        let grouped = scenario.client.explicitKeys != nil
-        for (benchID, sends) in groups {
-            let attempts = ledger.attempts(sendID: benchID)
+
+        /// One group of sends (one send, or those sharing an explicit key pool's bench id) against
+        /// the requests the server recorded for it.
+        mutating func add(
+            benchID: Int, sends: [History.Record], attempts: [LedgerRecord], committedMessages: Set<UInt32>,
+            grouped: Bool
+        ) {
             let committed = attempts.filter(\.effect)
-            for send in sends { effects[send.sendID] = grouped ? nil : committed.count }
             totalEffects += committed.count
             if ContractProperty.committedTwice(attempts) { duplicates += 1 }
             keyChanges += sends.filter(\.keyChanged).count
@@ -50,20 +46,40 @@ struct IdempotencyProbe {
                     keyOwners[keyID] = benchID
                 }
             }
-            let verdicts = sends.map(\.verdict)
             for send in sends {
                 guard case .ok(let messageID) = send.outcome else { continue }
                 let number = MessageID.number(messageID)
                 if number.map({ !committedMessages.contains($0) }) ?? true { lost += 1 }
                 if let own = committed.first, let number, own.message != number { mismatches += 1 }
             }
-            if !committed.isEmpty {
-                if verdicts.allSatisfy({ $0 == .fail || $0 == .dropped }) {
-                    failWithEffect += 1
-                } else if !verdicts.contains(.ok) {
-                    infoWithEffect += 1
-                }
+            guard !committed.isEmpty else { return }
+            let verdicts = sends.map(\.verdict)
+            if verdicts.allSatisfy({ $0 == .fail || $0 == .dropped }) {
+                failWithEffect += 1
+            } else if !verdicts.contains(.ok) {
+                infoWithEffect += 1
             }
+        }
+    }
+
+    init(scenario: Scenario, history: History, ledger: LedgerIndex) {
+        let records = history.records
+        var committedMessages: Set<UInt32> = []
+        for record in ledger.records where record.endpoint == .send && record.effect {
+            committedMessages.insert(record.message)
+        }
+        // Sends that share a bench id (explicit key pools) are checked as one group.
+        var groups: [Int: [History.Record]] = [:]
+        for send in records { groups[scenario.benchID(send.sendID), default: []].append(send) }
+        let grouped = scenario.client.explicitKeys != nil
+        var counts = Counts()
+        for (benchID, sends) in groups {
+            let attempts = ledger.attempts(sendID: benchID)
+            let effectCount = attempts.filter(\.effect).count
+            for send in sends { effects[send.sendID] = grouped ? nil : effectCount }
+            counts.add(
+                benchID: benchID, sends: sends, attempts: attempts, committedMessages: committedMessages,
+                grouped: grouped)
         }
         let known = Set(groups.keys)
         let unexpected =
@@ -73,19 +89,19 @@ struct IdempotencyProbe {
         let defects = ledger.records.filter { !$0.defects.isEmpty }.count
 
         // The keys the SDK made (an explicit key pool's are the harness's own).
-        let made = grouped ? [] : keyOwners.keys.map { ledger.keys[Int($0)] }
+        let made = grouped ? [] : counts.keyOwners.keys.map { ledger.keys[Int($0)] }
         let shape = KeyShape(made)
 
         var recorder = MetricRecorder(scenario: scenario.name)
         recorder.record(.idempotencyKeysNotV4, Double(shape.notV4))
         recorder.record(.idempotencyKeyBitBias, shape.bitBias)
         let figures: [(MetricKey, Int)] = [
-            (.idempotencySends, records.count), (.idempotencyEffects, totalEffects),
-            (.idempotencyDuplicates, duplicates), (.idempotencyLost, lost), (.idempotencyUnexpected, unexpected),
-            (.idempotencyFailWithEffect, failWithEffect), (.idempotencyInfoWithEffect, infoWithEffect),
-            (.idempotencyMessageIDMismatches, mismatches), (.idempotencyKeyChanges, keyChanges),
-            (.idempotencyBodyChanges, bodyChanges), (.idempotencyKeyCollisions, collisions.count),
-            (.idempotencyDefects, defects),
+            (.idempotencySends, records.count), (.idempotencyEffects, counts.totalEffects),
+            (.idempotencyDuplicates, counts.duplicates), (.idempotencyLost, counts.lost),
+            (.idempotencyUnexpected, unexpected), (.idempotencyFailWithEffect, counts.failWithEffect),
+            (.idempotencyInfoWithEffect, counts.infoWithEffect), (.idempotencyMessageIDMismatches, counts.mismatches),
+            (.idempotencyKeyChanges, counts.keyChanges), (.idempotencyBodyChanges, counts.bodyChanges),
+            (.idempotencyKeyCollisions, counts.collisions.count), (.idempotencyDefects, defects),
         ]
         for (key, value) in figures { recorder.record(key, Double(value)) }
         for verdict in [History.Record.Verdict.ok, .fail, .info, .dropped] {
