@@ -15,29 +15,38 @@ extension ShardPart {
     /// A count of attempts or requests: far beyond a run, small enough that 64 parts add up.
     static let maxCount = 1 << 40
 
-    /// The first thing out of range, or nil.
+    /// The first thing out of range, or nil: the records, the backoffs, the counts, the ledger and
+    /// the capacity series, in that order.
     func problem() -> String? {
-        let shard = Shard(uncheckedIndex: header.shardIndex, count: header.shardCount)
-        func time(_ value: Double, _ field: String, optional: Bool = false) -> String? {
-            if optional && value.isNaN { return nil }
-            return value.isFinite && (0...Self.maxClock).contains(value)
-                ? nil : "\(field) is \(value), not a time of 0-\(Int(Self.maxClock)) s"
+        recordsProblem() ?? backoffsProblem() ?? countsProblem() ?? ledgerProblem() ?? capacityProblem()
+    }
+
+    private var ownShard: Shard { Shard(uncheckedIndex: header.shardIndex, count: header.shardCount) }
+
+    private func timeProblem(_ value: Double, _ field: String, optional: Bool = false) -> String? {
+        if optional && value.isNaN { return nil }
+        return value.isFinite && (0...Self.maxClock).contains(value)
+            ? nil : "\(field) is \(value), not a time of 0-\(Int(Self.maxClock)) s"
+    }
+
+    private func sendProblem(_ id: Int, _ field: String) -> String? {
+        guard (0..<LoadSettings.maxSends).contains(id) else {
+            return "\(field) is \(id), not a send of 0-\(LoadSettings.maxSends - 1)"
         }
-        func sendID(_ id: Int, _ field: String) -> String? {
-            guard (0..<LoadSettings.maxSends).contains(id) else {
-                return "\(field) is \(id), not a send of 0-\(LoadSettings.maxSends - 1)"
-            }
-            guard header.role == .server || shard.owns(id) else {
-                return "\(field) \(id) is not a send of \(label) (a shard holds every \(shard.count)-th send)"
-            }
-            return nil
+        guard header.role == .server || ownShard.owns(id) else {
+            return "\(field) \(id) is not a send of \(label) (a shard holds every \(ownShard.count)-th send)"
         }
+        return nil
+    }
+
+    private func recordsProblem() -> String? {
         var seen = Set<Int>()
         for (index, record) in records.enumerated() {
             let at = "records[\(index)]"
-            if let problem = sendID(record.sendID, at + ".sendID") ?? time(record.intended, at + ".intended")
-                ?? time(record.started, at + ".started", optional: true)
-                ?? time(record.ended, at + ".ended", optional: true)
+            if let problem = sendProblem(record.sendID, at + ".sendID") ?? timeProblem(
+                record.intended, at + ".intended")
+                ?? timeProblem(record.started, at + ".started", optional: true)
+                ?? timeProblem(record.ended, at + ".ended", optional: true)
             {
                 return problem
             }
@@ -59,19 +68,27 @@ extension ShardPart {
                 return "\(at).status is \(status), not an HTTP status"
             }
         }
+        return nil
+    }
+
+    private func backoffsProblem() -> String? {
         for (index, backoff) in backoffs.enumerated() {
             let at = "backoffs[\(index)]"
-            if let problem = sendID(backoff.sendID, at + ".sendID") ?? time(backoff.delay, at + ".delay") {
+            if let problem = sendProblem(backoff.sendID, at + ".sendID") ?? timeProblem(backoff.delay, at + ".delay") {
                 return problem
             }
             guard (0..<Self.maxAttempts).contains(backoff.afterAttempt) else {
                 return "\(at).afterAttempt is \(backoff.afterAttempt), not 0-\(Self.maxAttempts - 1)"
             }
             switch backoff.cause {
-            case .jitter(let cap): if let problem = time(cap, at + ".cap") { return problem }
-            case .retryAfter(let seconds): if let problem = time(seconds, at + ".retryAfter") { return problem }
+            case .jitter(let cap): if let problem = timeProblem(cap, at + ".cap") { return problem }
+            case .retryAfter(let seconds): if let problem = timeProblem(seconds, at + ".retryAfter") { return problem }
             }
         }
+        return nil
+    }
+
+    private func countsProblem() -> String? {
         for (code, count) in attemptErrors where !(0...Self.maxCount).contains(count) {
             return "attemptErrors[\(code)] is \(count), not 0-\(Self.maxCount)"
         }
@@ -81,10 +98,14 @@ extension ShardPart {
         if let index = attemptBuckets.firstIndex(where: { !(0...Self.maxCount).contains($0) }) {
             return "attemptBuckets[\(index)] is \(attemptBuckets[index]), not 0-\(Self.maxCount)"
         }
+        return nil
+    }
+
+    private func ledgerProblem() -> String? {
         for (index, record) in ledger.enumerated() {
             let at = "ledger[\(index)]"
-            if let problem = time(record.arrival, at + ".arrival")
-                ?? time(record.finished, at + ".finished", optional: true)
+            if let problem = timeProblem(record.arrival, at + ".arrival")
+                ?? timeProblem(record.finished, at + ".finished", optional: true)
             {
                 return problem
             }
@@ -95,17 +116,19 @@ extension ShardPart {
                 return "\(at).attempt is \(record.attempt), not 0-\(Self.maxAttempts)"
             }
         }
-        if let capacity {
-            guard
-                [capacity.busy.count, capacity.waiting.count, capacity.served.count, capacity.dead.count]
-                    .allSatisfy({ $0 <= CapacitySeries.maxBuckets })
-            else { return "the capacity series has more than \(CapacitySeries.maxBuckets) buckets" }
-            guard
-                (capacity.busy + capacity.waiting).allSatisfy({ $0.isFinite && $0 >= 0 && $0 <= Double(Self.maxCount) }
-                ),
-                (capacity.served + capacity.dead).allSatisfy({ (0...Self.maxCount).contains($0) })
-            else { return "the capacity series holds a value out of 0-\(Self.maxCount)" }
-        }
+        return nil
+    }
+
+    private func capacityProblem() -> String? {
+        guard let capacity else { return nil }
+        guard
+            [capacity.busy.count, capacity.waiting.count, capacity.served.count, capacity.dead.count]
+                .allSatisfy({ $0 <= CapacitySeries.maxBuckets })
+        else { return "the capacity series has more than \(CapacitySeries.maxBuckets) buckets" }
+        guard
+            (capacity.busy + capacity.waiting).allSatisfy({ $0.isFinite && $0 >= 0 && $0 <= Double(Self.maxCount) }),
+            (capacity.served + capacity.dead).allSatisfy({ (0...Self.maxCount).contains($0) })
+        else { return "the capacity series holds a value out of 0-\(Self.maxCount)" }
         return nil
     }
 }
