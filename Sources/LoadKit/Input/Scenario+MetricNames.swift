@@ -52,6 +52,14 @@ extension MetricCatalog {
         guard name.hasPrefix("cancellation."), case .cancellation(let settings) = scenario.experiment else {
             return nil
         }
+        return unknownCancellationPart(of: name, settings: settings, crossesNetwork: scenario.transport.crossesNetwork)
+    }
+
+    /// `unknownPart` for a cancellation experiment's names: `cancellation.<phase>.<idle|load>.<statistic>`,
+    /// the raw URLSession baseline's, the soak's and `live_requests_after`.
+    private static func unknownCancellationPart(
+        of name: String, settings: CancellationSettings, crossesNetwork: Bool
+    ) -> String? {
         let parts = name.dropFirst("cancellation.".count).split(separator: ".", omittingEmptySubsequences: false)
             .map(String.init)
         switch parts.first {
@@ -69,7 +77,7 @@ extension MetricCatalog {
         var phases = settings.phases.map(\.rawValue)
         var statistics = cancellationStatistics
         if cell.first == "raw_urlsession" {
-            guard settings.baseline, scenario.transport.crossesNetwork else {
+            guard settings.baseline, crossesNetwork else {
                 return "the raw URLSession baseline runs only over sockets with baseline true"
             }
             cell.removeFirst()
