@@ -17,15 +17,8 @@ struct StatusProbe {
     var rows: [SummaryRow] = []
     var metrics: [String: Double] = [:]
 
-    init(scenario: Scenario, book: StatusReadBook, ledger: LedgerIndex) {
-        // Each read's requests at the server, in arrival order.
-        var served: [Int: [LedgerRecord]] = [:]
-        var defects = 0
-        for record in ledger.records where record.endpoint == .status && record.benchSendID >= 0 {
-            served[Int(record.benchSendID), default: []].append(record)
-            if !record.defects.isEmpty { defects += 1 }
-        }
-        var recorder = MetricRecorder(scenario: scenario.name)
+    /// What the walk over the reads counts.
+    private struct Counts {
         var reads = 0
         var ok = 0
         var mismatched = 0
@@ -40,16 +33,18 @@ struct StatusProbe {
         var cancelledNotAborted = 0
         var answeredBeforeCancel = 0
         var attemptsAfterCancel = 0
+        /// The latest a cancelled read ended after its cancel, in the scenario's seconds.
         var lateMax = 0.0
         var unreported = 0
-        let real = scenario.clock == .real
-        for (index, record) in book.records.enumerated() {
-            let requests = served[index] ?? []
+
+        /// One read against its requests at the server (`realClock`: judged with real time's margin).
+        mutating func add(_ record: StatusReadBook.Record, requests: [LedgerRecord], realClock: Bool, timeScale: Double)
+        {
             unreported += max(0, requests.count - record.attempts)
             switch record.kind {
             case .unknown:
                 unknownReads += 1
-                if requests.dropLast().contains(where: Self.answeredNotFound) { unknownRetried += 1 }
+                if requests.dropLast().contains(where: StatusProbe.answeredNotFound) { unknownRetried += 1 }
                 // Judged where the last request got the server's own 404 (a plan's 404 carries the
                 // plan's code), answered in full.
                 if let last = requests.last, last.status == 404, !last.clientGone, last.rule < 0,
@@ -58,7 +53,8 @@ struct StatusProbe {
                     unknownMisreported += 1
                 }
                 unknownNotFound += record.outcome == .failed(code: .messageNotFound, status: 404) ? 1 : 0
-            case .known where record.cancelled.isFinite && Self.answeredBeforeCancel(record, realClock: real):
+            case .known
+            where record.cancelled.isFinite && StatusProbe.answeredBeforeCancel(record, realClock: realClock):
                 // Its answer was in the client's hands before the cancel: nothing was left to abort.
                 answeredBeforeCancel += 1
             case .known where record.cancelled.isFinite:
@@ -66,7 +62,7 @@ struct StatusProbe {
                 attemptsAfterCancel += record.attemptsAfterCancel
                 if record.outcome != .failed(code: .aborted, status: nil) { cancelledNotAborted += 1 }
                 let late = record.ended.isFinite ? max(0, record.ended - record.cancelled) : .infinity
-                lateMax = max(lateMax, late / scenario.timeScale * 1000)
+                lateMax = max(lateMax, late / timeScale * 1000)
             case .known:
                 reads += 1
                 attempts += requests.count
@@ -79,22 +75,40 @@ struct StatusProbe {
                 }
             }
         }
-        recorder.record(.statusReads, Double(reads))
-        recorder.record(.statusOk, Double(ok))
-        recorder.record(.statusSuccessRate, reads == 0 ? .nan : Double(ok) / Double(reads))
-        recorder.record(.statusMismatched, Double(mismatched))
-        recorder.record(counts: errors, as: { .statusErrors($0) })
+    }
+
+    init(scenario: Scenario, book: StatusReadBook, ledger: LedgerIndex) {
+        // Each read's requests at the server, in arrival order.
+        var served: [Int: [LedgerRecord]] = [:]
+        var defects = 0
+        for record in ledger.records where record.endpoint == .status && record.benchSendID >= 0 {
+            served[Int(record.benchSendID), default: []].append(record)
+            if !record.defects.isEmpty { defects += 1 }
+        }
+        var counts = Counts()
+        for (index, record) in book.records.enumerated() {
+            counts.add(
+                record, requests: served[index] ?? [], realClock: scenario.clock == .real,
+                timeScale: scenario.timeScale)
+        }
+        var recorder = MetricRecorder(scenario: scenario.name)
+        recorder.record(.statusReads, Double(counts.reads))
+        recorder.record(.statusOk, Double(counts.ok))
+        recorder.record(.statusSuccessRate, counts.reads == 0 ? .nan : Double(counts.ok) / Double(counts.reads))
+        recorder.record(.statusMismatched, Double(counts.mismatched))
+        recorder.record(counts: counts.errors, as: { .statusErrors($0) })
         recorder.record(counts: book.attemptErrors, as: { .statusAttemptErrors($0) })
-        let counts: [(MetricKey, Int)] = [
-            (.statusAttempts, attempts), (.statusUnreported, unreported),
-            (.statusDefects, defects), (.statusAttemptsPerReadMax, attemptsMax), (.statusUnknownReads, unknownReads),
-            (.statusUnknownNotFound, unknownNotFound), (.statusUnknownRetried, unknownRetried),
-            (.statusUnknownMisreported, unknownMisreported), (.statusCancelled, cancelled),
-            (.statusCancelledNotAborted, cancelledNotAborted), (.statusAnsweredBeforeCancel, answeredBeforeCancel),
-            (.statusAttemptsAfterCancel, attemptsAfterCancel),
+        let figures: [(MetricKey, Int)] = [
+            (.statusAttempts, counts.attempts), (.statusUnreported, counts.unreported),
+            (.statusDefects, defects), (.statusAttemptsPerReadMax, counts.attemptsMax),
+            (.statusUnknownReads, counts.unknownReads), (.statusUnknownNotFound, counts.unknownNotFound),
+            (.statusUnknownRetried, counts.unknownRetried), (.statusUnknownMisreported, counts.unknownMisreported),
+            (.statusCancelled, counts.cancelled), (.statusCancelledNotAborted, counts.cancelledNotAborted),
+            (.statusAnsweredBeforeCancel, counts.answeredBeforeCancel),
+            (.statusAttemptsAfterCancel, counts.attemptsAfterCancel),
         ]
-        for (key, count) in counts { recorder.record(key, Double(count)) }
-        recorder.record(.statusCancelLateMax, cancelled == 0 ? .nan : lateMax)
+        for (key, count) in figures { recorder.record(key, Double(count)) }
+        recorder.record(.statusCancelLateMax, counts.cancelled == 0 ? .nan : counts.lateMax)
         rows = recorder.rows
         metrics = recorder.metrics
     }
