@@ -37,20 +37,7 @@ extension CertifyJudge {
                 ? .pass("one key per send on \(view.requests) requests")
                 : .fail("\(broken.count) sends were retried without one key on every attempt", sends: broken)
         case .distinctKeys:
-            var owner: [String: Int] = [:]
-            var broken: Set<Int> = []
-            for (id, attempts) in sends {
-                for attempt in attempts {
-                    guard let key = attempt.key else {
-                        broken.insert(id)
-                        continue
-                    }
-                    if let first = owner[key], first != id { broken.formUnion([first, id]) } else { owner[key] = id }
-                }
-            }
-            return broken.isEmpty
-                ? .pass("\(planned) sends, \(owner.count) keys")
-                : .fail("\(broken.count) sends shared a key with another send or carried none", sends: broken.sorted())
+            return judgeDistinctKeys(sends, planned: planned)
         case .sameBody:
             let broken = sends.filter { ContractProperty.changesBody($0.value.map(\.record)) }.map(\.key)
             return broken.isEmpty
@@ -65,5 +52,25 @@ extension CertifyJudge {
             // Only the cases above are dispatched here (CertifyJudge.judgeProperty).
             return CertifyVerdict(outcome: .notApplicable, detail: "\(property.rawValue) is not judged here")
         }
+    }
+
+    /// No two sends share a key, and every request carries one.
+    private static func judgeDistinctKeys(_ sends: [(key: Int, value: [ServerView.Attempt])], planned: Int)
+        -> CertifyVerdict
+    {
+        var owner: [String: Int] = [:]
+        var broken: Set<Int> = []
+        for (id, attempts) in sends {
+            for attempt in attempts {
+                guard let key = attempt.key else {
+                    broken.insert(id)
+                    continue
+                }
+                if let first = owner[key], first != id { broken.formUnion([first, id]) } else { owner[key] = id }
+            }
+        }
+        return broken.isEmpty
+            ? .pass("\(planned) sends, \(owner.count) keys")
+            : .fail("\(broken.count) sends shared a key with another send or carried none", sends: broken.sorted())
     }
 }
