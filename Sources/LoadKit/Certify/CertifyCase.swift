@@ -77,8 +77,8 @@ package struct CertifyCase: Sendable {
         return Glob.matches(pattern, name) || Glob.matches(pattern, id)
     }
 
-    /// The case `text` names: its name, or its number (numbers are read in files for one release,
-    /// `legacyNumbers`).
+    /// The case `text` names: its name, or its number (a clients file's numbers are read for one
+    /// release, `CertifyManifest.numberedFailures`).
     package static func named(_ text: String) -> CertifyCase? {
         all.first { $0.name == text } ?? all.first { $0.id == text }
     }
