@@ -13,6 +13,20 @@ extension SharedServer {
         case exit(ExitCode)
     }
 
+    /// `--shards N`, 1 to `Shard.maxCount`; nil after saying what is wrong.
+    private static func shardCount(_ parsed: Arguments) -> Int? {
+        do {
+            guard let count = try parsed.integer("shards"), (1...Shard.maxCount).contains(count) else {
+                printError("serve: --scenario needs --shards N (1-\(Shard.maxCount)): how many shards send here")
+                return nil
+            }
+            return count
+        } catch {
+            printError("serve: \(error)")
+            return nil
+        }
+    }
+
     static func parse(_ parsed: Arguments) -> Parsed {
         guard let file = parsed.value("scenario") else {
             for option in ["shards", "part-out"] where parsed.value(option) != nil {
@@ -29,17 +43,7 @@ extension SharedServer {
             printError("serve: --scenario brings its own plan and config (leave out --plan and --config)")
             return .exit(.usage)
         }
-        let shards: Int
-        do {
-            guard let count = try parsed.integer("shards"), (1...Shard.maxCount).contains(count) else {
-                printError("serve: --scenario needs --shards N (1-\(Shard.maxCount)): how many shards send here")
-                return .exit(.usage)
-            }
-            shards = count
-        } catch {
-            printError("serve: \(error)")
-            return .exit(.usage)
-        }
+        guard let shards = shardCount(parsed) else { return .exit(.usage) }
         guard let folder = parsed.value("part-out") else {
             printError("serve: --scenario needs --part-out DIR (where its part for merge goes)")
             return .exit(.usage)
