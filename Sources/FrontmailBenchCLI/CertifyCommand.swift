@@ -62,11 +62,7 @@ public enum CertifyCommand {
         let cases: [CertifyCase]
         let jobs: Int
         do {
-            cases = try selectedCases(parsed.value("cases"))
-            jobs = try parsed.integer("jobs") ?? 4
-            guard (1...16).contains(jobs) else {
-                throw Arguments.UsageError(message: "--jobs needs a whole number from 1 to 16, not \(jobs)")
-            }
+            (cases, jobs) = try casesAndJobs(parsed)
         } catch {
             printError("certify: \(error)\n\n\(usage)")
             return .usage
@@ -112,6 +108,16 @@ public enum CertifyCommand {
         printError("certify: results in \(folder.path) (certify.html)")
         if cancelled { return .interrupted }
         return gateHolds ? .success : .failure
+    }
+
+    /// `--cases` and `--jobs` (1-16, default 4).
+    static func casesAndJobs(_ parsed: Arguments) throws -> (cases: [CertifyCase], jobs: Int) {
+        let cases = try selectedCases(parsed.value("cases"))
+        let jobs = try parsed.integer("jobs") ?? 4
+        guard (1...16).contains(jobs) else {
+            throw Arguments.UsageError(message: "--jobs needs a whole number from 1 to 16, not \(jobs)")
+        }
+        return (cases, jobs)
     }
 
     /// A case as `--list` prints it: number, name, title, property, weight.
