@@ -119,20 +119,9 @@ public struct Comparison: Sendable {
         for row in baseline {
             let polarity = Self.polarity(row)
             guard polarity != .informational, !strictOnly || Self.isStrict(row) else { continue }
-            let components = [row.scenario, row.probe, row.metric, row.statistic]
-            let policy = MetricPolicies.policy(row)
-            var allowed = Self.isStrict(row) ? 0 : policy?.warnOnly == true ? Self.grossTolerance : tolerance
-            var spreads: (baseline: Double?, current: Double?)?
-            if let spreadKey = Self.spreadKey(of: row) {
-                let pair = (baselineByKey[spreadKey]?.value, currentByKey[spreadKey]?.value)
-                if let measured = RatioGate.tolerance(baselineSpread: pair.0, currentSpread: pair.1) {
-                    allowed = measured
-                    spreads = pair
-                }
-            }
-            if let specific = perMetric.last(where: { Self.matches($0.pattern, components) }) {
-                allowed = specific.tolerance
-            }
+            let (allowed, spreads) = Self.allowed(
+                row, tolerance: tolerance, perMetric: perMetric, baselineByKey: baselineByKey,
+                currentByKey: currentByKey)
             if spreads != nil { ratioTolerances[key(row)] = allowed }
             guard let now = currentByKey[key(row)] else {
                 lines.append(
@@ -169,6 +158,30 @@ public struct Comparison: Sendable {
         where lines[index].key.hasSuffix("." + MetricKey.runInterrupted.text) && (lines[index].current ?? 0) > 0 {
             lines[index].verdict = .regression
         }
+    }
+
+    /// A row's tolerance: 0 for a strict metric, the gross one for a warn-only timing, the run's
+    /// otherwise; a same-run ratio's from the spreads both runs measured (returned beside it); a
+    /// `--tolerance METRIC=PCT` that matches overrides all.
+    static func allowed(
+        _ row: SummaryRow, tolerance: Double, perMetric: [(pattern: String, tolerance: Double)],
+        baselineByKey: [String: SummaryRow], currentByKey: [String: SummaryRow]
+    ) -> (Double, (baseline: Double?, current: Double?)?) {
+        let components = [row.scenario, row.probe, row.metric, row.statistic]
+        let policy = MetricPolicies.policy(row)
+        var allowed = Self.isStrict(row) ? 0 : policy?.warnOnly == true ? Self.grossTolerance : tolerance
+        var spreads: (baseline: Double?, current: Double?)?
+        if let spreadKey = Self.spreadKey(of: row) {
+            let pair = (baselineByKey[spreadKey]?.value, currentByKey[spreadKey]?.value)
+            if let measured = RatioGate.tolerance(baselineSpread: pair.0, currentSpread: pair.1) {
+                allowed = measured
+                spreads = pair
+            }
+        }
+        if let specific = perMetric.last(where: { Self.matches($0.pattern, components) }) {
+            allowed = specific.tolerance
+        }
+        return (allowed, spreads)
     }
 
     /// A metric's verdict against its baseline, and its relative change (`allowed`: its tolerance).
