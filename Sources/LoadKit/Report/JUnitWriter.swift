@@ -14,39 +14,7 @@ package enum JUnitWriter {
             // Wall time where the scenario recorded it (policy seconds are not what CI waited).
             let time = scenario.value("run", "wall_elapsed") ?? scenario.value("run", "elapsed") ?? 0
             total += time
-            var cases = ""
-            var suiteFailures = 0
-            var suiteErrors = 0
-            var suiteTests = 0
-            if let error = scenario.error {
-                suiteTests = 1
-                suiteErrors = 1
-                cases += "    <testcase name=\"run\" classname=\"\(XML.escape(scenario.name))\" time=\"0\">\n"
-                if let summary = ChildCrash.summaryLine(of: error) {
-                    // The crash's summary as the message, its backtrace as the body.
-                    cases +=
-                        "      <error message=\"\(XML.escape(summary))\" type=\"crash\">\(XML.escape(error))</error>\n"
-                } else {
-                    cases += "      <error message=\"\(XML.escape(error))\" type=\"could_not_run\"/>\n"
-                }
-                cases += "    </testcase>\n"
-            } else {
-                for check in scenario.checks {
-                    suiteTests += 1
-                    let head =
-                        "    <testcase name=\"\(XML.escape(check.assertion))\" classname=\"\(XML.escape(scenario.name))\" time=\"0\""
-                    if check.passed {
-                        cases += head + "/>\n"
-                    } else {
-                        suiteFailures += 1
-                        let message = "\(check.assertion): actual \(check.actual), expected \(check.expected)"
-                        cases += head + ">\n"
-                        cases += "      <failure message=\"\(XML.escape(message))\" type=\"assertion\">"
-                        cases += XML.escape(message + "\n" + scenario.description) + "</failure>\n"
-                        cases += "    </testcase>\n"
-                    }
-                }
-            }
+            let (cases, suiteTests, suiteFailures, suiteErrors) = testCases(scenario)
             tests += suiteTests
             failures += suiteFailures
             errors += suiteErrors
@@ -64,6 +32,47 @@ package enum JUnitWriter {
             "<testsuites name=\"frontmail-bench \(XML.escape(run.runID))\" tests=\"\(tests)\" failures=\"\(failures)\""
         text += " errors=\"\(errors)\" time=\"\(XML.number(total))\">\n"
         return text + suites + "</testsuites>\n"
+    }
+
+    /// A scenario's test cases: one per assertion, or one `error` when it has no verdict (a crash's
+    /// summary as the message, its backtrace as the body); with its counts.
+    private static func testCases(_ scenario: RunResults.ScenarioEntry) -> (
+        cases: String, tests: Int, failures: Int, errors: Int
+    ) {
+        var cases = ""
+        var suiteFailures = 0
+        var suiteErrors = 0
+        var suiteTests = 0
+        if let error = scenario.error {
+            suiteTests = 1
+            suiteErrors = 1
+            cases += "    <testcase name=\"run\" classname=\"\(XML.escape(scenario.name))\" time=\"0\">\n"
+            if let summary = ChildCrash.summaryLine(of: error) {
+                // The crash's summary as the message, its backtrace as the body.
+                cases +=
+                    "      <error message=\"\(XML.escape(summary))\" type=\"crash\">\(XML.escape(error))</error>\n"
+            } else {
+                cases += "      <error message=\"\(XML.escape(error))\" type=\"could_not_run\"/>\n"
+            }
+            cases += "    </testcase>\n"
+        } else {
+            for check in scenario.checks {
+                suiteTests += 1
+                let head =
+                    "    <testcase name=\"\(XML.escape(check.assertion))\" classname=\"\(XML.escape(scenario.name))\" time=\"0\""
+                if check.passed {
+                    cases += head + "/>\n"
+                } else {
+                    suiteFailures += 1
+                    let message = "\(check.assertion): actual \(check.actual), expected \(check.expected)"
+                    cases += head + ">\n"
+                    cases += "      <failure message=\"\(XML.escape(message))\" type=\"assertion\">"
+                    cases += XML.escape(message + "\n" + scenario.description) + "</failure>\n"
+                    cases += "    </testcase>\n"
+                }
+            }
+        }
+        return (cases, suiteTests, suiteFailures, suiteErrors)
     }
 }
 
