@@ -87,16 +87,7 @@ public enum SummaryCSV {
         guard let header = lines.first else { throw CSVError(line: 1, reason: "empty file") }
         lines.removeFirst()
         let columns = header
-        var index: [Int] = []
-        for name in ["scenario", "probe", "metric", "statistic", "value", "unit"] {
-            guard let column = columns.firstIndex(of: name) else {
-                throw CSVError(line: 1, reason: "not a summary CSV: no '\(name)' column (expected \(Self.header))")
-            }
-            index.append(column)
-        }
-        guard let schemaColumn = columns.firstIndex(of: "schema_version") else {
-            throw CSVError(line: 1, reason: "no 'schema_version' column (expected \(Self.header))")
-        }
+        let (index, schemaColumn) = try Self.columns(of: header)
         let runColumn = columns.firstIndex(of: "run_id")
         var runID = ""
         var rows: [SummaryRow] = []
@@ -140,6 +131,22 @@ public enum SummaryCSV {
             rows.append(row)
         }
         return (runID, rows)
+    }
+
+    /// Where a summary CSV's header puts scenario, probe, metric, statistic, value and unit, and
+    /// its schema version.
+    private static func columns(of header: [String]) throws(CSVError) -> (index: [Int], schema: Int) {
+        var index: [Int] = []
+        for name in ["scenario", "probe", "metric", "statistic", "value", "unit"] {
+            guard let column = header.firstIndex(of: name) else {
+                throw CSVError(line: 1, reason: "not a summary CSV: no '\(name)' column (expected \(Self.header))")
+            }
+            index.append(column)
+        }
+        guard let schemaColumn = header.firstIndex(of: "schema_version") else {
+            throw CSVError(line: 1, reason: "no 'schema_version' column (expected \(Self.header))")
+        }
+        return (index, schemaColumn)
     }
 
     static func parseValue(_ text: String) -> Double? {
