@@ -4,65 +4,88 @@
 /// candidate is strictly smaller by `weight`, so shrinking ends.
 enum Shrinker {
     static func candidates(_ drawn: ExploreCase) -> [ExploreCase] {
+        var candidates = Candidates(drawn: drawn)
+        candidates.fewerFeatures()
+        candidates.fewerSends()
+        candidates.simplerRules()
+        candidates.smallerNumbers()
+        return candidates.list
+    }
+
+    /// The candidates, in the order they are tried: each strictly smaller than `drawn`, none twice.
+    private struct Candidates {
+        let drawn: ExploreCase
         var list: [ExploreCase] = []
-        func add(_ change: (inout ExploreCase) -> Void) {
+
+        mutating func add(_ change: (inout ExploreCase) -> Void) {
             var copy = drawn
             change(&copy)
             if copy.weight < drawn.weight, !list.contains(copy) { list.append(copy) }
         }
-        // Fewer rules, features and options.
-        for index in drawn.rules.indices { add { $0.rules.remove(at: index) } }
-        add { $0.capacity = nil }
-        add { $0.status = nil }
-        add { $0.client.budget = nil }
-        add { $0.client.keyPool = nil }
-        add { $0.payload = "contactForm" }
-        add { $0.load = .closed(concurrency: 1, sends: $0.load.sends) }
-        if let status = drawn.status {
-            add {
-                $0.status = ExploreCase.Status(
-                    reads: 1, unknown: status.unknown, cancel: status.cancel, cancelWithin: status.cancelWithin)
-            }
-            add { $0.status?.unknown = 0 }
-            add { $0.status?.cancel = 0 }
-        }
-        // Fewer sends: one, a few, half, one less; each also concentrated, where what broke needed
-        // many sends to happen at all (a bucket emptied by 100 retries, a hundred jittered waits, a
-        // cancel drawn for some reads): the sends left retry up to 100 times and cancel or read
-        // unknown messages always.
-        for sends in [1, 2, 3, drawn.load.sends / 2, drawn.load.sends - 1] where sends >= 1 && sends < drawn.load.sends
-        {
-            add { $0.load = $0.load.with(sends: sends) }
-            add {
-                $0.load = $0.load.with(sends: sends)
-                $0.concentrate()
-            }
-        }
-        // Simpler rules: conditions dropped, answers plainer.
-        for (index, rule) in drawn.rules.enumerated() {
-            add { $0.rules[index].probability = nil }
-            add { $0.rules[index].everyNth = nil }
-            add { $0.rules[index].limit = nil }
-            add { $0.rules[index].attempt = nil }
-            if rule.endpoint == nil { add { $0.rules[index].endpoint = "send" } }
-            if case .respond(let status, let retryAfter, let body) = rule.fault {
-                if retryAfter != nil {
-                    add { $0.rules[index].fault = .respond(status: status, retryAfter: nil, body: body) }
+
+        mutating func fewerFeatures() {
+            // Fewer rules, features and options.
+            for index in drawn.rules.indices { add { $0.rules.remove(at: index) } }
+            add { $0.capacity = nil }
+            add { $0.status = nil }
+            add { $0.client.budget = nil }
+            add { $0.client.keyPool = nil }
+            add { $0.payload = "contactForm" }
+            add { $0.load = .closed(concurrency: 1, sends: $0.load.sends) }
+            if let status = drawn.status {
+                add {
+                    $0.status = ExploreCase.Status(
+                        reads: 1, unknown: status.unknown, cancel: status.cancel, cancelWithin: status.cancelWithin)
                 }
-                if body != nil {
-                    add { $0.rules[index].fault = .respond(status: status, retryAfter: retryAfter, body: nil) }
+                add { $0.status?.unknown = 0 }
+                add { $0.status?.cancel = 0 }
+            }
+        }
+
+        mutating func fewerSends() {
+            // Fewer sends: one, a few, half, one less; each also concentrated, where what broke needed
+            // many sends to happen at all (a bucket emptied by 100 retries, a hundred jittered waits, a
+            // cancel drawn for some reads): the sends left retry up to 100 times and cancel or read
+            // unknown messages always.
+            for sends in [1, 2, 3, drawn.load.sends / 2, drawn.load.sends - 1]
+            where sends >= 1 && sends < drawn.load.sends {
+                add { $0.load = $0.load.with(sends: sends) }
+                add {
+                    $0.load = $0.load.with(sends: sends)
+                    $0.concentrate()
                 }
             }
         }
-        // Smaller numbers.
-        add { $0.client.maxRetries = min($0.client.maxRetries, 1) }
-        add { $0.client.maxRetries /= 2 }
-        if drawn.client.maxRetries > 0 { add { $0.client.maxRetries -= 1 } }
-        if case .closed(let concurrency, let sends) = drawn.load, concurrency > 1 {
-            add { $0.load = .closed(concurrency: 1, sends: sends) }
-            add { $0.load = .closed(concurrency: concurrency / 2, sends: sends) }
+
+        mutating func simplerRules() {
+            // Simpler rules: conditions dropped, answers plainer.
+            for (index, rule) in drawn.rules.enumerated() {
+                add { $0.rules[index].probability = nil }
+                add { $0.rules[index].everyNth = nil }
+                add { $0.rules[index].limit = nil }
+                add { $0.rules[index].attempt = nil }
+                if rule.endpoint == nil { add { $0.rules[index].endpoint = "send" } }
+                if case .respond(let status, let retryAfter, let body) = rule.fault {
+                    if retryAfter != nil {
+                        add { $0.rules[index].fault = .respond(status: status, retryAfter: nil, body: body) }
+                    }
+                    if body != nil {
+                        add { $0.rules[index].fault = .respond(status: status, retryAfter: retryAfter, body: nil) }
+                    }
+                }
+            }
         }
-        return list
+
+        mutating func smallerNumbers() {
+            // Smaller numbers.
+            add { $0.client.maxRetries = min($0.client.maxRetries, 1) }
+            add { $0.client.maxRetries /= 2 }
+            if drawn.client.maxRetries > 0 { add { $0.client.maxRetries -= 1 } }
+            if case .closed(let concurrency, let sends) = drawn.load, concurrency > 1 {
+                add { $0.load = .closed(concurrency: 1, sends: sends) }
+                add { $0.load = .closed(concurrency: concurrency / 2, sends: sends) }
+            }
+        }
     }
 
     /// Drained first: a budget defect shows only once its bucket has emptied, which takes about 100
