@@ -111,21 +111,29 @@ struct TimeSeries {
             seconds[index].attemptsStarted = attempts
         }
         if let series = input.capacity, let model = input.model {
-            // With a capacity model, work is counted when its worker finishes it (the ledger's
-            // finish of an abandoned request is when its client left).
-            for index in seconds.indices {
-                seconds[index].served = index < series.served.count ? series.served[index] : 0
-                seconds[index].deadWork = index < series.dead.count ? series.dead[index] : 0
-                let busy = index < series.busy.count ? series.busy[index] : 0
-                let waiting = index < series.waiting.count ? series.waiting[index] : 0
-                seconds[index].busyWorkers = busy / series.width
-                seconds[index].queueDepth = waiting / series.width
-                seconds[index].capacityWorkers = Self.meanWorkers(model, from: Double(index) * width, width: width)
-            }
+            Self.countCapacity(series, model: model, width: width, into: &seconds)
         }
         self.seconds = seconds
         capacityRate = input.model.map { Double($0.workers) / ($0.serviceTime.mean / width) } ?? .nan
         if let series = input.capacity, input.model != nil { countDrain(series, after: count) }
+    }
+
+    /// Each second's served and dead work, busy workers, queue and capacity from the capacity model's
+    /// own series.
+    private static func countCapacity(
+        _ series: CapacitySeries, model: CapacityModel, width: Double, into seconds: inout [Second]
+    ) {
+        // With a capacity model, work is counted when its worker finishes it (the ledger's
+        // finish of an abandoned request is when its client left).
+        for index in seconds.indices {
+            seconds[index].served = index < series.served.count ? series.served[index] : 0
+            seconds[index].deadWork = index < series.dead.count ? series.dead[index] : 0
+            let busy = index < series.busy.count ? series.busy[index] : 0
+            let waiting = index < series.waiting.count ? series.waiting[index] : 0
+            seconds[index].busyWorkers = busy / series.width
+            seconds[index].queueDepth = waiting / series.width
+            seconds[index].capacityWorkers = Self.meanWorkers(model, from: Double(index) * width, width: width)
+        }
     }
 
     /// Adds each bucket's share of `span` (as a fraction of the bucket) with `add`.
