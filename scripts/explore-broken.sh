@@ -21,7 +21,7 @@ done
 out=$(mktemp -d "${TMPDIR:-/tmp}/explore-broken.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 missed=0
-printf '%-24s %-28s %-28s %9s %6s %6s\n' client "its property" "found by" seconds sends rules
+printf '%-28s %-28s %-28s %9s %6s %6s\n' client "its property" "found by" seconds sends rules
 while read -r name property _; do
     "$binary" explore --broken "$name" --seed "$seed" --time "$time" --stop-on-failure --no-progress \
         --out "$out/$name" > /dev/null 2> "$out/$name.log"
@@ -32,10 +32,10 @@ while read -r name property _; do
     row=$( [ -n "$csv" ] && awk -F, -v p="$property" '$1 == "property" && $3 == "FAIL" && $2 == p' "$csv")
     [ -z "$row" ] && [ -n "$csv" ] && row=$(awk -F, '$1 == "property" && $3 == "FAIL"' "$csv" | sort -t, -k11,11g | head -1)
     if [ -n "$row" ]; then
-        printf '%-24s %-28s %-28s %9s %6s %6s\n' "$name" "$property" "$(echo "$row" | cut -d, -f2)" \
+        printf '%-28s %-28s %-28s %9s %6s %6s\n' "$name" "$property" "$(echo "$row" | cut -d, -f2)" \
             "$(echo "$row" | cut -d, -f11)" "$(echo "$row" | cut -d, -f9)" "$(echo "$row" | cut -d, -f10)"
     else
-        printf '%-24s %-28s %-28s %9s %6s %6s\n' "$name" "$property" "NOT FOUND" - - -
+        printf '%-28s %-28s %-28s %9s %6s %6s\n' "$name" "$property" "NOT FOUND" - - -
         missed=$((missed + 1))
     fi
 done < <("$binary" explore --list-broken | sed 's/: / /' | awk '{print $1, $2}')

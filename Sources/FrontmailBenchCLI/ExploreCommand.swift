@@ -56,15 +56,20 @@ public enum ExploreCommand {
         options: ["runs", "time", "seed", "jobs", "out", "broken", "schedule", "transport"],
         flags: ["list-broken", "no-progress", "stop-on-failure"])
 
+    /// `--list-broken`: each broken client's whole name (scripts read it as the first word), padded
+    /// to the longest, then the property it must break and what it does.
+    static func brokenList() -> [String] {
+        let width = BrokenClient.all.map(\.name.count).max() ?? 0
+        return BrokenClient.all.map { client in
+            "\(client.name.padding(toLength: width, withPad: " ", startingAt: 0)) \(client.property): \(client.summary)"
+        }
+    }
+
     public static func run(_ arguments: [String]) async -> ExitCode {
         let command = CommandArguments("explore", arguments, spec: spec, usage: usage, takesFiles: false)
         guard case .parsed(let parsed) = command else { return command.exitCode }
         if parsed.flag("list-broken") {
-            for client in BrokenClient.all {
-                print(
-                    "\(client.name.padding(toLength: 24, withPad: " ", startingAt: 0)) \(client.property): \(client.summary)"
-                )
-            }
+            for line in brokenList() { print(line) }
             return .success
         }
         let options: Explorer.Options

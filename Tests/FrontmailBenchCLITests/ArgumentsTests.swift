@@ -1,5 +1,6 @@
 import FakeFrontmail
 import Foundation
+import FrontmailMutants
 import Testing
 
 @testable import FrontmailBenchCLI
@@ -89,5 +90,23 @@ struct ArgumentsTests {
             #expect(error.description == "\(path): rules[0].action.status: must be an HTTP status (100-999)")
         }
         #expect(ServeCommand.run(["--plan", "/nonexistent/plan.json"]) == .dataError)
+    }
+}
+
+/// `explore --list-broken` is read by scripts (`scripts/explore-broken.sh`): its first word is each
+/// client's whole name, however long, and its second the property it must break.
+@Suite("explore --list-broken")
+struct BrokenListTests {
+    @Test("every broken client's whole name, then its property, one line each")
+    func wholeNames() {
+        let lines = ExploreCommand.brokenList()
+        #expect(lines.count == BrokenClient.all.count)
+        for (line, client) in zip(lines, BrokenClient.all) {
+            let words = line.split(separator: " ", omittingEmptySubsequences: true)
+            #expect(words.first.map(String.init) == client.name, "\(line)")
+            #expect(words.dropFirst().first.map(String.init) == client.property + ":", "\(line)")
+        }
+        // A name longer than the old 24 columns is listed whole.
+        #expect(BrokenClient.all.contains { $0.name.count > 24 })
     }
 }
