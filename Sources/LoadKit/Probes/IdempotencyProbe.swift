@@ -26,11 +26,11 @@ struct IdempotencyProbe {
         var totalEffects = 0
 
         /// One group of sends (one send, or those sharing an explicit key pool's bench id) against
-        /// the requests the server recorded for it.
+        /// the requests the server recorded for it; returns how many of them took effect.
         mutating func add(
             benchID: Int, sends: [History.Record], attempts: [LedgerRecord], committedMessages: Set<UInt32>,
             grouped: Bool
-        ) {
+        ) -> Int {
             let committed = attempts.filter(\.effect)
             totalEffects += committed.count
             if ContractProperty.committedTwice(attempts) { duplicates += 1 }
@@ -52,13 +52,14 @@ struct IdempotencyProbe {
                 if number.map({ !committedMessages.contains($0) }) ?? true { lost += 1 }
                 if let own = committed.first, let number, own.message != number { mismatches += 1 }
             }
-            guard !committed.isEmpty else { return }
+            guard !committed.isEmpty else { return 0 }
             let verdicts = sends.map(\.verdict)
             if verdicts.allSatisfy({ $0 == .fail || $0 == .dropped }) {
                 failWithEffect += 1
             } else if !verdicts.contains(.ok) {
                 infoWithEffect += 1
             }
+            return committed.count
         }
     }
 
@@ -74,12 +75,10 @@ struct IdempotencyProbe {
         let grouped = scenario.client.explicitKeys != nil
         var counts = Counts()
         for (benchID, sends) in groups {
-            let attempts = ledger.attempts(sendID: benchID)
-            let effectCount = attempts.filter(\.effect).count
+            let effectCount = counts.add(
+                benchID: benchID, sends: sends, attempts: ledger.attempts(sendID: benchID),
+                committedMessages: committedMessages, grouped: grouped)
             for send in sends { effects[send.sendID] = grouped ? nil : effectCount }
-            counts.add(
-                benchID: benchID, sends: sends, attempts: attempts, committedMessages: committedMessages,
-                grouped: grouped)
         }
         let known = Set(groups.keys)
         let unexpected =
