@@ -116,6 +116,13 @@ public final class Emulator: Sendable {
     /// Accepted messages so far (each idempotency key counts once).
     public var committedCount: Int { Int(state.withLock { $0.messageCount }) }
 
+    /// Idempotency keys claimed by a send still being processed (a duplicate of one is 409 `conflict`).
+    public var keysInProgress: Int {
+        state.withLock { state in
+            state.idempotency.count(where: { if case .inProgress? = $0 { true } else { false } })
+        }
+    }
+
     // MARK: Send, phase 1
 
     /// What the first phase decided.
