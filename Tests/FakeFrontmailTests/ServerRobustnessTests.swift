@@ -174,7 +174,7 @@ struct ServerRobustnessTests {
             Thread {
                 guard let first = try? RawClient(port: port) else { return continuation.resume(returning: "") }
                 first.send(Self.keyedSend)
-                for _ in 0..<3000 where core.ledger.count == 0 { usleep(10_000) }
+                for _ in 0..<3000 where core.emulator.keysInProgress == 0 { usleep(10_000) }
                 first.close()
                 for _ in 0..<3000 where server.stats.connectionsActive > 0 { usleep(10_000) }
                 // The retry, with the same key, while the first is still held.
