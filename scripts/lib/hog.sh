@@ -1,6 +1,8 @@
 # Sourced by the scripts that measure on a busy machine: start_hogs KIND SCRATCH starts a CPU hog,
-# stop_hogs ends it (each hog runs in its own process group, so its children end with it; every hog
-# also ends by itself after 30 minutes).
+# stop_hogs ends it (each hog runs in its own process group, so its children end with it). A hog lasts
+# as long as the script that started it, however long its runs take, and ends by itself soon after
+# that script is gone, even when it was killed with no chance to stop it (a build ends after at most
+# one more build).
 #
 #   KIND none   nothing
 #   KIND loop   one busy loop per core
@@ -14,12 +16,16 @@ start_hogs() {
         none) ;;
         loop)
             for _ in $(seq "$(nproc)"); do
-                setsid timeout 1800 bash -c 'while :; do :; done' &
+                # Busy, and every few milliseconds a look at whether the script is still there.
+                setsid bash -c 'while kill -0 "$1" 2>/dev/null; do for ((i = 0; i < 100000; i++)); do :; done; done' \
+                    hog "$$" &
                 hog_groups+=($!)
             done
             ;;
         build)
-            setsid timeout 1800 bash -c "while :; do rm -rf '$scratch/hog-build'; swift build -c release --scratch-path '$scratch/hog-build' >/dev/null 2>&1 || true; done" &
+            setsid bash -c 'while kill -0 "$1" 2>/dev/null; do
+                    rm -rf "$2"; timeout 1800 swift build -c release --scratch-path "$2" >/dev/null 2>&1 || true
+                done' hog "$$" "$scratch/hog-build" &
             hog_groups+=($!)
             ;;
         *) echo "unknown hog: $kind (none, loop or build)" >&2; return 64 ;;
