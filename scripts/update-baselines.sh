@@ -20,12 +20,14 @@ done
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-# A clean build, as CI makes: an incremental build can lay the code out differently, and some ratios
-# move with the layout (docs/benchmarks.md).
+# A clean build of a copy, as CI makes: an incremental build can lay the code out differently, and
+# some ratios move with the layout (docs/benchmarks.md); the copy keeps edits made meanwhile out.
+. scripts/lib/tree.sh
+copy_tree "$work/tree"
 build="$work/build"
 echo "== clean release build (a few minutes)"
 for product in frontmail-bench EncoderBenchmarks SendPathBenchmarks; do
-    swift build -c release --scratch-path "$build" --product "$product" >/dev/null
+    (cd "$work/tree" && swift build -c release --scratch-path "$build" --product "$product" >/dev/null)
 done
 for benchmark in EncoderBenchmarks:encoder-quick SendPathBenchmarks:send-path-quick; do
     product="${benchmark%%:*}"
