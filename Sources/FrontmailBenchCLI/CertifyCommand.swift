@@ -128,27 +128,27 @@ public enum CertifyCommand {
         return "\(number) \(name) \(certifyCase.title) [\(certifyCase.property.rawValue)]\(weight)"
     }
 
-    /// Every planned client's cases, one client after another (a signal stops before the next).
+    /// Every planned client's cases in one pool (`CertifyRunner.run(_:)`); a signal starts no
+    /// more cases and keeps the ones that ended.
     static func certify(
         _ planned: [Planned], cases: [CertifyCase], jobs: Int, folder: URL, progress: Bool
     ) async throws -> [ClientReport] {
-        var reports: [ClientReport] = []
-        for (index, entry) in planned.enumerated() {
-            if Task.isCancelled { break }
-            let name = entry.client.claim.name
-            var runner = CertifyRunner(
-                cases: cases, jobs: jobs,
-                folder: folder.appendingPathComponent(CertifyReport.clientFolder(index: index, name: name)))
-            runner.progress = { done, total, result in
-                if progress { StandardStream.error("\r\u{1B}[K") }
-                if result.verdict.outcome == .fail {
-                    printError("  \(name) \(result.certifyCase.name) FAIL: \(result.verdict.detail)")
-                }
-                if progress { StandardStream.error("  \(name): \(done)/\(total) cases") }
+        var runner = CertifyRunner(cases: cases, jobs: jobs)
+        let names = planned.map(\.client.claim.name)
+        runner.progress = { done, total, client, result in
+            if progress { StandardStream.error("\r\u{1B}[K") }
+            if result.verdict.outcome == .fail {
+                printError("  \(names[client]) \(result.certifyCase.name) FAIL: \(result.verdict.detail)")
             }
-            reports.append(try await runner.run(entry.client))
+            if progress { StandardStream.error("  \(done)/\(total) cases (\(names[client]))") }
         }
-        return reports
+        return try await runner.run(
+            planned.enumerated().map { index, entry in
+                CertifyRunner.Entry(
+                    client: entry.client,
+                    folder: folder.appendingPathComponent(
+                        CertifyReport.clientFolder(index: index, name: entry.client.claim.name)))
+            })
     }
 
     /// A client's line of the summary, and whether it holds the gate: without expected failures

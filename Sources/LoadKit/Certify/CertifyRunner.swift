@@ -68,16 +68,26 @@ package struct ClientReport: Sendable {
     }
 }
 
-/// Runs cases against a client: for each, a fake on 127.0.0.1 (port 0) serving the case's plan,
+/// Runs cases against clients: for each, a fake on 127.0.0.1 (port 0) serving the case's plan,
 /// the client with the case's sends, and the verdict from the server's ledger. Up to `jobs` cases
-/// run at once (a timed case alone); each case's ledger, sends and the client's output are kept in
-/// `folder/<case name>/`.
+/// run at once, of any of the clients (a timed case alone); each case's ledger, sends and the
+/// client's output are kept in `<the client's folder>/<case name>/`.
 package struct CertifyRunner: Sendable {
+    /// A client to run and the folder its cases write to.
+    package struct Entry: Sendable {
+        package var client: CertifyClient
+        package var folder: URL
+
+        package init(client: CertifyClient, folder: URL) {
+            self.client = client
+            self.folder = folder
+        }
+    }
+
     package var cases: [CertifyCase]
     package var jobs: Int
-    package var folder: URL
-    /// Told after each case: (cases done, cases planned, the result).
-    package var progress: @Sendable (Int, Int, CertifyResult) -> Void = { _, _, _ in }
+    /// Told after each case: (cases done, cases planned for every client, the client's index, the result).
+    package var progress: @Sendable (Int, Int, Int, CertifyResult) -> Void = { _, _, _, _ in }
 
     /// The public key every case's client is given.
     static let publicKey = "pk_certify"
@@ -87,42 +97,55 @@ package struct CertifyRunner: Sendable {
     /// (the longest delay a case holds a request is 5 s).
     static let unfinished = 10.0
 
-    package init(cases: [CertifyCase], jobs: Int, folder: URL) {
+    package init(cases: [CertifyCase], jobs: Int) {
         self.cases = cases
         self.jobs = jobs
-        self.folder = folder
     }
 
-    /// Every case: first those whose verdict holds on any host, `jobs` at a time; then the required
+    /// One client's cases (`run(_:)` with one entry).
+    package func run(_ client: CertifyClient, folder: URL) async throws -> ClientReport {
+        try await run([Entry(client: client, folder: folder)])[0]
+    }
+
+    /// Every client's cases: first those whose verdict holds on any host, of every client, `jobs`
+    /// at a time (one client's slow case does not leave the other slots idle); then the required
     /// ones that depend on when requests arrive (`CertifyCase.dependsOnHostSpeed`), one at a time,
-    /// so that the client's own time between attempts is not time this run's other cases take.
-    /// Results come in catalog order. When cancelled it starts no more cases, stops the running
-    /// ones' clients and returns the cases that ended before (a case cut short has no verdict).
-    package func run(_ client: CertifyClient) async throws -> ClientReport {
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        var results: [CertifyResult?] = Array(repeating: nil, count: cases.count)
+    /// client after client, so that a client's own time between attempts is not time this run's
+    /// other cases take. A report per entry, in their order, its results in catalog order. When
+    /// cancelled it starts no more cases, stops the running ones' clients and returns the cases
+    /// that ended before (a case cut short has no verdict; a client none of whose cases ended has
+    /// an empty report).
+    package func run(_ entries: [Entry]) async throws -> [ClientReport] {
+        for entry in entries {
+            try FileManager.default.createDirectory(at: entry.folder, withIntermediateDirectories: true)
+        }
+        var results = Array(repeating: [CertifyResult?](repeating: nil, count: cases.count), count: entries.count)
         var done = 0
         for (indices, width) in Self.phases(cases, jobs: jobs) {
-            try await withThrowingTaskGroup(of: (Int, CertifyResult?).self) { group in
-                var next = indices.makeIterator()
+            let work = entries.indices.flatMap { client in indices.map { (client: client, index: $0) } }
+            try await withThrowingTaskGroup(of: (Int, Int, CertifyResult?).self) { group in
+                var next = work.makeIterator()
                 func start() {
-                    guard !Task.isCancelled, let index = next.next() else { return }
+                    guard !Task.isCancelled, let (client, index) = next.next() else { return }
                     group.addTask {
-                        let result = try await runCase(cases[index], client: client)
-                        return (index, Task.isCancelled ? nil : result)
+                        let entry = entries[client]
+                        let result = try await runCase(cases[index], client: entry.client, folder: entry.folder)
+                        return (client, index, Task.isCancelled ? nil : result)
                     }
                 }
                 for _ in 0..<width { start() }
-                while let (index, result) = try await group.next() {
+                while let (client, index, result) = try await group.next() {
                     guard let result else { continue }
-                    results[index] = result
+                    results[client][index] = result
                     done += 1
-                    progress(done, cases.count, result)
+                    progress(done, entries.count * cases.count, client, result)
                     start()
                 }
             }
         }
-        return ClientReport(claim: client.claim, command: client.command, results: results.compactMap { $0 })
+        return zip(entries, results).map { entry, results in
+            ClientReport(claim: entry.client.claim, command: entry.client.command, results: results.compactMap { $0 })
+        }
     }
 
     /// The cases' indices in the order they run and how many at once: those whose verdict holds on
@@ -133,7 +156,7 @@ package struct CertifyRunner: Sendable {
         return [(cases.indices.filter { !alone($0) }, max(1, jobs)), (cases.indices.filter(alone), 1)]
     }
 
-    func runCase(_ certifyCase: CertifyCase, client: CertifyClient) async throws -> CertifyResult {
+    func runCase(_ certifyCase: CertifyCase, client: CertifyClient, folder: URL) async throws -> CertifyResult {
         let caseFolder = folder.appendingPathComponent(certifyCase.name)
         try FileManager.default.createDirectory(at: caseFolder, withIntermediateDirectories: true)
         let core = FakeFrontmailCore(plan: certifyCase.plan, seed: 1)

@@ -1,6 +1,7 @@
 import FakeFrontmail
 import Foundation
 import FrontmailMutants
+import Synchronization
 import Testing
 
 @testable import LoadKit
@@ -20,10 +21,10 @@ struct CertifySDKTests {
     static func certify(_ broken: BrokenClient?, cases: [CertifyCase] = CertifyCase.all) async throws -> ClientReport {
         let folder = folder(broken?.name ?? "sdk")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let runner = CertifyRunner(cases: cases, jobs: 6, folder: folder)
+        let runner = CertifyRunner(cases: cases, jobs: 6)
         let client = CertifyClient(
             claim: SDKCertifyClient.claim(), kind: .inProcess { await SDKCertifyClient.run($0, broken: broken) })
-        return try await runner.run(client)
+        return try await runner.run(client, folder: folder)
     }
 
     static let untimed = CertifyCase.all.filter { !$0.dependsOnHostSpeed }
@@ -106,5 +107,50 @@ struct CertifySDKTests {
             manifest.clients.contains {
                 $0.command.hasSuffix("frontmail-certify-client\"") && $0.expectedFailures.isEmpty
             })
+    }
+}
+
+@Suite("certify: several clients in one pool")
+struct CertifyPoolTests {
+    /// Which case of which client ended, in order.
+    final class Order: Sendable {
+        let ended = Mutex<[(client: Int, name: String)]>([])
+    }
+
+    @Test("two clients' cases share the slots, timed ones last and alone; each report is its own client's")
+    func pooled() async throws {
+        let names = ["idempotency.key-on-every-request", "idempotency.same-key-after-503", "retry-after.seconds-503"]
+        let cases = names.compactMap(CertifyCase.named)
+        #expect(cases.count == 3 && cases.map(\.dependsOnHostSpeed) == [false, false, true])
+        let broken = try #require(BrokenClient.named("key-changing"))
+        let folder = CertifySDKTests.folder("pool")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let clients = [nil, broken].enumerated().map { index, broken in
+            CertifyRunner.Entry(
+                client: CertifyClient(
+                    claim: SDKCertifyClient.claim(), kind: .inProcess { await SDKCertifyClient.run($0, broken: broken) }
+                ),
+                folder: folder.appendingPathComponent("\(index)"))
+        }
+        var runner = CertifyRunner(cases: cases, jobs: 4)
+        let order = Order()
+        runner.progress = { done, total, client, result in
+            #expect(total == 6)
+            order.ended.withLock { $0.append((client, result.certifyCase.name)) }
+        }
+        let reports = try await runner.run(clients)
+        let ended = order.ended.withLock { $0 }
+        #expect(ended.count == 6)
+        // The four untimed cases (two per client) end before either client's timed case, which
+        // run one after the other in the clients' order.
+        #expect(ended.prefix(4).allSatisfy { $0.name != "retry-after.seconds-503" })
+        #expect(ended.suffix(2).map(\.client) == [0, 1] && ended.suffix(2).allSatisfy { $0.name == names[2] })
+        #expect(reports.count == 2 && reports.allSatisfy { $0.results.map(\.certifyCase.name) == names })
+        let untimedFailures = reports.map { Set($0.failed.map(\.certifyCase.name)).subtracting([names[2]]) }
+        #expect(untimedFailures == [[], ["idempotency.same-key-after-503"]])
+        for (index, report) in reports.enumerated() {
+            let written = folder.appendingPathComponent("\(index)/\(names[1])/ledger.csv").path
+            #expect(FileManager.default.fileExists(atPath: written), "\(index): \(report.claim.name)")
+        }
     }
 }
