@@ -156,3 +156,29 @@ struct HotPathTests {
         #expect(shard.count(of: 1) == nil)
     }
 }
+
+/// A long search answers thousands of sends with the 4 MiB hostile body; a copy per answer made its
+/// memory climb (docs/explore.md, "Memory on long runs").
+@Suite("in-process answers: the 4 MiB hostile body is shared, not copied")
+struct SharedBodyTests {
+    static func address(_ data: Data) -> UInt { data.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) } }
+
+    @Test("two answers carrying the 4 MiB body share one buffer; a changed copy and other bodies are copied")
+    func sharedBody() async throws {
+        let plan = FaultPlan(
+            rules: [FaultRule(match: FaultMatch(endpoint: .send), action: .respond(200, body: .megabytes))])
+        let transport = InProcessTransport(core: FakeFrontmailCore(plan: plan, seed: 1))
+        let request = FrontmailHTTPRequest(
+            method: "POST", url: URL(string: "http://127.0.0.1/v1/send")!, body: Data("{}".utf8))
+        let first = try await transport.send(request)
+        let second = try await transport.send(request)
+        #expect(first.body.count == 4 << 20 && first.body.allSatisfy { $0 == UInt8(ascii: "x") })
+        #expect(Self.address(first.body) == Self.address(second.body))
+        var changed = BodySpec.megabytes.bytes
+        changed[0] = UInt8(ascii: "y")
+        let copied = BodySpec.data(of: changed)
+        #expect(copied.first == UInt8(ascii: "y") && copied.count == changed.count)
+        #expect(Self.address(copied) != Self.address(first.body))
+        #expect(BodySpec.data(of: Array("{}".utf8)) == Data("{}".utf8))
+    }
+}

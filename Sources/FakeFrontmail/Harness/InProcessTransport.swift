@@ -45,7 +45,8 @@ public struct InProcessTransport: FrontmailTransport {
                 }
             }
             core.finished(ticket, status: response.status)
-            return FrontmailHTTPResponse(status: response.status, headers: response.headers, body: Data(response.body))
+            return FrontmailHTTPResponse(
+                status: response.status, headers: response.headers, body: BodySpec.data(of: response.body))
         case .truncate(let response, _):
             core.finished(ticket, status: response.status)
             throw URLError(.networkConnectionLost)

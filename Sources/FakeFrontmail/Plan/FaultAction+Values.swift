@@ -123,6 +123,17 @@ public enum BodySpec: Sendable, Hashable {
         + Array(#"","status":"queued","status_token":"stk_"#.utf8)
         + [0xED, 0xA0, 0x80] + Array(#""}"#.utf8)
     private static let megabytesBytes = [UInt8](repeating: UInt8(ascii: "x"), count: 4 << 20)
+    private static let megabytesData = Data(megabytesBytes)
+
+    /// A body as `Data` for the in-process transport. The 4 MiB hostile body is made once and
+    /// shared by every answer that carries it: a copy per answer made a long search's memory climb
+    /// (the allocator kept the freed 4 MiB blocks; docs/explore.md, "Memory on long runs"). Any
+    /// other body, and a copy of that one that was changed, is copied.
+    public static func data(of body: [UInt8]) -> Data {
+        guard body.count == megabytesBytes.count else { return Data(body) }
+        let address = { (bytes: [UInt8]) in bytes.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } }
+        return address(body) == address(megabytesBytes) ? megabytesData : Data(body)
+    }
 
     public var bytes: [UInt8] {
         switch self {

@@ -67,6 +67,28 @@ public struct Histogram: Sendable, Hashable {
         clamped += other.clamped
     }
 
+    /// The same histogram kept in its non-empty buckets only: what a long sweep holds per run (a
+    /// full one is 295 KB; a run's latencies fill a few hundred buckets). Merging it back gives the
+    /// same counts, extremes and sum as merging the full one.
+    public var compacted: CompactHistogram {
+        var compact = CompactHistogram(count: count, min: min, max: max, sum: sum, clamped: clamped)
+        for index in counts.indices where counts[index] != 0 {
+            compact.indices.append(UInt32(index))
+            compact.counts.append(counts[index])
+        }
+        return compact
+    }
+
+    public mutating func merge(_ other: CompactHistogram) {
+        guard other.count > 0 else { return }
+        for (index, times) in zip(other.indices, other.counts) { counts[Int(index)] += times }
+        count += other.count
+        min = Swift.min(min, other.min)
+        max = Swift.max(max, other.max)
+        sum += other.sum
+        clamped += other.clamped
+    }
+
     public var mean: Double { count == 0 ? .nan : sum / Double(count) }
 
     /// The value at `quantile` (0...1): the highest value of the bucket holding that rank, capped by
@@ -101,4 +123,28 @@ public struct Histogram: Sendable, Hashable {
     /// The statistics a summary reports of a histogram besides its count: the mean and the
     /// reported quantiles.
     public static let summaryStatistics = ["mean"] + reportedQuantiles.map(\.name)
+}
+
+/// A `Histogram`'s non-empty buckets with its count, extremes, sum and clamped count
+/// (`Histogram.compacted`); merged back with `Histogram.merge(_:)`.
+public struct CompactHistogram: Sendable, Hashable {
+    fileprivate(set) var indices: [UInt32] = []
+    fileprivate(set) var counts: [UInt64] = []
+    public let count: UInt64
+    public let min: UInt64
+    public let max: UInt64
+    public let sum: Double
+    public let clamped: UInt64
+
+    public init() {
+        self.init(count: 0, min: .max, max: 0, sum: 0, clamped: 0)
+    }
+
+    fileprivate init(count: UInt64, min: UInt64, max: UInt64, sum: Double, clamped: UInt64) {
+        self.count = count
+        self.min = min
+        self.max = max
+        self.sum = sum
+        self.clamped = clamped
+    }
 }

@@ -12,8 +12,9 @@ package struct RunFigures: Sendable {
     var ok = 0
     /// Send requests the server's ledger holds.
     var serverRequests = 0
-    /// Latency of every send that ended, from its intended start, in policy nanoseconds.
-    var latency = Histogram()
+    /// Latency of every send that ended, from its intended start, in policy nanoseconds (its
+    /// non-empty buckets: a sweep keeps every run's).
+    var latency = CompactHistogram()
     /// Latency of every send that ended ok, from its intended start, in policy milliseconds, sorted.
     var okLatencies: [Double] = []
     var duplicates = 0
@@ -40,6 +41,8 @@ package struct RunFigures: Sendable {
     init(_ measurement: Measurement, timeScale: Double) throws(MissingMetric) {
         let records = measurement.history?.records ?? []
         sends = records.count
+        var latency = Histogram()
+        defer { self.latency = latency.compacted }
         for record in records {
             switch record.outcome {
             case .dropped: continue

@@ -54,6 +54,29 @@ struct StatisticsTests {
         #expect(clamp.clamped == 1 && clamp.max == Histogram.highestTrackable)
     }
 
+    @Test("a compacted histogram merges back to the same histogram, clamped values and all")
+    func compacted() {
+        var random = SeededRandom(seed: 7)
+        var parts = [Histogram(), Histogram(), Histogram()]
+        var all = Histogram()
+        for step in 0..<20_000 {
+            let value = step % 97 == 0 ? UInt64.max : random.next() % 5_000_000_000
+            parts[step % 3].record(value)
+            all.record(value)
+        }
+        var merged = Histogram()
+        var mergedFull = Histogram()
+        for part in parts {
+            merged.merge(part.compacted)
+            mergedFull.merge(part)
+        }
+        #expect(merged == all && merged == mergedFull && merged.clamped > 0)
+        #expect(parts[0].compacted.count == parts[0].count && parts[0].compacted != parts[1].compacted)
+        var empty = Histogram()
+        empty.merge(Histogram().compacted)
+        #expect(empty == Histogram() && CompactHistogram() == Histogram().compacted)
+    }
+
     @Test("KS accepts uniform samples and gives their D, critical value and p")
     func ksAcceptsUniform() {
         var random = SeededRandom(seed: 42)

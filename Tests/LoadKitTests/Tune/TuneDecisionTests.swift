@@ -23,7 +23,9 @@ struct TuneDecisionTests {
         run.ok = okMs.count
         run.serverRequests = sends
         run.okLatencies = okMs.sorted()
-        for value in okMs.prefix(50) { run.latency.record(value / 1000, scale: 1e9) }
+        var latency = Histogram()
+        for value in okMs.prefix(50) { latency.record(value / 1000, scale: 1e9) }
+        run.latency = latency.compacted
         cell.runs = [run, run]
         return cell
     }

@@ -35,7 +35,9 @@ struct TuneRuleTests {
             run.serverRequests = requests ?? sends + (sends - count)
             run.deadWork = deadWork
             run.metastable = metastable
-            for _ in 0..<10 { run.latency.record(latencyMs / 1000, scale: 1e9) }
+            var latency = Histogram()
+            for _ in 0..<10 { latency.record(latencyMs / 1000, scale: 1e9) }
+            run.latency = latency.compacted
             run.okLatencies = Array(repeating: latencyMs, count: count)
             cell.runs.append(run)
         }

@@ -91,7 +91,9 @@ struct TuneTests {
             run.started = 1000
             run.ok = ok
             run.serverRequests = requests
-            for _ in 0..<100 { run.latency.record(latencyMs / 1000, scale: 1e9) }
+            var latency = Histogram()
+            for _ in 0..<100 { latency.record(latencyMs / 1000, scale: 1e9) }
+            run.latency = latency.compacted
             run.okLatencies = Array(repeating: latencyMs, count: ok)
             cell.runs = [run]
             return cell
