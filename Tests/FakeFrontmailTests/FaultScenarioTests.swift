@@ -227,15 +227,17 @@ struct FaultScenarioTests {
 
     @Test("a duplicate while the first is in progress: 409 conflict", arguments: FrontEnd.allCases)
     func duplicateInProgress(frontEnd: FrontEnd) async throws {
-        // The first request is held 5 s; the second is sent once the server has claimed the first's
-        // key (a fixed sleep let the second arrive first on a busy machine; waiting for the ledger's
-        // record alone left a window before the claim in which the second could take the key).
-        let plan = FaultPlan.on(.exactly(1), FaultAction(.delay, delay: .fixed(TimeSpan(seconds: 5))))
-        try await withFake(frontEnd, plan: plan) { client, core in
+        // The first request is held 15 s (the client waits up to 30 s); the second is sent once the
+        // server has claimed the first's key. On a loaded runner a request over sockets has taken
+        // seconds to arrive: a fixed sleep let the second arrive first, and a wait of 2,000 short
+        // sleeps (meant as 4 s) ended before the first arrived. The waits are by the clock, long.
+        let plan = FaultPlan.on(.exactly(1), FaultAction(.delay, delay: .fixed(TimeSpan(seconds: 15))))
+        try await withFake(frontEnd, plan: plan, timeout: 30) { client, core in
             let options = SendOptions(idempotencyKey: "shared-key")
             async let slow = frontmailErrorOf { try await client.send(templateID: "tpl_order", options: options) }
-            for _ in 0..<2_000 where core.emulator.keysInProgress == 0 {
-                try await Task.sleep(nanoseconds: 2_000_000)
+            let deadline = ContinuousClock.now + .seconds(30)
+            while core.emulator.keysInProgress == 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(2))
             }
             #expect(core.emulator.keysInProgress == 1)
             #expect(core.ledger.count == 1)
