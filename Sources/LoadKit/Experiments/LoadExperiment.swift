@@ -89,7 +89,7 @@ struct LoadExperiment {
 
     private func runLoad(_ scenario: Scenario) async throws -> Measurement {
         let observed = try await observe(scenario, shard: .whole)
-        let measurement = Measurement.judging(scenario, observed)
+        let measurement = await offThePool(observed) { Measurement.judging(scenario, $0) }
         if progress { measurement.notes.forEach(printError) }
         return measurement
     }

@@ -67,7 +67,9 @@ struct CalibrationTests {
         )
         let result = try await ScenarioRunner(outputFolder: nil, runID: "T", progress: false).run(scenario)
         let throughput = try #require(result.metrics["calibration.in_process_core.throughput"])
-        #expect(throughput > 100)
+        // A measured capacity, whatever it is on this host (beside a full `swift test` on two cores it
+        // has been 26 sends/s); what is tested is that the load is its fraction.
+        #expect(throughput > 0)
         #expect(result.metrics["calibration.load.rate"] == max(0.01, 0.01 * throughput))
         #expect(result.metrics["calibration.in_process_core.window"] == Calibration.window)
         #expect(result.passed, "\(result.verdictLine)")
@@ -106,14 +108,14 @@ struct CalibrationTests {
         let scenario = try makeScenario(Self.cancellation)
         let correct = try await ScenarioRunner(outputFolder: nil, runID: "T", progress: false).run(scenario)
         #expect(correct.passed, "\(correct.verdictLine)")
-        // The slow client lingers 2.5 s over 3 samples: a reference median lifted by the other
-        // tests of this process would have to pass 8 ms for it to slip under 300x (with 500 ms it
-        // took 1.7 ms, which a full `swift test` once reached).
+        // The slow client lingers 6 s over 3 samples: a reference median lifted by the other tests
+        // of this process would have to pass 20 ms for it to slip under 300x (with 500 ms it took
+        // 1.7 ms, which a full `swift test` once reached; with 2.5 s, 8 ms, reached on a slower host).
         var runner = ScenarioRunner(outputFolder: nil, runID: "T", progress: false)
-        runner.seams.transportWrapper = { SlowCancelTransport(inner: $0, linger: 2.5) }
+        runner.seams.transportWrapper = { SlowCancelTransport(inner: $0, linger: 6) }
         let slow = try await runner.run(
             makeScenario(Self.cancellation.replacingOccurrences(of: "\"samples\": 8", with: "\"samples\": 3")))
         #expect(!slow.checks[0].passed && !slow.checks[1].passed, "\(slow.verdictLine)")
-        #expect((slow.metrics["cancellation.inFlight.idle.p50"] ?? 0) >= 2500)
+        #expect((slow.metrics["cancellation.inFlight.idle.p50"] ?? 0) >= 6000)
     }
 }
