@@ -20,6 +20,8 @@ public enum CompareCommand {
         and the table of ratios shows the smallest slowdown the gate could detect. A positive control
         (a workload made slower by a known factor, *_control) that the gate would not flag fails the
         comparison (--controls warn: a warning instead, for a benchmark whose noise sits near its control). Absolute benchmark timings (ops_per_s, p50_us, ...) only warn, beyond 100%.
+        A ratio whose reference workload ran over 25% faster or slower than in the baseline comes from
+        another machine: printed as "other machine", not judged (nor its control).
         docs/benchmarks.md explains it all.
 
         --html FILE writes the comparison as a page with the change of every metric as a bar,

@@ -19,6 +19,12 @@ public struct Comparison: Sendable {
         /// A positive control the gate would not have flagged: the gate cannot see the slowdown it
         /// exists to catch, which fails the comparison.
         case blind
+        /// A same-run ratio whose reference workload (code this project does not change:
+        /// `JSONEncoder`, the canned reference client) ran more than `machineTolerance` faster or
+        /// slower than in the baseline: the runs are from machines too unlike for their ratios to
+        /// compare (on one kind of machine ratios moved 2.5x with the reference 3x slower). Printed,
+        /// not judged; allocation counts and correctness still are.
+        case otherMachine = "other machine"
     }
 
     public struct Line: Sendable {
@@ -33,6 +39,9 @@ public struct Comparison: Sendable {
         /// For a same-run ratio gated by measured noise: the spreads of the baseline and the current
         /// run (nil when a run did not measure one).
         public var spreads: (baseline: Double?, current: Double?)? = nil
+        /// For a same-run ratio: its reference workload's speed now, as a multiple of the baseline's
+        /// (nil when either run did not record it).
+        public var referenceSpeed: Double? = nil
     }
 
     /// A positive control: a copy of a workload made slower by a known factor inside the benchmark,
@@ -52,6 +61,11 @@ public struct Comparison: Sendable {
     /// The absolute benchmark timings' tolerance unless a per-metric one is given: only gross
     /// changes warn (2×).
     public static let grossTolerance = 1.0
+
+    /// How far (as a factor) a reference workload's speed may move from the baseline's before the
+    /// runs count as from different machines. Between processes on one machine it moved a few
+    /// percent; between machines of one kind, from 2 % to 3x.
+    public static let machineTolerance = 0.25
 
     public var lines: [Line] = []
     public var controls: [Control] = []
@@ -131,11 +145,16 @@ public struct Comparison: Sendable {
                         polarity: polarity, verdict: .missing))
                 continue
             }
-            let (verdict, change) = Self.judge(row, now, polarity: polarity, allowed: allowed)
+            var (verdict, change) = Self.judge(row, now, polarity: polarity, allowed: allowed)
+            let speed =
+                spreads == nil
+                ? nil : Self.referenceSpeed(of: row, baselineByKey: baselineByKey, currentByKey: currentByKey)
+            if let speed, max(speed, 1 / speed) > 1 + Self.machineTolerance { verdict = .otherMachine }
             lines.append(
                 Line(
                     key: key(row), baseline: row.value, current: now.value, unit: row.unit, change: change,
-                    tolerance: allowed, polarity: polarity, verdict: verdict, spreads: spreads))
+                    tolerance: allowed, polarity: polarity, verdict: verdict, spreads: spreads,
+                    referenceSpeed: speed))
         }
         judgeControls(
             current, baselineByKey: baselineByKey, ratioTolerances: ratioTolerances,
@@ -158,6 +177,20 @@ public struct Comparison: Sendable {
         where lines[index].key.hasSuffix("." + MetricKey.runInterrupted.text) && (lines[index].current ?? 0) > 0 {
             lines[index].verdict = .regression
         }
+    }
+
+    /// How many times the baseline's speed a same-run ratio's reference workload (`ratio_vs_R`: R's
+    /// `ops_per_s` in the same group) ran at now; nil when either run did not record it.
+    static func referenceSpeed(
+        of row: SummaryRow, baselineByKey: [String: SummaryRow], currentByKey: [String: SummaryRow]
+    ) -> Double? {
+        guard row.statistic.hasPrefix("ratio_vs_") else { return nil }
+        let reference = row.statistic.dropFirst("ratio_vs_".count)
+        let key = "\(row.scenario).\(row.probe).\(reference).ops_per_s"
+        guard let before = baselineByKey[key]?.value, let now = currentByKey[key]?.value,
+            before > 0, now > 0, before.isFinite, now.isFinite
+        else { return nil }
+        return now / before
     }
 
     /// A row's tolerance: 0 for a strict metric, the gross one for a warn-only timing, the run's
@@ -228,7 +261,9 @@ public struct Comparison: Sendable {
             var subject = row
             subject.metric.removeLast(Self.controlSuffix.count)
             guard let reference = baselineByKey[key(subject)], let allowed = ratioTolerances[key(subject)],
-                !reference.value.isNaN, !row.value.isNaN
+                !reference.value.isNaN, !row.value.isNaN,
+                // Another machine: the subject is not judged, nor is what the gate would see of it.
+                !lines.contains(where: { $0.key == key(subject) && $0.verdict == .otherMachine })
             else { continue }
             var built = current.first {
                 $0.scenario == row.scenario && $0.probe == row.probe && $0.metric == row.metric
@@ -298,6 +333,14 @@ public struct Comparison: Sendable {
                     : "NOT FLAGGED: this gate cannot see the slowdown it is there to catch")
         }
         if !controls.isEmpty { text += "\n" }
+        let otherMachine = lines.filter { $0.verdict == .otherMachine }
+        if !otherMachine.isEmpty {
+            let speeds = otherMachine.compactMap(\.referenceSpeed)
+            text += String(
+                format:
+                    "note: %d same-run ratios not judged: their reference workloads ran at %.2f-%.2fx the baseline's speed (more than %.0f%% away), so this is another machine than the baseline's and its ratios do not compare; their positive controls are not judged either. Allocation counts and correctness still are. To gate timings on this machine, make a baseline on it (scripts/update-baselines.sh; docs/benchmarks.md).\n\n",
+                otherMachine.count, speeds.min() ?? .nan, speeds.max() ?? .nan, Self.machineTolerance * 100)
+        }
         let unchanged = lines.count - judged.count
         text +=
             "\(regressions.count) regressions, \(improvements.count) improvements beyond tolerance, \(unchanged) unchanged"

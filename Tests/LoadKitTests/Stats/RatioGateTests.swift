@@ -124,6 +124,40 @@ struct RatioGateTests {
         #expect(warned.markdown().contains("NOT FLAGGED"))
     }
 
+    @Test("another machine: a reference workload over 25 % faster or slower leaves the ratios and controls unjudged")
+    func otherMachine() {
+        func run(ratio: Double, reference: Double, control: Double? = nil) -> [SummaryRow] {
+            Self.run(ratio: ratio, spread: 0.02, control: control) + [Self.row("json_encoder", "ops_per_s", reference)]
+        }
+        let baseline = run(ratio: 10, reference: 150_000)
+        // The same machine (the reference within 25 %): a ratio 40 % lower is a regression.
+        let sameMachine = Comparison(
+            baseline: baseline, current: run(ratio: 6, reference: 140_000, control: 6 / 1.3), tolerance: 0,
+            perMetric: [])
+        #expect(sameMachine.regressions.map(\.verdict) == [.regression])
+        #expect(sameMachine.controls.map(\.flagged) == [true])
+        // A machine three times slower, where the ratio moved as much with no change to the code:
+        // printed, not judged, nor its control; allocation counts would still be.
+        for reference in [50_000.0, 450_000] {
+            let other = Comparison(
+                baseline: baseline, current: run(ratio: 6, reference: reference, control: 6 / 1.3), tolerance: 0,
+                perMetric: [])
+            // (A faster machine's absolute timings still show as improvements: they only ever inform.)
+            #expect(other.regressions.isEmpty && !other.improvements.contains { $0.spreads != nil })
+            #expect(
+                other.lines.filter { $0.verdict == .otherMachine }.map(\.key) == [
+                    "encoder.small_form.frontmail_value.ratio_vs_json_encoder"
+                ])
+            #expect(other.controls.isEmpty)
+            #expect(other.markdown().contains("1 same-run ratios not judged"))
+        }
+        // Without the reference's speed in either run the ratio is judged as before.
+        let unknown = Comparison(
+            baseline: Self.run(ratio: 10, spread: 0.02), current: run(ratio: 6, reference: 50_000), tolerance: 0,
+            perMetric: [])
+        #expect(unknown.regressions.map(\.verdict) == [.regression])
+    }
+
     @Test("a baseline from several runs: medians, and spreads that cover the differences between runs")
     func baselineMerge() {
         let runs = [
