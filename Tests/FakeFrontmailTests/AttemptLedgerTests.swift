@@ -4,7 +4,7 @@ import Testing
 
 @testable import FakeFrontmail
 
-@Suite("attempt ledger")
+@Suite("attempt ledger", .onItsOwnThread)
 struct AttemptLedgerTests {
     @Test("records are compact enough for millions in memory")
     func compact() {

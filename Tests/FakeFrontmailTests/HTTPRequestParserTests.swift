@@ -4,7 +4,7 @@ import Testing
 
 @testable import FakeFrontmail
 
-@Suite("HTTP/1.1 request parser")
+@Suite("HTTP/1.1 request parser", .onItsOwnThread)
 struct HTTPRequestParserTests {
     let parser = HTTPRequestParser()
 

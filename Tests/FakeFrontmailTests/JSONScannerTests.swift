@@ -7,7 +7,7 @@ import Testing
 /// The fake's own JSON reader and writer: strict where RFC 8259 is, bounded on hostile input, and
 /// (checked differentially, in this test only) agreeing with the SDK's on what is JSON and what it
 /// means, and writing the same bytes, so moving the fake off the SDK's code changed no result.
-@Suite("the fake's own JSON: JSONScanner and JSONBytes")
+@Suite("the fake's own JSON: JSONScanner and JSONBytes", .onItsOwnThread)
 struct JSONScannerTests {
     /// The value of `text` when the fake's reader takes it as JSON.
     static func scan(_ text: [UInt8]) -> Result<FrontmailValue, JSONScanner.Failure> {

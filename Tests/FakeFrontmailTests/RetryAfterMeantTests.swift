@@ -5,7 +5,7 @@ import Testing
 
 /// The fake's own account of the Retry-After it wrote: the oracle of every Retry-After verdict,
 /// checked here against Foundation's calendar, never against the SDK's parser.
-@Suite("Retry-After as the fake meant it: its own reading and calendar")
+@Suite("Retry-After as the fake meant it: its own reading and calendar", .onItsOwnThread)
 struct RetryAfterMeantTests {
     static let now = Date(timeIntervalSince1970: 1_785_542_400)  // 2026-08-01
 

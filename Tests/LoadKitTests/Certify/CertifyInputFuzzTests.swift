@@ -8,7 +8,7 @@ import Testing
 /// Seeded mutations of the committed claim files and of certify/clients.json: each ends as a
 /// claim or manifest within its ranges, or as an error naming its field, never a trap; the
 /// protocol's environment is read with the same care.
-@Suite("input fuzzing: certify's claim files, clients file and protocol environment")
+@Suite("input fuzzing: certify's claim files, clients file and protocol environment", .onItsOwnThread)
 struct CertifyInputFuzzTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../..")
 

@@ -8,7 +8,7 @@ import Testing
 
 /// The generator draws only valid scenario files, the shrinker only smaller ones, and a case's
 /// JSON is the same bytes for the same seed.
-@Suite("explore: generated cases")
+@Suite("explore: generated cases", .onItsOwnThread)
 struct CaseGeneratorTests {
     @Test("every drawn case is a scenario file the decoder and its range checks accept, the same for its seed")
     func drawnCasesAreValid() throws {

@@ -140,9 +140,13 @@ struct SocketExploreTests {
     }
 
     /// Judged against real time's tolerances: beside the rest of `swift test` on 2 cores a cancel
-    /// once came later than 300 ms. CI's own `explore --transport socket` judges them on a machine
-    /// that runs nothing else.
-    static let timed: Set<String> = ["cancel-aborts", "retry-after-obeyed", "waits-in-policy"]
+    /// once came later than 300 ms, and a final answer the server sent reached the client after its
+    /// attempt timeout (under a second here), so the client rightly retried what the server's record
+    /// shows as answered. CI's own `explore --transport socket` judges them on a machine that runs
+    /// nothing else.
+    static let timed: Set<String> = [
+        "cancel-aborts", "retry-after-obeyed", "waits-in-policy", "no-retry-after-final-answer",
+    ]
 
     @Test("the SDK as it is breaks no time-free property in 12 cases over sockets")
     func correctPasses() async {

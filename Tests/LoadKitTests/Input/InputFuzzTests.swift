@@ -8,7 +8,7 @@ import Testing
 /// Thousands of seeded mutations of every committed scenario (and of each scenario's fault plan):
 /// each ends as a valid scenario or as an error naming a field, never a trap, and every valid
 /// survivor's planned work is bounded.
-@Suite("input fuzzing: mutated scenario and plan files")
+@Suite("input fuzzing: mutated scenario and plan files", .onItsOwnThread)
 struct InputFuzzTests {
     /// A small deterministic generator (SplitMix64).
     struct Generator {

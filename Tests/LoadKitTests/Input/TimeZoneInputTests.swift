@@ -5,7 +5,7 @@ import Testing
 
 /// A scenario's `timeZone`: the `TZ` of its own process, checked where it is read, and set in the
 /// child that runs it.
-@Suite("scenario time zones: read with range checks, fuzzed, set in the scenario's child")
+@Suite("scenario time zones: read with range checks, fuzzed, set in the scenario's child", .onItsOwnThread)
 struct TimeZoneInputTests {
     static func scenario(zone: String) -> String {
         #"{"name": "z", "timeZone": \#(zone), "load": {"type": "closed", "concurrency": 1, "sends": 1}}"#

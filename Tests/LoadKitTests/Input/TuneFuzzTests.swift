@@ -8,7 +8,7 @@ import Testing
 /// Seeded mutations of the committed tune files: each ends as a valid sweep within its limits or
 /// as an error naming a field, never a trap; grids made of many values are refused from their
 /// counts.
-@Suite("input fuzzing: mutated tune files")
+@Suite("input fuzzing: mutated tune files", .onItsOwnThread)
 struct TuneFuzzTests {
     static func tuneFiles() throws -> [URL] {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../tune")

@@ -64,7 +64,7 @@ struct KeyRewritingTransport: FrontmailTransport {
 
 /// `identical-bodies`: every send's body the same bytes, the bench id in a header the harness adds
 /// under the SDK; each send must get its own random v4 key and exactly one effect.
-@Suite("identical bodies: two identical messages are two emails, keys are random v4 UUIDs")
+@Suite("identical bodies: two identical messages are two emails, keys are random v4 UUIDs", .onItsOwnThread)
 struct IdenticalBodiesTests {
     @Test("a v4 UUID is recognised in either case; other versions, variants and shapes are not")
     func v4Shape() {

@@ -7,7 +7,7 @@ import Testing
 /// extremes (NaN, ±1e308, negatives), rows repeated or cut, fields dropped, in the run CSV and in
 /// every CSV of a scenario's folder. Each ends in a rendered report (and a comparison) or a named
 /// error; never a trap or a hang.
-@Suite("input fuzzing: run CSVs and results folders for report and compare")
+@Suite("input fuzzing: run CSVs and results folders for report and compare", .onItsOwnThread)
 struct ResultsFuzzTests {
     static let extremes = [
         "nan", "inf", "-inf", "1.7976931348623157e308", "-1e308", "1e-320", "-1", "0", "", "x", "9e18",

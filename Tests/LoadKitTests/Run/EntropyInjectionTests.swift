@@ -43,6 +43,11 @@ struct EntropyInjectionTests {
     /// fails one run in 100,000; a squared draw of 100 or more delays has p below 10⁻⁸).
     static let socketKS = "jitter.ks_p >= 0.00001"
 
+    /// A run over sockets is on the real clock: beside a full `swift test` on two cores, whose other
+    /// tests have held the cooperative pool for tens of seconds, it once took past the default 60 s.
+    /// Ten minutes still ends a real hang.
+    static let socketHangLimit = 600.0
+
     @Test("over sockets the SDK's draw through URLSession passes resets-and-truncation's KS")
     func socketsPass() async throws {
         let scenario = try PolicyBoundaryTests.scenario("resets-and-truncation")
@@ -50,6 +55,7 @@ struct EntropyInjectionTests {
         var runner = ScenarioRunner(outputFolder: nil, runID: "test", progress: false)
         let random = SeededRandomSource(seed: 61)
         runner.seams.entropy = { random.word() }
+        runner.hangLimit = Self.socketHangLimit
         let result = try await runner.run(scenario)
         #expect(!PolicyBoundaryTests.failed(result).contains(Self.socketKS), "\(result.verdictLine)")
         #expect((result.metrics["jitter.samples"] ?? 0) >= 100)
@@ -60,6 +66,7 @@ struct EntropyInjectionTests {
         let scenario = try PolicyBoundaryTests.scenario("resets-and-truncation")
         var runner = ScenarioRunner(outputFolder: nil, runID: "test", progress: false)
         runner.seams.drawDefect = Self.squared
+        runner.hangLimit = Self.socketHangLimit
         let result = try await runner.run(scenario)
         #expect(PolicyBoundaryTests.failed(result).contains(Self.socketKS), "\(result.verdictLine)")
     }

@@ -8,7 +8,7 @@ import Testing
 /// `.fmshard` files damaged or edited: bit flips, truncations and swapped ranges are refused by
 /// the checksum or read as valid parts that merge without a trap; hostile values written with a
 /// fresh checksum are refused naming their field; a shard relabelled as another is refused.
-@Suite("input fuzzing: shard files")
+@Suite("input fuzzing: shard files", .onItsOwnThread)
 struct ShardFuzzTests {
     /// Two shards of a scenario with retries and backoffs, run once for every test here.
     static let made = Task {

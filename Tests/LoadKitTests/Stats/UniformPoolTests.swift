@@ -5,7 +5,7 @@ import Testing
 
 /// Explore's pooled jitter test in bounded memory: exact while the values fit, then binned, with a
 /// D that is never above the exact one and at most one bin's width below it.
-@Suite("stats: the uniform pool")
+@Suite("stats: the uniform pool", .onItsOwnThread)
 struct UniformPoolTests {
     /// Deterministic values of [0, 1): `shape` applied to a seeded uniform stream.
     static func values(_ count: Int, seed: UInt64, _ shape: (Double) -> Double = { $0 }) -> [Double] {

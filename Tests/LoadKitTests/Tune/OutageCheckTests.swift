@@ -7,7 +7,7 @@ import Testing
 
 /// The outage check: the closed form against exact sums and sampling, the real SDK against the
 /// closed form, and a client that sneaks in a reconnect the policy does not have.
-@Suite("tune: the outage check against its closed form")
+@Suite("tune: the outage check against its closed form", .onItsOwnThread)
 struct OutageCheckTests {
     static let outage = """
         {"name": "o", "seeds": 2,
