@@ -161,12 +161,19 @@ public enum CertifyCommand {
             "\(report.count($0)) \(CertifyReport.short($0))"
         }
         var line = "\(report.claim.name): " + counts.joined(separator: ", ")
-        guard let expected = expected?.intersection(cases.map(\.name)) else { return (line, failed.isEmpty) }
+        // A case the client did not run (a signal ended certify first) passed nothing and failed
+        // nothing: its expected failure is not judged, and the line says the client is incomplete.
+        let ran = Set(report.results.map(\.certifyCase.name))
+        let notRun = cases.count(where: { !ran.contains($0.name) })
+        if notRun > 0 { line += "; \(notRun) of \(cases.count) cases not run" }
+        guard let expected = expected?.intersection(cases.map(\.name)).intersection(ran) else {
+            return (line, failed.isEmpty && notRun == 0)
+        }
         let surprising = failed.subtracting(expected).sorted(by: caseOrder)
         let missing = expected.subtracting(failed).sorted(by: caseOrder)
         if !surprising.isEmpty { line += "; unexpected FAIL: " + surprising.joined(separator: " ") }
         if !missing.isEmpty { line += "; expected FAIL that passed: " + missing.joined(separator: " ") }
-        let holds = surprising.isEmpty && missing.isEmpty
+        let holds = surprising.isEmpty && missing.isEmpty && notRun == 0
         return (holds ? line + "; as expected" : line, holds)
     }
 

@@ -220,6 +220,12 @@ struct CertifyGateLineTests {
         let notRun = CertifyCommand.gateLine(
             try Self.report(failing: []), expected: ["retry-after.fraction"], cases: [cases[0]])
         #expect(notRun.holds)
+        // A client a signal stopped after one case: the expected failures of the two it did not run
+        // are not called "passed"; the line says they were not run, and the gate does not hold.
+        var cut = try Self.report(failing: [])
+        cut.results = [cut.results[0]]
+        let interrupted = CertifyCommand.gateLine(cut, expected: ["retry-after.fraction"], cases: cases)
+        #expect(!interrupted.holds && interrupted.line.hasSuffix("1 PASS, 0 FAIL, 0 N/A, 0 INFO; 2 of 3 cases not run"))
         // A --client (no expectations) holds only without a FAIL.
         #expect(CertifyCommand.gateLine(try Self.report(failing: []), expected: nil, cases: cases).holds)
         #expect(!CertifyCommand.gateLine(failing, expected: nil, cases: cases).holds)
