@@ -87,6 +87,8 @@ public enum ExploreCommand {
                 + (options.overSockets
                     ? "over sockets on the real clock" : "schedule \(Schedule.spelled(options.schedule))")
                 + (options.broken.map { ", broken client \($0.name)" } ?? ""))
+        // This process runs explore alone: its memory stays bounded on long runs (docs/explore.md).
+        _ = Explorer.limitArenas(jobs: options.jobs)
         var explorer = Explorer(options: options)
         if !parsed.flag("no-progress") { explorer.progress = { printError($0) } }
         let (outcome, cancelled) = await RunSession.interruptible(

@@ -1,3 +1,4 @@
+import CProcessMemory
 import FakeFrontmail
 import Foundation
 import FrontmailMutants
@@ -66,6 +67,17 @@ package struct Explorer: Sendable {
     static let pooledGrace = 2_000
     /// Runs one failure's shrinking may take over sockets (each a real-clock run).
     static let socketShrinkRuns = 40
+    /// Every this many judged cases the allocator returns its free memory to the system: each case
+    /// runs on a thread of its own, and the memory its sends freed (4 MiB hostile bodies among them)
+    /// otherwise stays with the thread's arena (docs/explore.md, "Memory on long runs"). A count, so
+    /// the same on any machine; about every 5 s at 200 cases/s.
+    static let releaseEvery = 1_000
+
+    /// For a process that runs explore alone: at most `jobs + 1` malloc arenas (glibc's default is
+    /// eight per core, each keeping its own freed memory). Whether the cap took.
+    package static func limitArenas(jobs: Int) -> Bool {
+        cpm_limit_arenas(Int32(clamping: jobs + 1)) == 1
+    }
 
     let options: Options
     /// Called with a progress line about once a second.
@@ -125,6 +137,7 @@ package struct Explorer: Sendable {
                         pooledChecks = summary.realized.count
                         summary.testPooled(elapsed: (ContinuousClock.now - started).seconds)
                     }
+                    if judged % Self.releaseEvery == 0 { _ = cpm_release_free_memory() }
                     if (ContinuousClock.now - lastProgress).seconds >= 1 {
                         lastProgress = ContinuousClock.now
                         progress?(summary.progressLine(elapsed: (lastProgress - started).seconds))
