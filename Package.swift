@@ -87,13 +87,22 @@ let package = Package(
             name: "SimulatorTests",
             dependencies: ["Simulator", "FakeFrontmail", "Frontmail"]
         ),
+        // What the test targets share: a task executor with a thread of its own, and the trait that
+        // runs a suite's CPU-bound tests on it.
+        .target(
+            name: "TestSupport",
+            path: "Tests/TestSupport"
+        ),
         .testTarget(
             name: "FakeFrontmailTests",
-            dependencies: ["FakeFrontmail", "Frontmail"]
+            dependencies: ["FakeFrontmail", "Frontmail", "TestSupport"]
         ),
         .testTarget(
             name: "LoadKitTests",
-            dependencies: ["LoadKit", "FakeFrontmail", "Simulator", "Frontmail", "FrontmailMutants", "CProcessGuard"],
+            dependencies: [
+                "LoadKit", "FakeFrontmail", "Simulator", "Frontmail", "FrontmailMutants", "CProcessGuard",
+                "TestSupport",
+            ],
             // Read by path (#filePath), not bundled: the report's fixed result set and its golden files.
             exclude: ["Fixtures"]
         ),

@@ -1,5 +1,6 @@
 import Foundation
 import Frontmail
+import TestSupport
 import Testing
 
 @testable import FakeFrontmail

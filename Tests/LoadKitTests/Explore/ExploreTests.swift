@@ -2,6 +2,7 @@ import FakeFrontmail
 import Foundation
 import FrontmailMutants
 import Simulator
+import TestSupport
 import Testing
 
 @testable import LoadKit

@@ -1,6 +1,7 @@
 import Foundation
 import Frontmail
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import FakeFrontmail

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import LoadKit
@@ -31,4 +32,26 @@ struct OffThePoolTests {
         let doubled = await offThePool([1, 2, 3]) { numbers in numbers.map { $0 * 2 } }
         #expect(doubled == [2, 4, 6])
     }
+}
+
+/// The label of the dedicated executor the caller runs on, if any.
+private func currentQueueLabel() -> String? { DedicatedExecutor.currentLabel }
+
+@Suite("the onItsOwnThread trait: each test on a queue of its own, off the cooperative pool", .onItsOwnThread)
+struct OwnThreadTraitTests {
+    @Test("a synchronous test runs on the test's own queue")
+    func synchronous() { #expect(currentQueueLabel() == "test synchronous()") }
+
+    @Test("an asynchronous test and its child tasks stay there", arguments: [1, 2])
+    func asynchronous(_ argument: Int) async {
+        async let child = currentQueueLabel()
+        #expect(currentQueueLabel() == "test asynchronous(_:)" && argument > 0)
+        #expect(await child == "test asynchronous(_:)")
+    }
+}
+
+@Suite("without the trait a test runs on the cooperative pool")
+struct WithoutOwnThreadTests {
+    @Test("not on a queue of its own")
+    func pool() { #expect(currentQueueLabel() == nil) }
 }

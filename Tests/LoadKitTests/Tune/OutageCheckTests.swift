@@ -1,6 +1,7 @@
 import FakeFrontmail
 import Foundation
 import Frontmail
+import TestSupport
 import Testing
 
 @testable import LoadKit

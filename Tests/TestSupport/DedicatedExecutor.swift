@@ -9,9 +9,15 @@ import Dispatch
 public final class DedicatedExecutor: TaskExecutor {
     private let queue: DispatchQueue
 
+    private static let labelKey = DispatchSpecificKey<String>()
+
     public init(label: String) {
         queue = DispatchQueue(label: label)
+        queue.setSpecific(key: Self.labelKey, value: label)
     }
+
+    /// The label of the dedicated executor the caller runs on; nil off every one of them.
+    public static var currentLabel: String? { DispatchQueue.getSpecific(key: labelKey) }
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)

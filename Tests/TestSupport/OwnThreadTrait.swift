@@ -1,4 +1,3 @@
-import FakeFrontmail
 import Testing
 
 /// Runs each test of a suite (each case of a parameterized one) on a thread of its own
@@ -6,10 +5,12 @@ import Testing
 /// per core), two of them held it for 30-50 s in a full `swift test` on two cores, and the tests
 /// whose clients wait on the real clock beside them missed their timeouts. The test still runs in
 /// its own task, so its expectations are recorded as any test's.
-struct OwnThreadTrait: SuiteTrait, TestTrait, TestScoping {
-    var isRecursive: Bool { true }
+public struct OwnThreadTrait: SuiteTrait, TestTrait, TestScoping {
+    public var isRecursive: Bool { true }
 
-    func provideScope(
+    public init() {}
+
+    public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         guard testCase != nil else { return try await function() }
@@ -19,5 +20,5 @@ struct OwnThreadTrait: SuiteTrait, TestTrait, TestScoping {
 
 extension Trait where Self == OwnThreadTrait {
     /// Each test on a thread of its own, off the cooperative pool.
-    static var onItsOwnThread: Self { Self() }
+    public static var onItsOwnThread: Self { Self() }
 }
