@@ -108,9 +108,12 @@ public struct Comparison: Sendable {
 
     /// The key of the spread row beside a same-run ratio (`ratio_vs_X` → `spread_vs_X`).
     static func spreadKey(of row: SummaryRow) -> String? {
-        guard row.statistic.hasPrefix("ratio_vs_") else { return nil }
-        let baseline = row.statistic.dropFirst("ratio_vs_".count)
-        return "\(row.scenario).\(row.probe).\(row.metric).spread_vs_\(baseline)"
+        referenceName(of: row).map { "\(row.scenario).\(row.probe).\(row.metric).spread_vs_\($0)" }
+    }
+
+    /// The workload a same-run ratio is measured against (`ratio_vs_R` → R); nil for other rows.
+    static func referenceName(of row: SummaryRow) -> Substring? {
+        row.statistic.hasPrefix("ratio_vs_") ? row.statistic.dropFirst("ratio_vs_".count) : nil
     }
 
     /// Tolerance 0 whatever `--tolerance` says (per-metric tolerances still apply).
@@ -184,8 +187,7 @@ public struct Comparison: Sendable {
     static func referenceSpeed(
         of row: SummaryRow, baselineByKey: [String: SummaryRow], currentByKey: [String: SummaryRow]
     ) -> Double? {
-        guard row.statistic.hasPrefix("ratio_vs_") else { return nil }
-        let reference = row.statistic.dropFirst("ratio_vs_".count)
+        guard let reference = referenceName(of: row) else { return nil }
         let key = "\(row.scenario).\(row.probe).\(reference).ops_per_s"
         guard let before = baselineByKey[key]?.value, let now = currentByKey[key]?.value,
             before > 0, now > 0, before.isFinite, now.isFinite
