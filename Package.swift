@@ -79,7 +79,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FrontmailTests",
-            dependencies: ["Frontmail", "FrontmailMutants"],
+            dependencies: ["Frontmail", "FrontmailMutants", "TestSupport"],
             // Read by path (#filePath): the Retry-After values other projects' suites assert.
             exclude: ["Fixtures"]
         ),

@@ -33,13 +33,17 @@ struct CancellationTests {
         #expect(transport.cancellations == 1)
     }
 
-    @Test("cancelled during a backoff wait: aborted, no further attempt")
+    @Test("cancelled during a backoff wait: aborted, no further attempt", .timeLimit(.minutes(10)))
     func duringBackoff() async throws {
         let recorder = EventRecorder()
-        let transport = ScriptedTransport([.respond(status: 503, headers: ["Retry-After": "30"]), TestClient.accepted])
+        // The real clock's wait, an hour long: the cancellation must end it however late this
+        // task gets a thread (a 30 s wait once ended first under ThreadSanitizer on a busy runner).
+        let transport = ScriptedTransport([
+            .respond(status: 503, headers: ["Retry-After": "3600"]), TestClient.accepted,
+        ])
         let client = try Frontmail(
-            publicKey: TestClient.key, apiURL: TestClient.base, transport: transport,
-            environment: SendEnvironment(observer: recorder))
+            publicKey: TestClient.key, apiURL: TestClient.base, retry: RetryPolicy(maxRetryAfter: 3600),
+            transport: transport, environment: SendEnvironment(observer: recorder))
         let send = Task { await frontmailError { try await client.send(templateID: "t") } }
         try await waitUntil { !recorder.backoffs.isEmpty }
         send.cancel()

@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Frontmail
 
-@Suite("JSON reader: strict parsing into FrontmailValue")
+@Suite("JSON reader: strict parsing into FrontmailValue", .onItsOwnThread)
 struct JSONReaderTests {
     @Test(
         "valid documents",

@@ -1,10 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The fuzz targets' seeds and every input a fuzzer once crashed on (Fuzz/Corpus, Fuzz/Crashes),
 /// replayed through the same checks scripts/fuzz.sh runs under libFuzzer; then a short seeded
 /// mutation of the seeds, so `swift test` fuzzes every reader a little on every run.
-@Suite("server readers: the fuzz corpora and crashes replayed, and mutated")
+@Suite("server readers: the fuzz corpora and crashes replayed, and mutated", .onItsOwnThread)
 struct ServerReaderCorpusTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fuzz")
