@@ -26,7 +26,8 @@ public enum TuneCommand {
         for the decision (storms.csv says which, and where each recovered or failed).
 
           --out DIR       where results go (default results)
-          --quick         each file's quick sweep (its "quick" block, or one seed)
+          --quick         each file's quick sweep (its "quick" block, or one seed): it checks the
+                          cells and names the rule's pick, and recommends nothing
           --jobs N        cells run at once (default: the number of cores)
           --no-progress   no live progress line on stderr (it is off anyway when stderr is not a terminal)
           --check         read and check the files (with --quick, their quick sweeps), say each sweep's

@@ -21,6 +21,9 @@ public struct TuneFile: Sendable, Hashable {
     public var objective = TuneObjective()
     /// The file it came from.
     public var file = ""
+    /// What `--quick` cut from the file's sweep ("1 of 3 seeds, 3 of 5 environments"); nil for the
+    /// whole sweep. A reduced sweep recommends nothing (docs/tune.md, "Quick is not a decision").
+    public var reduced: String?
 
     /// At most this many (policy, environment) cells, and runs (cells × seeds), per sweep.
     public static let maxCells = 2000
@@ -69,17 +72,42 @@ public struct TuneFile: Sendable, Hashable {
         return scenario
     }
 
-    /// The sweep `--quick` runs: the `quick` block's seeds, grid and environments.
+    /// The sweep `--quick` runs: the `quick` block's seeds, grid and environments (one seed without
+    /// a block), with what it cut from the file's sweep in `reduced`.
     public func quickened() -> TuneFile {
         var copy = self
-        guard let quick else {
+        if let quick {
+            if let seeds = quick.seeds { copy.seeds = seeds }
+            if let grid = quick.grid { copy.grid = grid }
+            if let names = quick.environments { copy.environments = environments.filter { names.contains($0.name) } }
+            if let duration = quick.duration { copy.base.load.duration = duration }
+        } else {
             copy.seeds = 1
-            return copy
         }
-        if let seeds = quick.seeds { copy.seeds = seeds }
-        if let grid = quick.grid { copy.grid = grid }
-        if let names = quick.environments { copy.environments = environments.filter { names.contains($0.name) } }
-        if let duration = quick.duration { copy.base.load.duration = duration }
+        var cut: [String] = []
+        if copy.seeds < seeds { cut.append("\(copy.seeds) of \(seeds) seeds") }
+        if copy.environments.count < environments.count {
+            cut.append("\(copy.environments.count) of \(environments.count) environments")
+        }
+        if copy.grid != grid {
+            // Counted before any is made: the quick grid's size is checked after this (at most 100^4).
+            let (count, whole) = (copy.policyCount, policyCount)
+            let kept = count <= Self.maxCells ? Set(copy.policies) : nil
+            let all = whole <= Self.maxCells ? Set(policies) : nil
+            if let kept, let all, kept == all {
+                // Another spelling of the same policies: nothing cut.
+            } else if let kept, let all, kept.isSubset(of: all) {
+                cut.append("\(count) of \(whole) policies")
+            } else {
+                cut.append("a grid of \(count) policies, not the file's \(whole)")
+            }
+        }
+        if copy.base.load.duration != base.load.duration {
+            cut.append(
+                "runs of \(copy.base.load.duration.map(PolicyPoint.short) ?? "no set length"), not \(base.load.duration.map(PolicyPoint.short) ?? "no set length")"
+            )
+        }
+        copy.reduced = cut.isEmpty ? nil : cut.joined(separator: ", ")
         return copy
     }
 }

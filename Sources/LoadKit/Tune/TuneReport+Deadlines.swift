@@ -42,6 +42,9 @@ extension TuneReport {
     /// Why a decision recommends nothing: the pooled winner that is not stable, the tied set, or none.
     static func noWinner(_ decision: TuneRule.Decision) -> String {
         let outcome = decision.outcome
+        if decision.withheld != nil, let winner = outcome.winner {
+            return "none (a quick sweep): the rule's pick over these cells is \(winner.label)"
+        }
         if let winner = outcome.winner {
             return String(
                 format: "no stable winner: %@ wins on every seed pooled (by %@) but only %.0f %% of resamples",

@@ -22,6 +22,12 @@ extension TuneReport {
             }
             html += ").<br>\n"
             for verdict in stormsText(winner) { html += "Storms: \(escape(verdict)).<br>\n" }
+        } else if let withheld = decision.withheld {
+            html += "Recommended: none (\(escape(withheld)))"
+            html +=
+                decision.outcome.winner.map { "; the rule's pick over these cells: <code>\(escape($0.label))</code>" }
+                ?? ""
+            html += ".<br>\n"
         } else if decision.outcome.tied.isEmpty {
             html += "Recommended: none (\(escape(decision.outcome.decidedBy))).<br>\n"
         } else {

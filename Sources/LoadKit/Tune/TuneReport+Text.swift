@@ -95,6 +95,15 @@ extension TuneReport {
             lines.append("recommended: \(winner.label)")
             lines.append("  decided by: \(outcome.decidedBy)")
             for verdict in stormsText(winner) { lines.append("  storms: \(verdict)") }
+        } else if let withheld = decision.withheld {
+            lines.append("recommended: none (\(withheld); run the files without --quick)")
+            if let pick = outcome.winner {
+                lines.append("  the rule's pick over these cells, not a recommendation: \(pick.label)")
+                lines.append("  decided by: \(outcome.decidedBy)")
+                for verdict in stormsText(pick) { lines.append("  storms: \(verdict)") }
+            } else {
+                lines.append("  the rule over these cells: \(Self.noWinner(decision))")
+            }
         } else if let winner = outcome.winner {
             lines.append("recommended: no single winner (\(winner.label) wins on all seeds pooled, but not stably)")
         } else if outcome.tied.isEmpty {
@@ -116,7 +125,8 @@ extension TuneReport {
         } else if outcome.winner != nil {
             lines.append("  stability: not checked (one seed; give seeds ≥ 2)")
         }
-        if decision.recommended == nil {
+        // A withheld pick is not a tie: the tied set is shown only when the rule found none.
+        if decision.recommended == nil, decision.withheld == nil || outcome.winner == nil {
             var tied = Set(outcome.tied)
             for rival in stability.rivals.keys { tied.insert(rival) }
             if let winner = outcome.winner { tied.insert(winner) }

@@ -59,6 +59,7 @@ package struct TuneReport {
             if let partial = Self.partial(tune, measured: measured, interrupted: interrupted) {
                 decision.outcome = TuneRule.Outcome(winner: nil, tied: [], decidedBy: partial)
             }
+            decision.withheld = tune.reduced.map { "a quick sweep is not a decision: \($0)" }
             let regret = Regret.table(
                 cells, defaultPolicy: tune.defaultPolicy, recommended: decision.recommended, excluded: excluded)
             alternatives.append(Alternative(objective: objective, decision: decision, regret: regret))

@@ -100,8 +100,10 @@ struct TuneRule: Sendable {
     struct Decision: Sendable {
         var outcome: Outcome
         var stability: Stability
-        /// The winner once stability is required (nil when unstable or tied).
-        var recommended: PolicyPoint? { stability.stable ? outcome.winner : nil }
+        /// Why this sweep recommends nothing whatever its cells say (a quick sweep); nil: it may.
+        var withheld: String? = nil
+        /// The winner once stability is required (nil when unstable, tied or withheld).
+        var recommended: PolicyPoint? { withheld == nil && stability.stable ? outcome.winner : nil }
         /// Objectives dropped per environment, with why.
         var dropped: [String: [Objective: String]]
         var standings: [PolicyPoint: [String: Standing]]

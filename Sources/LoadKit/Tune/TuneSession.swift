@@ -41,7 +41,10 @@ package struct TuneSession {
             print("partial sweep (interrupted): \(finished) of \(runs) runs finished; figures cover those only")
         }
         for (index, sweep) in reports.enumerated() {
-            if reports.count > 1 { print("== \(sweep.tune.name)\(index == 0 ? " (decided)" : " (storms)")") }
+            if reports.count > 1 {
+                let role = index > 0 ? "storms" : sweep.tune.reduced == nil ? "decided" : "quick: checked, not decided"
+                print("== \(sweep.tune.name) (\(role))")
+            }
             print(sweep.text)
         }
         let sends = written.reduce(0) { $0 + $1.sends }

@@ -64,20 +64,28 @@ struct TuneDecisionTests {
         #expect(stopped.decision.recommended == Rule.policy(3))
     }
 
-    @Test("an interrupted sweep recommends nothing unless every planned cell finished on every seed")
-    func interruptedRecommendsNothing() {
+    /// Policies r5 (the default) and r3 over an outage and a brownout.
+    static func twoBySweep(seeds: Int) -> (TuneFile, outage: TuneEnvironment, brownout: TuneEnvironment) {
         let outage = Rule.environment("outage")
         let brownout = Rule.environment("brownout")
         var tune = Rule.sweep()
         tune.grid.points = [Rule.policy(5), Rule.policy(3)]
         tune.defaultPolicy = Rule.policy(5)
         tune.environments = [outage, brownout]
-        tune.seeds = 2
+        tune.seeds = seeds
+        return (tune, outage, brownout)
+    }
+
+    /// A cell where five retries deliver 9,900 sends of 10,000 and fewer retries 9,000.
+    static func retriesWin(_ policy: PolicyPoint, _ environment: TuneEnvironment) -> TuneCell {
+        cell(policy, environment, okMs: Array(repeating: 800, count: policy.maxRetries == 5 ? 9_900 : 9_000))
+    }
+
+    @Test("an interrupted sweep recommends nothing unless every planned cell finished on every seed")
+    func interruptedRecommendsNothing() {
+        let (tune, outage, brownout) = Self.twoBySweep(seeds: 2)
         let cells = [Rule.policy(5), Rule.policy(3)].flatMap { policy in
-            [outage, brownout].map { environment in
-                Self.cell(
-                    policy, environment, okMs: Array(repeating: 800, count: policy.maxRetries == 5 ? 9_900 : 9_000))
-            }
+            [outage, brownout].map { Self.retriesWin(policy, $0) }
         }
         // Every cell on every seed: the rule's answer, signal or not.
         #expect(TuneReport(tune: tune, cells: cells, interrupted: true).decision.recommended == Rule.policy(5))
@@ -93,6 +101,51 @@ struct TuneDecisionTests {
         var short = cells
         short[0].runs.removeLast()
         #expect(TuneReport(tune: tune, cells: short, interrupted: true).decision.recommended == nil)
+    }
+
+    @Test("a quick sweep is not a decision: it says what it cut and names the rule's pick, never as a recommendation")
+    func quickRecommendsNothing() throws {
+        var (tune, outage, _) = Self.twoBySweep(seeds: 3)
+        tune.base.load.duration = TimeSpan(seconds: 60)
+        tune.quick = TuneQuick(
+            seeds: 2, grid: nil, environments: ["outage"], duration: TimeSpan(seconds: 10))
+        let quick = tune.quickened()
+        #expect(quick.reduced == "2 of 3 seeds, 1 of 2 environments, runs of 10s, not 60s")
+        let cells = [Rule.policy(5), Rule.policy(3)].map { Self.retriesWin($0, outage) }
+        // The same cells as the whole sweep's: the rule's answer (the control).
+        var whole = tune
+        whole.environments = [outage]
+        whole.seeds = 2
+        #expect(TuneReport(tune: whole, cells: cells).decision.recommended == Rule.policy(5))
+        // As a quick sweep: none, with the pick named as what it is.
+        let report = TuneReport(tune: quick, cells: cells)
+        #expect(report.decision.recommended == nil && report.recommendedLabel == nil)
+        #expect(report.decision.outcome.winner == Rule.policy(5))
+        #expect(
+            report.text.contains(
+                "recommended: none (a quick sweep is not a decision: 2 of 3 seeds, 1 of 2 environments, runs of 10s, not 60s"
+            ))
+        #expect(report.text.contains("the rule's pick over these cells, not a recommendation: \(Rule.policy(5).label)"))
+        #expect(!report.text.contains("tied set"))
+        #expect(report.regret.allSatisfy { $0.against != .recommended })
+        #expect(report.decisionHTML.contains("Recommended: none (a quick sweep"))
+        // A quick block that cuts nothing is the whole sweep, which may decide.
+        var same = tune
+        same.quick = TuneQuick(seeds: 3, grid: tune.grid, environments: ["outage", "brownout"], duration: nil)
+        #expect(same.quickened().reduced == nil)
+        // Without a block, --quick is one seed; a grid of other policies is named as such.
+        tune.quick = nil
+        #expect(tune.quickened().reduced == "1 of 3 seeds")
+        var other = PolicyGrid()
+        other.points = [Rule.policy(2)]
+        tune.quick = TuneQuick(seeds: nil, grid: other, environments: nil, duration: nil)
+        #expect(tune.quickened().reduced == "a grid of 2 policies, not the file's 2")
+        // The same policies listed another way cut nothing; fewer of the file's are counted.
+        other.points = [Rule.policy(3)]
+        tune.quick = TuneQuick(seeds: nil, grid: other, environments: nil, duration: nil)
+        #expect(tune.quickened().reduced == nil)
+        tune.grid.points = [Rule.policy(5), Rule.policy(3), Rule.policy(2)]
+        #expect(tune.quickened().reduced == "2 of 3 policies")
     }
 
     @Test(
