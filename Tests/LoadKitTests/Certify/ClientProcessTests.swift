@@ -80,10 +80,12 @@ struct ClientProcessTests {
     func deadline() async throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
+        // The deadline must come after the shell has started its child and written its pid: 0.5 s
+        // was once too short for that beside the other tests on a slow runner (no pid file).
         let end = await ClientProcess.run(
             "sleep 300 & echo $! > '\(folder.path)/pid'; wait", environment: [:],
-            log: folder.appendingPathComponent("client.log"), deadline: 0.5)
-        #expect(end == .deadline(0.5))
+            log: folder.appendingPathComponent("client.log"), deadline: 10)
+        #expect(end == .deadline(10))
         let pid = try Self.background(folder)
         #expect(pid > 0)
         #expect(await Self.gone(pid))
