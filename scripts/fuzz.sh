@@ -9,6 +9,8 @@
 #
 #   bash scripts/fuzz.sh [--seconds N] [--jobs J] [TARGET ...]   each target for N s (default 60)
 #   bash scripts/fuzz.sh --self-test [--seconds N]               a planted reader bug must be found
+#   --build-only: only build the fuzzer (of the self-test with --self-test); --skip-build: only run
+#   the one built before (CI builds at nice 19 beside other steps: a build does not depend on time)
 #
 # Targets: retry-after send-answer error-answer status-body public-config headers (default: all).
 # Exits 0 when nothing was found, 1 on a finding, 64 on bad usage, 130 on a signal.
@@ -18,15 +20,22 @@ all_targets="retry-after send-answer error-answer status-body public-config head
 seconds=60
 jobs=1
 self_test=0
+building=1
+running=1
 targets=()
 seed_folders=()
-usage() { echo "usage: $0 [--seconds N] [--jobs J] [--self-test] [TARGET ...] (targets: $all_targets)" >&2; exit 64; }
+usage() {
+    echo "usage: $0 [--seconds N] [--jobs J] [--self-test] [--build-only | --skip-build] [TARGET ...] (targets: $all_targets)" >&2
+    exit 64
+}
 while [ $# -gt 0 ]; do
     case "$1" in
         --seconds) [ $# -ge 2 ] || usage; seconds="$2"; shift 2 ;;
         --jobs) [ $# -ge 2 ] || usage; jobs="$2"; shift 2 ;;
         --self-test) self_test=1; shift ;;
-        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+        --build-only) running=0; shift ;;
+        --skip-build) building=0; shift ;;
+        -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
         -*) usage ;;
         *) case " $all_targets " in *" $1 "*) targets+=("$1") ;; *) echo "fuzz: no target $1" >&2; usage ;; esac; shift ;;
     esac
@@ -35,6 +44,7 @@ case "$seconds" in '' | *[!0-9]*) echo "fuzz: --seconds takes a whole number fro
 case "$jobs" in '' | *[!0-9]*) echo "fuzz: --jobs takes a whole number from 1 to 64" >&2; exit 64 ;; esac
 { [ "$seconds" -ge 1 ] && [ "$seconds" -le 86400 ]; } || { echo "fuzz: --seconds must be 1-86400" >&2; exit 64; }
 { [ "$jobs" -ge 1 ] && [ "$jobs" -le 64 ]; } || { echo "fuzz: --jobs must be 1-64" >&2; exit 64; }
+[ "$building" = 1 ] || [ "$running" = 1 ] || { echo "fuzz: --build-only and --skip-build leave nothing to do" >&2; exit 64; }
 [ ${#targets[@]} -gt 0 ] || read -r -a targets <<< "$all_targets"
 
 work=.build/fuzz
@@ -54,6 +64,11 @@ trap '' PIPE
 # checks and the entry point in one module, so the checks reach the SDK's internal readers.
 build() {
     local sources="$1" binary="$2"
+    if [ "$building" = 0 ]; then
+        [ -x "$binary" ] && return 0
+        echo "fuzz: --skip-build, but $binary was never built (run with --build-only first)" >&2
+        exit 1
+    fi
     local log="$work/build.log"
     if ! swiftc -swift-version 6 -O -sanitize=fuzzer,address -parse-as-library -D FRONTMAIL_FUZZ \
         -package-name frontmail_fuzz -module-name FrontmailFuzz \
@@ -104,16 +119,20 @@ if [ "$self_test" = 1 ]; then
     # bug that once trapped on a 13-digit year). The fuzzer must find a year past 9999 in the time.
     [ "$seconds" = 60 ] && seconds=120
     planted="$work/planted"
-    rm -rf "$planted" && mkdir -p "$planted/src"
-    cp Sources/Frontmail/*.swift "$planted/src/"
-    sed -i -e 's/guard years.contains(year), /guard year >= 1900, /' \
-        -e 's/numbers\[1\].utf8.count == 2 || numbers\[1\].utf8.count == 4,/numbers[1].utf8.count >= 2,/' \
-        "$planted/src/RetryAfter.swift"
-    if [ "$(diff Sources/Frontmail/RetryAfter.swift "$planted/src/RetryAfter.swift" | grep -c '^>')" != 2 ]; then
-        echo "fuzz self-test: the plant did not apply (RetryAfter.swift changed?)" >&2
-        exit 1
+    if [ "$building" = 1 ]; then
+        rm -rf "$planted" && mkdir -p "$planted/src"
+        cp Sources/Frontmail/*.swift "$planted/src/"
+        sed -i -e 's/guard years.contains(year), /guard year >= 1900, /' \
+            -e 's/numbers\[1\].utf8.count == 2 || numbers\[1\].utf8.count == 4,/numbers[1].utf8.count >= 2,/' \
+            "$planted/src/RetryAfter.swift"
+        if [ "$(diff Sources/Frontmail/RetryAfter.swift "$planted/src/RetryAfter.swift" | grep -c '^>')" != 2 ]; then
+            echo "fuzz self-test: the plant did not apply (RetryAfter.swift changed?)" >&2
+            exit 1
+        fi
     fi
     build "$planted/src" "$planted/fuzz"
+    [ "$running" = 1 ] || { echo "fuzz self-test: built $planted/fuzz"; exit 0; }
+    rm -rf "$planted/corpus" "$planted/crashes"
     # One well-formed date as the only seed: the seeds hold such years already, so the fuzzer must
     # find one by itself.
     mkdir -p "$planted/seed"
@@ -128,8 +147,9 @@ if [ "$self_test" = 1 ]; then
 fi
 
 binary="$work/frontmail-fuzz"
-echo "fuzz: building $binary"
+[ "$building" = 1 ] && echo "fuzz: building $binary"
 build Sources/Frontmail "$binary"
+[ "$running" = 1 ] || exit 0
 found=0
 running=0
 results="$work/results"
