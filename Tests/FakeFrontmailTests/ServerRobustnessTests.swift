@@ -26,7 +26,9 @@ struct RawClient {
             }
         }
         guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        // A limit that only ends a hang: the server ends every exchange these tests make by an
+        // answer or a close, and 5 s once passed before a loaded 2-core runner let it answer.
+        var timeout = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
@@ -37,7 +39,7 @@ struct RawClient {
     }
 
     /// Reads until the peer closes or `count` responses (by status line) have arrived, on a thread
-    /// of its own: a blocking `recv` (up to its 5 s timeout) must not hold one of the cooperative
+    /// of its own: a blocking `recv` (up to its 60 s timeout) must not hold one of the cooperative
     /// pool's few threads, which every other test of this process needs.
     func read(responses count: Int = 1) async -> String {
         let fd = self.fd
