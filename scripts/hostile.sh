@@ -67,10 +67,13 @@ trapped() { # status stderr-file
 }
 
 # Waits up to $2 s for our child $1; sets status to its exit status, or to "hang" (and kills it).
-# (Not in a command substitution: a subshell cannot wait for its parent's children.)
+# (Not in a command substitution: a subshell cannot wait for its parent's children.) Bash reaps an
+# ended child by itself and keeps its status for `wait`, so its pid may meanwhile belong to another
+# process: only a process whose parent is this shell is still the child (CI, with builds starting
+# processes beside it, once saw this wait out, kill and `wait` for a stranger: "No record of process").
 wait_for() {
     local pid=$1 limit=$2 waited=0
-    while kill -0 "$pid" 2>/dev/null; do
+    while kill -0 "$pid" 2>/dev/null && [ "$(ps -o ppid= -p "$pid" 2>/dev/null | tr -d ' ')" = "$BASHPID" ]; do
         if [ "$waited" -ge $((limit * 20)) ]; then
             kill -KILL "$pid" 2>/dev/null
             wait "$pid" 2>/dev/null
