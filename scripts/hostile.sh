@@ -71,9 +71,17 @@ trapped() { # status stderr-file
 # ended child by itself and keeps its status for `wait`, so its pid may meanwhile belong to another
 # process: only a process whose parent is this shell is still the child (CI, with builds starting
 # processes beside it, once saw this wait out, kill and `wait` for a stranger: "No record of process").
+# Whether process $1 exists and is a child of this shell: its parent from /proc/$1/stat, read
+# without starting a process (this runs every 50 ms).
+child_of_this_shell() {
+    local stat fields
+    { read -r stat < "/proc/$1/stat"; } 2>/dev/null || return 1
+    read -r -a fields <<< "${stat##*) }"
+    [ "${fields[1]}" = "$BASHPID" ]
+}
 wait_for() {
     local pid=$1 limit=$2 waited=0
-    while kill -0 "$pid" 2>/dev/null && [ "$(ps -o ppid= -p "$pid" 2>/dev/null | tr -d ' ')" = "$BASHPID" ]; do
+    while child_of_this_shell "$pid"; do
         if [ "$waited" -ge $((limit * 20)) ]; then
             kill -KILL "$pid" 2>/dev/null
             wait "$pid" 2>/dev/null
