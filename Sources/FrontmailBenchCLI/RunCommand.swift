@@ -33,7 +33,9 @@ public enum RunCommand {
                           default), random or pct[:D] (probabilistic concurrency testing at depth D,
                           1-20, default 3), seeded by the scenario's seed (docs/explore.md)
           --broken NAME   run one of the suite's deliberately broken clients instead of the SDK as it
-                          ships (`explore --list-broken` names them): replays a find of `explore --broken`
+                          ships (`explore --list-broken` names them): replays a find of `explore --broken`;
+                          task-sleep-backoff (cancelled waits that hold their memory) only with a
+                          scenario whose cancellation section has a soak
           --no-progress   no live progress line on stderr (it is off anyway when stderr is not a terminal)
           --junit FILE    write the JUnit XML there instead (a testsuite per scenario, a testcase per assertion)
           --summary-md FILE  write the Markdown summary there instead (it is also appended to
@@ -69,7 +71,7 @@ public enum RunCommand {
         guard let client = BrokenClient.named(name) else {
             throw Arguments.UsageError(
                 message:
-                    "--broken: no broken client '\(name.prefix(80))' (\(BrokenClient.all.map(\.name).joined(separator: ", ")))"
+                    "--broken: no broken client '\(name.prefix(80))' (\((BrokenClient.all + BrokenClient.soakOnly).map(\.name).joined(separator: ", ")))"
             )
         }
         return client
@@ -197,6 +199,18 @@ public enum RunCommand {
         if options.broken != nil, options.parallel {
             printError("run: --broken runs one process's client: not with --shard or --workers")
             throw Exit(code: .usage)
+        }
+        if let broken = options.broken, BrokenClient.soakOnly.contains(where: { $0.name == broken.name }) {
+            let soakless = scenarios.filter { scenario in
+                guard case .cancellation(let settings) = scenario.experiment else { return true }
+                return settings.soak == 0
+            }
+            if let first = soakless.first {
+                printError(
+                    "run: --broken \(broken.name) shows only in a cancellation soak (a scenario whose cancellation.soak is above 0): \(first.name) has none"
+                )
+                throw Exit(code: .usage)
+            }
         }
         if let given = parsed.value(.runID), let problem = RunID.problem(given) {
             printError("run: --run-id \(problem)")

@@ -42,9 +42,21 @@ package struct BrokenClient: Sendable {
         self.breakage = breakage
     }
 
-    package static func named(_ name: String) -> BrokenClient? { all.first { $0.name == name } }
+    package static func named(_ name: String) -> BrokenClient? { (all + soakOnly).first { $0.name == name } }
 
+    /// The clients `explore` must find on virtual time (`explore --list-broken`).
     package static let all: [BrokenClient] = transports + clocks + draws + policies + budgets
+
+    /// Clients whose breakage only a cancellation soak shows, on the real clock, in a process of its
+    /// own (`run --broken NAME` with a scenario whose `cancellation.soak` is above 0): the memory
+    /// they hold, which no property of a send can see. Their `property` is the soak's metric.
+    package static let soakOnly: [BrokenClient] = [
+        BrokenClient(
+            name: "task-sleep-backoff",
+            summary: "sleeps its backoffs with Task.sleep: a cancelled wait holds its memory until its deadline",
+            property: "cancellation.soak.backoff_growth_per_1k"
+        ) { $0.clock = { _ in TaskSleepClock() } }
+    ]
 
     static let transports: [BrokenClient] = [
         BrokenClient(

@@ -6,10 +6,12 @@ import Frontmail
 /// every phase, idle and under load, the SDK and (over sockets) the raw URLSession baseline, as
 /// summary rows and metrics `cancellation.<phase>.<idle|load>.<p50|p90|p99|max|aborted_ratio|…>`.
 enum CancellationExperiment {
-    /// `wrap` is the suite's test seam around the SDK's transport (a deliberately slow client).
+    /// `wrap` and `clock` are the suite's test seams around the SDK's transport (a deliberately slow
+    /// client) and, in the memory soak, its clock (a client whose cancelled waits hold memory).
     static func run(
         _ scenario: Scenario, settings: CancellationSettings,
-        wrap: (@Sendable (any FrontmailTransport) -> any FrontmailTransport)? = nil, progress: (String) -> Void
+        wrap: (@Sendable (any FrontmailTransport) -> any FrontmailTransport)? = nil,
+        clock: (@Sendable (any FrontmailScheduler) -> any FrontmailScheduler)? = nil, progress: (String) -> Void
     ) async throws -> Measurement {
         let started = Date()
         var clients: [CancellationLatency.Client] = [.sdk]
@@ -33,7 +35,8 @@ enum CancellationExperiment {
                 progress(
                     "cancellation: memory soak, \(settings.soak) cancellations \(phase == .inFlight ? "in flight" : "in a backoff")"
                 )
-                let growth = try await CancellationLatency.soak(count: settings.soak, phase: phase)
+                let growth = try await CancellationLatency.soak(
+                    count: settings.soak, phase: phase, clock: clock?(SystemClock()))
                 let inBackoff = phase != .inFlight
                 soak.record(.cancellationSoak(.residentGrowth, inBackoff: inBackoff), growth.resident)
                 soak.record(.cancellationSoak(.heapGrowth, inBackoff: inBackoff), growth.heap)

@@ -62,7 +62,7 @@ public struct ScenarioRunner: Sendable {
         case .cancellation(let settings):
             let showProgress = progress
             measurement = try await CancellationExperiment.run(
-                scenario, settings: settings, wrap: seams.wrapsTransport
+                scenario, settings: settings, wrap: seams.wrapsTransport, clock: seams.clockWrapper
             ) {
                 line in
                 if showProgress { printError("  \(line)") }
