@@ -11,7 +11,7 @@ extension CertifyJudge {
     ) -> CertifyVerdict {
         switch property {
         case .keyPresent:
-            let broken = sends.filter { $0.value.contains { $0.key == nil } }.map(\.key)
+            let broken = sends.filter { ContractProperty.missesKey($0.value.map(\.key)) }.map(\.key)
             return broken.isEmpty
                 ? .pass("\(view.requests) requests, each with a key")
                 : .fail("\(broken.count) sends made a request without an Idempotency-Key", sends: broken)
@@ -30,9 +30,7 @@ extension CertifyJudge {
                 "no send was retried: nothing shows that a retry carries the same \(property == .sameKey ? "key" : "body")"
             )
         case .sameKey:
-            let broken = sends.filter { send in
-                send.value.first?.key == nil || Set(send.value.map { $0.key ?? "" }).count > 1
-            }.map(\.key)
+            let broken = sends.filter { ContractProperty.breaksSameKey($0.value.map(\.key)) }.map(\.key)
             return broken.isEmpty
                 ? .pass("one key per send on \(view.requests) requests")
                 : .fail("\(broken.count) sends were retried without one key on every attempt", sends: broken)
@@ -58,19 +56,13 @@ extension CertifyJudge {
     private static func judgeDistinctKeys(_ sends: [(key: Int, value: [ServerView.Attempt])], planned: Int)
         -> CertifyVerdict
     {
-        var owner: [String: Int] = [:]
-        var broken: Set<Int> = []
-        for (id, attempts) in sends {
-            for attempt in attempts {
-                guard let key = attempt.key else {
-                    broken.insert(id)
-                    continue
-                }
-                if let first = owner[key], first != id { broken.formUnion([first, id]) } else { owner[key] = id }
-            }
-        }
+        let keys = sends.map { (send: $0.key, keys: $0.value.map(\.key)) }
+        let (owners, shared) = ContractProperty.keyOwners(keys)
+        let broken = Set(
+            keys.filter { ContractProperty.missesKey($0.keys) || $0.keys.contains { $0.map(shared.contains) ?? false } }
+                .map(\.send))
         return broken.isEmpty
-            ? .pass("\(planned) sends, \(owner.count) keys")
+            ? .pass("\(planned) sends, \(owners.count) keys")
             : .fail("\(broken.count) sends shared a key with another send or carried none", sends: broken.sorted())
     }
 }

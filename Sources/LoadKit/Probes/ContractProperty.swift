@@ -93,6 +93,33 @@ package enum ContractProperty: String, Sendable, CaseIterable {
         Set(attempts.map(\.fingerprint)).count > 1
     }
 
+    /// The send's requests did not all carry one and the same key (`same-key`): a request carried
+    /// none (nil), or two carried different ones. `keys` are the send's requests' keys.
+    static func breaksSameKey<Key: Hashable>(_ keys: [Key?]) -> Bool {
+        missesKey(keys) || Set(keys).count > 1
+    }
+
+    /// A request of the send carried no key (`key-present`).
+    static func missesKey<Key>(_ keys: [Key?]) -> Bool {
+        keys.contains { $0 == nil }
+    }
+
+    /// Which sends share a key (`distinct-keys`): the first send to carry each key, and the keys
+    /// that another send carried too. `sends` holds each send's requests' keys; a request without
+    /// a key shares nothing (`key-present` judges it).
+    static func keyOwners<Key: Hashable>(_ sends: [(send: Int, keys: [Key?])]) -> (owners: [Key: Int], shared: Set<Key>)
+    {
+        var owners: [Key: Int] = [:]
+        var shared: Set<Key> = []
+        for (send, keys) in sends {
+            for key in keys {
+                guard let key else { continue }
+                if let owner = owners[key], owner != send { shared.insert(key) } else { owners[key] = send }
+            }
+        }
+        return (owners, shared)
+    }
+
     /// The send was committed more than once: two emails.
     static func committedTwice(_ attempts: [LedgerRecord]) -> Bool {
         attempts.lazy.filter(\.effect).count > 1

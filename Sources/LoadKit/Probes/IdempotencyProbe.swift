@@ -21,8 +21,8 @@ struct IdempotencyProbe {
         var mismatches = 0
         var keyChanges = 0
         var bodyChanges = 0
-        var keyOwners: [UInt32: Int] = [:]
-        var collisions: Set<UInt32> = []
+        /// Each group's requests' keys (nil: none), for `ContractProperty.keyOwners`.
+        var keys: [(send: Int, keys: [UInt32?])] = []
         var totalEffects = 0
 
         /// One group of sends (one send, or those sharing an explicit key pool's bench id) against
@@ -35,17 +35,12 @@ struct IdempotencyProbe {
             totalEffects += committed.count
             if ContractProperty.committedTwice(attempts) { duplicates += 1 }
             keyChanges += sends.filter(\.keyChanged).count
+            let keyIDs = attempts.map { $0.keyID == 0 ? nil : $0.keyID }
             if !grouped {
-                if Set(attempts.map(\.keyID)).count > 1 && !sends.contains(where: \.keyChanged) { keyChanges += 1 }
+                if ContractProperty.breaksSameKey(keyIDs) && !sends.contains(where: \.keyChanged) { keyChanges += 1 }
                 if ContractProperty.changesBody(attempts) { bodyChanges += 1 }
             }
-            for keyID in Set(attempts.map(\.keyID)) where keyID != 0 {
-                if let owner = keyOwners[keyID], owner != benchID {
-                    collisions.insert(keyID)
-                } else {
-                    keyOwners[keyID] = benchID
-                }
-            }
+            keys.append((benchID, keyIDs))
             for send in sends {
                 guard case .ok(let messageID) = send.outcome else { continue }
                 let number = MessageID.number(messageID)
@@ -87,8 +82,9 @@ struct IdempotencyProbe {
             .count
         let defects = ledger.records.filter { !$0.defects.isEmpty }.count
 
+        let (keyOwners, sharedKeys) = ContractProperty.keyOwners(counts.keys)
         // The keys the SDK made (an explicit key pool's are the harness's own).
-        let made = grouped ? [] : counts.keyOwners.keys.map { ledger.keys[Int($0)] }
+        let made = grouped ? [] : keyOwners.keys.map { ledger.keys[Int($0)] }
         let shape = KeyShape(made)
 
         var recorder = MetricRecorder(scenario: scenario.name)
@@ -100,7 +96,7 @@ struct IdempotencyProbe {
             (.idempotencyUnexpected, unexpected), (.idempotencyFailWithEffect, counts.failWithEffect),
             (.idempotencyInfoWithEffect, counts.infoWithEffect), (.idempotencyMessageIDMismatches, counts.mismatches),
             (.idempotencyKeyChanges, counts.keyChanges), (.idempotencyBodyChanges, counts.bodyChanges),
-            (.idempotencyKeyCollisions, counts.collisions.count), (.idempotencyDefects, defects),
+            (.idempotencyKeyCollisions, sharedKeys.count), (.idempotencyDefects, defects),
         ]
         for (key, value) in figures { recorder.record(key, Double(value)) }
         for verdict in [History.Record.Verdict.ok, .fail, .info, .dropped] {

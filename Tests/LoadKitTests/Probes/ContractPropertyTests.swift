@@ -92,4 +92,57 @@ struct ContractPropertyTests {
         #expect(ContractProperty.committedTwice([record(7, effect: true), record(7, effect: true)]))
         #expect(!ContractProperty.changesBody([]) && !ContractProperty.committedTwice([]))
     }
+
+    @Test("same-key, key-present and distinct-keys: one function each, on which a keyless or changed request breaks")
+    func keyFunctions() {
+        #expect(!ContractProperty.breaksSameKey(["a", "a"]))
+        #expect(ContractProperty.breaksSameKey(["a", "b"]))
+        #expect(ContractProperty.breaksSameKey(["a", nil]) && ContractProperty.breaksSameKey([nil, "a"]))
+        // A send with no key at all carries no same key on its attempts either.
+        #expect(ContractProperty.breaksSameKey([nil, nil] as [String?]))
+        #expect(ContractProperty.missesKey(["a", nil]) && !ContractProperty.missesKey(["a", "a"]))
+        let (owners, shared) = ContractProperty.keyOwners([
+            (send: 0, keys: ["a", "a"]), (send: 1, keys: ["b", nil]), (send: 2, keys: ["a"]), (send: 3, keys: [nil]),
+        ])
+        #expect(owners == ["a": 0, "b": 1])
+        #expect(shared == ["a"])
+    }
+
+    @Test("explore's key metrics and certify's key verdicts read one server record the same way")
+    func keysInBothRooms() throws {
+        let scenario = try makeScenario(ProbeTests.plain)
+        func judged(_ requests: [(send: Int64, key: String)]) -> (metrics: [String: Double], index: LedgerIndex) {
+            let built = HistoryBuilder()
+            for send in Set(requests.map(\.send)).sorted() {
+                built.send(Int(send), outcome: .ok(messageID: "msg_\(send + 1)"))
+            }
+            let ledger = LedgerBuilder()
+            for (index, request) in requests.enumerated() {
+                let last = !requests[(index + 1)...].contains { $0.send == request.send }
+                ledger.request(
+                    sendID: request.send, key: request.key, arrival: Double(index), finished: Double(index) + 0.5,
+                    status: last ? 202 : 503, effect: last, message: UInt32(request.send + 1))
+            }
+            let index = ledger.index
+            let metrics = IdempotencyProbe(scenario: scenario, history: built.history, ledger: index).metrics
+            return (metrics, index)
+        }
+        func certify(_ property: ContractProperty, _ index: LedgerIndex) -> CertifyVerdict {
+            CertifyJudgeTests.verdict(property, index.records, keys: index.keys, sends: 3)
+        }
+        let a = CertifyJudgeTests.keyA
+        let b = CertifyJudgeTests.keyB
+        let c = "5e0f6a0c-2b8e-4d4b-8f7e-3c1a9b2d4e6f"
+        let d = "7a1c2e3f-4b5d-4e6f-9a8b-1c2d3e4f5a6b"
+        let clean = judged([(0, a), (0, a), (1, b), (2, c)])
+        #expect(clean.metrics["idempotency.key_changes"] == 0 && clean.metrics["idempotency.key_collisions"] == 0)
+        #expect(certify(.sameKey, clean.index).outcome == .pass && certify(.distinctKeys, clean.index).outcome == .pass)
+        // Send 0 retries under a new key; sends 1 and 2 share one.
+        let broken = judged([(0, a), (0, d), (1, b), (2, b)])
+        #expect(broken.metrics["idempotency.key_changes"] == 1 && broken.metrics["idempotency.key_collisions"] == 1)
+        let sameKey = certify(.sameKey, broken.index)
+        #expect(sameKey.outcome == .fail && sameKey.sends == [0])
+        let distinct = certify(.distinctKeys, broken.index)
+        #expect(distinct.outcome == .fail && distinct.sends == [1, 2])
+    }
 }
