@@ -94,7 +94,7 @@ enum CertifyJudge {
                     figure: perSend)
         case .noRetryAfterFinal:
             let broken = sends.filter { send in
-                send.value.dropLast().contains(where: \.final)
+                ContractProperty.retriedAfterFinal(requests: send.value.count) { send.value[$0].final }
             }.map(\.key)
             let status = sends.first.flatMap { $0.value.first }.map { Int($0.record.status) } ?? 0
             return broken.isEmpty
@@ -104,7 +104,9 @@ enum CertifyJudge {
             return judgeRetryAfter(sends)
         case .retryAfterLimit:
             let broken = sends.filter { send in
-                send.value.dropLast().contains { ($0.retryAfter ?? 0) > ServerView.retryAfterLimit && $0.answered }
+                ContractProperty.retriedPastLimit(requests: send.value.count) {
+                    (send.value[$0].retryAfter ?? 0) > ServerView.retryAfterLimit && send.value[$0].answered
+                }
             }.map(\.key)
             return broken.isEmpty
                 ? .pass("no retry after a Retry-After over 60 s")
@@ -130,9 +132,10 @@ enum CertifyJudge {
         -> CertifyVerdict
     {
         var broken: [Int] = []
-        for (id, attempts) in sends {
-            guard let last = attempts.last, attempts.count < claim.maxAttempts, !last.final else { continue }
-            // The last request failed in a way the contract retries, with attempts left.
+        for (id, attempts) in sends
+        where ContractProperty.gaveUpEarly(
+            requests: attempts.count, maxAttempts: claim.maxAttempts, lastEnds: attempts.last?.final)
+        {
             broken.append(id)
         }
         return broken.isEmpty

@@ -120,6 +120,25 @@ package enum ContractProperty: String, Sendable, CaseIterable {
         return (owners, shared)
     }
 
+    /// A request of the send came after an answer that ended it (`no-retry-after-final-answer`).
+    /// `ends(i)` says whether the answer to request `i` ended the send, as the room reads answers
+    /// (nil: it cannot tell, and the request is not held against the client).
+    static func retriedAfterFinal(requests: Int, ends: (Int) -> Bool?) -> Bool {
+        (0..<max(0, requests - 1)).contains { ends($0) == true }
+    }
+
+    /// The send stopped after a failure the contract retries, with attempts left
+    /// (`no-early-give-up`): `lastEnds` is whether its last answer ended it (nil: cannot tell).
+    static func gaveUpEarly(requests: Int, maxAttempts: Int, lastEnds: Bool?) -> Bool {
+        requests > 0 && requests < maxAttempts && lastEnds == false
+    }
+
+    /// A request of the send came after an answer whose Retry-After was over the limit
+    /// (`retry-after-limit`): `overLimit(i)` says whether request `i`'s answer, received whole, said so.
+    static func retriedPastLimit(requests: Int, overLimit: (Int) -> Bool) -> Bool {
+        (0..<max(0, requests - 1)).contains(where: overLimit)
+    }
+
     /// The send was committed more than once: two emails.
     static func committedTwice(_ attempts: [LedgerRecord]) -> Bool {
         attempts.lazy.filter(\.effect).count > 1

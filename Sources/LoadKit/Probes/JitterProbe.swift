@@ -180,14 +180,14 @@ struct JitterProbe {
         var count = 0
         for record in records where record.attempts > 1 && !refused.touches(record) {
             let attempts = ledger.attempts(sendID: scenario.benchID(record.sendID))
-            for (index, status) in record.attemptStatuses.enumerated().dropLast()
-            where ContractAnswer.retried(status: Int(status)) {
-                guard index < attempts.count, UInt16(attempts[index].status) == status else { continue }
-                if Double(attempts[index].retryAfter) > limit * 1.0001 {
-                    count += 1
-                    break
-                }
+            let statuses = record.attemptStatuses
+            // An answer the client got (its status as the server sent it) that it may retry.
+            let retried = ContractProperty.retriedPastLimit(requests: statuses.count) { index in
+                let status = statuses[index]
+                return ContractAnswer.retried(status: Int(status)) && index < attempts.count
+                    && UInt16(attempts[index].status) == status && Double(attempts[index].retryAfter) > limit * 1.0001
             }
+            if retried { count += 1 }
         }
         return count
     }

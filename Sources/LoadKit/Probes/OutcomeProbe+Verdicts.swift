@@ -77,12 +77,13 @@ extension OutcomeProbe {
             if count > maxAttempts + OutcomeProbe.transportResends(served, scenario) { overLimit += 1 }
             let hostile = served.contains { OutcomeProbe.hostile($0, scenario.plan) }
             if hostile { hostileSends.insert(benchID) }
-            if served.indices.dropLast().contains(where: { endsAt(served, $0, benchID) == true }) {
+            if ContractProperty.retriedAfterFinal(requests: served.count, ends: { endsAt(served, $0, benchID) }) {
                 afterFinal += 1
                 if hostile { misjudged.insert(benchID) }
             }
-            if judgesGivingUp, !served.isEmpty, served.count < maxAttempts,
-                endsAt(served, served.count - 1, benchID) == false
+            let lastEnds = served.isEmpty ? nil : endsAt(served, served.count - 1, benchID)
+            if judgesGivingUp,
+                ContractProperty.gaveUpEarly(requests: served.count, maxAttempts: maxAttempts, lastEnds: lastEnds)
             {
                 gaveUp += 1
                 if hostile { misjudged.insert(benchID) }

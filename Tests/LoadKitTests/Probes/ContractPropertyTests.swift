@@ -145,4 +145,26 @@ struct ContractPropertyTests {
         let distinct = certify(.distinctKeys, broken.index)
         #expect(distinct.outcome == .fail && distinct.sends == [1, 2])
     }
+
+    @Test(
+        "no-retry-after-final-answer, no-early-give-up and retry-after-limit: one function each over a send's answers")
+    func answerFunctions() {
+        // A 422 then another request: retried after a final answer; a 503 then a 202 is not.
+        #expect(ContractProperty.retriedAfterFinal(requests: 2) { [true, true][$0] })
+        #expect(!ContractProperty.retriedAfterFinal(requests: 2) { [false, true][$0] })
+        // An answer the room cannot read (nil) is not held against the client; the last answer
+        // never counts (nothing came after it).
+        #expect(!ContractProperty.retriedAfterFinal(requests: 2) { [nil, true][$0] })
+        #expect(!ContractProperty.retriedAfterFinal(requests: 1) { _ in true })
+        #expect(!ContractProperty.retriedAfterFinal(requests: 0) { _ in true })
+        // Three attempts allowed: stopping after a 503 on the second gives up early; after a 202,
+        // after the third, or with an unreadable last answer it does not.
+        #expect(ContractProperty.gaveUpEarly(requests: 2, maxAttempts: 3, lastEnds: false))
+        #expect(!ContractProperty.gaveUpEarly(requests: 2, maxAttempts: 3, lastEnds: true))
+        #expect(!ContractProperty.gaveUpEarly(requests: 3, maxAttempts: 3, lastEnds: false))
+        #expect(!ContractProperty.gaveUpEarly(requests: 2, maxAttempts: 3, lastEnds: nil))
+        #expect(!ContractProperty.gaveUpEarly(requests: 0, maxAttempts: 3, lastEnds: false))
+        #expect(ContractProperty.retriedPastLimit(requests: 2) { [true, false][$0] })
+        #expect(!ContractProperty.retriedPastLimit(requests: 2) { [false, true][$0] })
+    }
 }
