@@ -161,18 +161,7 @@ final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
             }
             sinceAdvance = 0
             if let earliest = timers.earliest {
-                let now = max(nanos.load(ordering: .relaxed), earliest)
-                nanos.store(now, ordering: .releasing)
-                var due = timers.popDue(now: now).due
-                ready.order(&due)
-                timerCount += due.count
-                condition.unlock()
-                for waiter in due {
-                    switch waiter {
-                    case .sleep(let continuation): continuation.resume()
-                    case .deadline(let action): action()
-                    }
-                }
+                fireTimersLocked(at: earliest)
                 continue
             }
             if !ready.isEmpty {
@@ -184,29 +173,50 @@ final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
                 condition.unlock()
                 return
             }
-            // Every task waits and nothing is timed: only something outside can wake one.
-            if condition.wait(until: Date(timeIntervalSinceNow: stallGrace)) || !ready.isEmpty
-                || timers.earliest != nil
-            {
-                condition.unlock()
-                continue
-            }
-            let alreadyCancelled = root?.isCancelled ?? true
-            if !alreadyCancelled {
-                failures.append(
-                    "deadlock at \(timeText): every task of the run waits, no timer is pending and nothing woke one within \(stallGrace) s"
-                )
-                cancelRootLocked()
-                condition.unlock()
-                continue
-            }
-            failures.append("the run could not end after it was cancelled at \(timeText); it is abandoned")
-            let stuck = onStuck
-            releaseRunLocked()
-            condition.unlock()
-            stuck?()
-            return
+            if stalledLocked() { return }
         }
+    }
+
+    /// Moves the clock to `earliest` (never back) and fires every timer due then, in the ready
+    /// queue's order. Called with the lock held; returns with it released.
+    private func fireTimersLocked(at earliest: UInt64) {
+        let now = max(nanos.load(ordering: .relaxed), earliest)
+        nanos.store(now, ordering: .releasing)
+        var due = timers.popDue(now: now).due
+        ready.order(&due)
+        timerCount += due.count
+        condition.unlock()
+        for waiter in due {
+            switch waiter {
+            case .sleep(let continuation): continuation.resume()
+            case .deadline(let action): action()
+            }
+        }
+    }
+
+    /// Every task waits and nothing is timed: only something outside can wake one. Waits for that
+    /// up to `stallGrace`; then the run is a deadlock and is cancelled, or, cancelled already, is
+    /// abandoned. Called with the lock held; returns with it released; true when the loop is over.
+    private func stalledLocked() -> Bool {
+        if condition.wait(until: Date(timeIntervalSinceNow: stallGrace)) || !ready.isEmpty || timers.earliest != nil {
+            condition.unlock()
+            return false
+        }
+        let alreadyCancelled = root?.isCancelled ?? true
+        if !alreadyCancelled {
+            failures.append(
+                "deadlock at \(timeText): every task of the run waits, no timer is pending and nothing woke one within \(stallGrace) s"
+            )
+            cancelRootLocked()
+            condition.unlock()
+            return false
+        }
+        failures.append("the run could not end after it was cancelled at \(timeText); it is abandoned")
+        let stuck = onStuck
+        releaseRunLocked()
+        condition.unlock()
+        stuck?()
+        return true
     }
 
     // MARK: Helpers

@@ -125,15 +125,9 @@ public final class FakeFrontmailCore: Sendable {
         let parsed = endpoint == .send ? emulator.readBody(request.body) : nil
         let fingerprint = Fingerprint.of(request.body)
         let keyFingerprint = key.map { Fingerprint.of($0) }
-        let (index, attempt) = ledger.append(
-            { record in
-                record.fingerprint = fingerprint
-                record.benchSendID = parsed?.benchSendID ?? -1
-                if record.benchSendID < 0, let header = request.headers[Self.benchIDHeader] {
-                    record.benchSendID = Self.benchID(header)
-                }
-                record.defects = Self.defects(request)
-            }, key: key, keyFingerprint: keyFingerprint, arrival: arrival, connection: connection, endpoint: endpoint)
+        let (index, attempt) = enter(
+            request, endpoint: endpoint, key: (key, keyFingerprint), benchSendID: parsed?.benchSendID,
+            fingerprint: fingerprint, arrival: arrival, connection: connection)
         let identity = keyFingerprint ?? UInt64(index) &* 0x9E37_79B9
         let steps = faults.steps(
             for: FaultEngine.Facts(
@@ -176,6 +170,24 @@ public final class FakeFrontmailCore: Sendable {
         case .claimed(let claim):
             return ticket(.send(claim, then: rewrite))
         }
+    }
+
+    /// The request's record in the ledger, as it arrived: its key, body fingerprint, send number
+    /// (from the body, else the bench header) and what it did wrong; its index and attempt number.
+    private func enter(
+        _ request: ServerRequest, endpoint: Endpoint, key: (text: String?, fingerprint: UInt64?), benchSendID: Int64?,
+        fingerprint: UInt64, arrival: Double, connection: UInt32
+    ) -> (index: Int, attempt: UInt32) {
+        ledger.append(
+            { record in
+                record.fingerprint = fingerprint
+                record.benchSendID = benchSendID ?? -1
+                if record.benchSendID < 0, let header = request.headers[Self.benchIDHeader] {
+                    record.benchSendID = Self.benchID(header)
+                }
+                record.defects = Self.defects(request)
+            }, key: key.text, keyFingerprint: key.fingerprint, arrival: arrival, connection: connection,
+            endpoint: endpoint)
     }
 
     /// Processes the request (if it still needs it) and says what to send. Returns nil when the

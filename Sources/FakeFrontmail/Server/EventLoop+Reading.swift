@@ -70,48 +70,53 @@ extension EventLoop {
             case .complete(let request, let consumed):
                 handled += 1
                 connection.input.consume(consumed)
-                account(connection)
-                connection.requestStarted = connection.input.isEmpty ? nil : core.now()
-                connection.keepAlive = request.keepAlive
-                if core.isRefusing {
-                    close(connection)
-                    return
-                }
-                var target = request.target
-                if let prefix = routePrefix {
-                    guard target.hasPrefix(prefix) else {
-                        counters.misdirected.add(1, ordering: .relaxed)
-                        reject(
-                            connection,
-                            ServerResponse.error(421, "misdirected_request", "This fake serves \(prefix) only."))
-                        return
-                    }
-                    // Keep the slash: the rest is the API's own path.
-                    target.removeFirst(prefix.count - 1)
-                }
-                let serverRequest = ServerRequest(
-                    method: request.method, target: target, headers: request.headers, body: request.body)
-                if serverRequest.method == "GET", serverRequest.path == FakeFrontmailCore.identityPath {
-                    // The server's identity, for the shards of a run: not the API, not in the ledger.
-                    // `shared`: whether another `serve --share-port` may join this port.
-                    reject(
-                        connection,
-                        ServerResponse.json(
-                            200, .object(["run_id": .string(core.runID), "shared": .bool(options.sharePort)])))
-                    return
-                }
-                let ticket = core.arrive(serverRequest, connection: connection.id)
-                connection.ticket = ticket
-                if ticket.wait > 0 {
-                    connection.phase = .waiting
-                    timers.schedule(
-                        at: core.now() + ticket.wait, token: connection.token, kind: TimerKind.wake.rawValue)
-                } else {
-                    dispatch(connection)
-                }
+                guard takeRequest(request, on: connection) else { return }
             }
         }
         if connection.phase == .reading { setReading(connection, paused: false) }
+    }
+
+    /// Hands a whole request to the core (or answers it here: a misdirected path, the server's
+    /// identity; or closes the connection while the server refuses). False when the connection
+    /// reads no more requests this turn.
+    private func takeRequest(_ request: HTTPRequestParser.Request, on connection: Connection) -> Bool {
+        account(connection)
+        connection.requestStarted = connection.input.isEmpty ? nil : core.now()
+        connection.keepAlive = request.keepAlive
+        if core.isRefusing {
+            close(connection)
+            return false
+        }
+        var target = request.target
+        if let prefix = routePrefix {
+            guard target.hasPrefix(prefix) else {
+                counters.misdirected.add(1, ordering: .relaxed)
+                reject(
+                    connection, ServerResponse.error(421, "misdirected_request", "This fake serves \(prefix) only."))
+                return false
+            }
+            // Keep the slash: the rest is the API's own path.
+            target.removeFirst(prefix.count - 1)
+        }
+        let serverRequest = ServerRequest(
+            method: request.method, target: target, headers: request.headers, body: request.body)
+        if serverRequest.method == "GET", serverRequest.path == FakeFrontmailCore.identityPath {
+            // The server's identity, for the shards of a run: not the API, not in the ledger.
+            // `shared`: whether another `serve --share-port` may join this port.
+            reject(
+                connection,
+                ServerResponse.json(200, .object(["run_id": .string(core.runID), "shared": .bool(options.sharePort)])))
+            return false
+        }
+        let ticket = core.arrive(serverRequest, connection: connection.id)
+        connection.ticket = ticket
+        if ticket.wait > 0 {
+            connection.phase = .waiting
+            timers.schedule(at: core.now() + ticket.wait, token: connection.token, kind: TimerKind.wake.rawValue)
+        } else {
+            dispatch(connection)
+        }
+        return true
     }
 
     /// Answers `response` and closes the connection after it (its unread input is dropped): a

@@ -84,7 +84,9 @@ enum CertifyJudge {
         case .retried:
             return judgeRetried(sends, claim: claim)
         case .attemptBound, .amplification:
-            let broken = sends.filter { $0.value.count > claim.maxAttempts }.map(\.key)
+            let broken = sends.filter {
+                ContractProperty.overAttempts(requests: $0.value.count, maxAttempts: claim.maxAttempts)
+            }.map(\.key)
             let perSend = Double(view.requests) / Double(max(1, certifyCase.sends))
             return broken.isEmpty
                 ? .pass(

@@ -119,6 +119,18 @@ public enum CancellationLatency {
         }
     }
 
+    /// What every sample of one measurement shares: the client kind, the server and the send.
+    private struct Rig {
+        let kind: Client
+        let harness: FakeFrontmailHarness
+        let observer: ProbeObserver
+        /// One send under the given key, counted as open while it runs; returns the code it ended with.
+        let send: @Sendable (String) async -> String
+        let backgroundLoad: Int
+        let timeScale: Double
+        var core: FakeFrontmailCore { harness.core }
+    }
+
     private static func measure(
         client kind: Client, phases: [CancellationPhase], samples: Int, backgroundLoad: Int,
         harness: FakeFrontmailHarness, timeScale: Double,
@@ -147,87 +159,22 @@ public enum CancellationLatency {
                 return await rawSend(harness: harness, key: key)
             }
         }
-        let send: @Sendable (String) async -> String = { key in
-            await OpenSends.counting { await sendOnce(key) }
-        }
+        let rig = Rig(
+            kind: kind, harness: harness, observer: observer,
+            send: { key in await OpenSends.counting { await sendOnce(key) } },
+            backgroundLoad: backgroundLoad, timeScale: timeScale)
 
         var results: [Result] = []
         try await withThrowingTaskGroup(of: Void.self) { background in
             for index in 0..<backgroundLoad {
-                background.addTask { _ = await send("background-\(index)") }
+                background.addTask { _ = await rig.send("background-\(index)") }
             }
             try await waitUntil(timeout: stallLimit, "the background sends to reach the server") {
                 core.ledger.count >= backgroundLoad
             }
             var random = SeededRandom(seed: 77)
             for phase in phases {
-                var result = Result(client: kind, phase: phase, backgroundLoad: backgroundLoad)
-                let residentBefore = residentKiB()
-                let phaseStarted = ContinuousClock.now
-                let cpuBefore = ThreadCPU.now()
-                let openedBefore = harness.server?.stats.connectionsOpened
-                let phaseStart = core.ledger.count
-                // The keys cancelled with no attempt on its way, and when.
-                var settled: [String: Double] = [:]
-                for sample in 0..<samples {
-                    let key = "\(prefix(phase))\(sample)"
-                    let before = core.ledger.count
-                    let backoffsBefore = observer.count
-                    let measured = Task { () -> (String, Double) in
-                        let code = await send(key)
-                        return (code, core.now())
-                    }
-                    // A wait that fails must not leave the sample's send running past the
-                    // experiment (it would start requests on a session that is being torn down).
-                    do {
-                        try await waitForCancelPoint(
-                            phase, core: core, requestsBefore: before, observer: observer,
-                            backoffsBefore: backoffsBefore,
-                            delay: phase == .random ? random.unit() * 0.6 * timeScale : 0)
-                    } catch {
-                        measured.cancel()
-                        _ = await measured.value
-                        throw WaitTimedOut.adding(serverOf: harness, to: error)
-                    }
-                    let cancelledAt = core.now()
-                    measured.cancel()
-                    // Read after the cancel is requested, so an attempt begun just before `cancel()`
-                    // (in the `random` phase, say) does not count as one begun after it.
-                    let cancelledOnSDKClock = SystemClock().now()
-                    let (code, thrownAt) = await measured.value
-                    result.latency.record(thrownAt - cancelledAt, scale: 1e9)
-                    result.codes[code, default: 0] += 1
-                    let records = (before..<core.ledger.count).map { (index: $0, record: core.ledger.record($0)) }
-                    let ours = records.filter { core.ledger.key($0.record.keyID) == key }
-                    result.arrivalsAfterCancel += ours.filter { $0.record.arrival > cancelledAt }.count
-                    result.attemptsAfterCancel += observer.attemptStarts(key).filter { $0 > cancelledOnSDKClock }.count
-                    if phase.ledgerJudgesRetries { settled[key] = cancelledAt }
-                    if kind == .sdk { result.reference.record(try await referenceLatency(core), scale: 1e9) }
-                    // The attempt the server held at the cancel (a request arriving later is not it).
-                    if phase == .inFlight || phase == .slowBody,
-                        let held = ours.last(where: { $0.record.arrival <= cancelledAt })
-                    {
-                        try await recordServerClose(
-                            of: held.index, cancelledAt: cancelledAt, core: core, into: &result,
-                            waiting:
-                                "the \(phase) attempt it held at the cancel (\(kind), \(backgroundLoad) in the background)"
-                        )
-                    }
-                }
-                result.residentGrowthKiB = residentKiB() - residentBefore
-                if !settled.isEmpty {
-                    result.serverRetriesAfterCancel = try await retriesAfterCancel(
-                        settled, from: phaseStart, core: core, timeScale: timeScale)
-                }
-                result.wallSeconds = (ContinuousClock.now - phaseStarted).seconds
-                let cpu = ThreadCPU.now() - cpuBefore
-                result.clientCPUSeconds = cpu.client
-                if let stats = harness.server?.stats, let openedBefore {
-                    result.serverCPUSeconds = cpu.server
-                    result.connectionsOpened = Double(stats.connectionsOpened - openedBefore)
-                    result.connectionsActive = Double(stats.connectionsActive)
-                }
-                results.append(result)
+                results.append(try await measure(phase, samples: samples, rig: rig, random: &random))
             }
             background.cancelAll()
         }
@@ -238,6 +185,89 @@ public enum CancellationLatency {
             for index in results.indices { results[index].liveAfter = urlTransport.liveRequests }
         }
         return results
+    }
+
+    /// One phase: `samples` cancellations one after another, then what the phase cost and what the
+    /// server saw after the cancels.
+    private static func measure(
+        _ phase: CancellationPhase, samples: Int, rig: Rig, random: inout SeededRandom
+    ) async throws -> Result {
+        let core = rig.core
+        var result = Result(client: rig.kind, phase: phase, backgroundLoad: rig.backgroundLoad)
+        let residentBefore = residentKiB()
+        let phaseStarted = ContinuousClock.now
+        let cpuBefore = ThreadCPU.now()
+        let openedBefore = rig.harness.server?.stats.connectionsOpened
+        let phaseStart = core.ledger.count
+        // The keys cancelled with no attempt on its way, and when.
+        var settled: [String: Double] = [:]
+        for sample in 0..<samples {
+            let key = "\(prefix(phase))\(sample)"
+            let delay = phase == .random ? random.unit() * 0.6 * rig.timeScale : 0
+            let cancelledAt = try await cancelOnce(key, phase, delay: delay, rig: rig, into: &result)
+            if phase.ledgerJudgesRetries { settled[key] = cancelledAt }
+        }
+        result.residentGrowthKiB = residentKiB() - residentBefore
+        if !settled.isEmpty {
+            result.serverRetriesAfterCancel = try await retriesAfterCancel(
+                settled, from: phaseStart, core: core, timeScale: rig.timeScale)
+        }
+        result.wallSeconds = (ContinuousClock.now - phaseStarted).seconds
+        let cpu = ThreadCPU.now() - cpuBefore
+        result.clientCPUSeconds = cpu.client
+        if let stats = rig.harness.server?.stats, let openedBefore {
+            result.serverCPUSeconds = cpu.server
+            result.connectionsOpened = Double(stats.connectionsOpened - openedBefore)
+            result.connectionsActive = Double(stats.connectionsActive)
+        }
+        return result
+    }
+
+    /// One sample: a send under `key`, cancelled at its phase's point, recorded into `result`;
+    /// returns the server's instant of the cancel.
+    private static func cancelOnce(
+        _ key: String, _ phase: CancellationPhase, delay: Double, rig: Rig, into result: inout Result
+    ) async throws -> Double {
+        let core = rig.core
+        let before = core.ledger.count
+        let backoffsBefore = rig.observer.count
+        let send = rig.send
+        let measured = Task { () -> (String, Double) in
+            let code = await send(key)
+            return (code, core.now())
+        }
+        // A wait that fails must not leave the sample's send running past the experiment (it
+        // would start requests on a session that is being torn down).
+        do {
+            try await waitForCancelPoint(
+                phase, core: core, requestsBefore: before, observer: rig.observer, backoffsBefore: backoffsBefore,
+                delay: delay)
+        } catch {
+            measured.cancel()
+            _ = await measured.value
+            throw WaitTimedOut.adding(serverOf: rig.harness, to: error)
+        }
+        let cancelledAt = core.now()
+        measured.cancel()
+        // Read after the cancel is requested, so an attempt begun just before `cancel()` (in the
+        // `random` phase, say) does not count as one begun after it.
+        let cancelledOnSDKClock = SystemClock().now()
+        let (code, thrownAt) = await measured.value
+        result.latency.record(thrownAt - cancelledAt, scale: 1e9)
+        result.codes[code, default: 0] += 1
+        let records = (before..<core.ledger.count).map { (index: $0, record: core.ledger.record($0)) }
+        let ours = records.filter { core.ledger.key($0.record.keyID) == key }
+        result.arrivalsAfterCancel += ours.filter { $0.record.arrival > cancelledAt }.count
+        result.attemptsAfterCancel += rig.observer.attemptStarts(key).filter { $0 > cancelledOnSDKClock }.count
+        if rig.kind == .sdk { result.reference.record(try await referenceLatency(core), scale: 1e9) }
+        // The attempt the server held at the cancel (a request arriving later is not it).
+        if phase == .inFlight || phase == .slowBody, let held = ours.last(where: { $0.record.arrival <= cancelledAt }) {
+            try await recordServerClose(
+                of: held.index, cancelledAt: cancelledAt, core: core, into: &result,
+                waiting:
+                    "the \(phase) attempt it held at the cancel (\(rig.kind), \(rig.backgroundLoad) in the background)")
+        }
+        return cancelledAt
     }
 
     /// Waits until the sample reaches the point its phase cancels at: its request at the server

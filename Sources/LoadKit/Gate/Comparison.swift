@@ -290,41 +290,62 @@ public struct Comparison: Sendable {
     /// A Markdown table of every line that is not unchanged, and a summary.
     public func markdown() -> String {
         let judged = lines.filter { $0.verdict != .unchanged }
-        var text = ""
-        if !judged.isEmpty {
-            text += "| metric | baseline | current | change | tolerance | better | verdict |\n"
-            text += "|---|---:|---:|---:|---:|---|---|\n"
-            for line in judged.sorted(by: { ($0.verdict.rawValue, $0.key) < ($1.verdict.rawValue, $1.key) }) {
-                let baseline = line.baseline.map { SummaryCSV.format($0) } ?? "—"
-                let current = line.current.map { SummaryCSV.format($0) } ?? "—"
-                let change =
-                    line.change.isNaN
-                    ? "—"
-                    : line.change.isInfinite
-                        ? (line.change > 0 ? "+∞" : "−∞") : String(format: "%+.1f%%", line.change * 100)
-                text +=
-                    "| \(MarkdownText.key(line.key)) | \(baseline) \(MarkdownText.key(line.unit)) | \(current) | \(change) | \(String(format: "%.0f%%", line.tolerance * 100)) | \(line.polarity.rawValue) | \(line.verdict.rawValue) |\n"
-            }
-            text += "\n"
+        var text = linesTable(judged) + ratioTable() + controlLines()
+        let otherMachine = lines.filter { $0.verdict == .otherMachine }
+        if !otherMachine.isEmpty {
+            let speeds = otherMachine.compactMap(\.referenceSpeed)
+            text += String(
+                format:
+                    "note: %d same-run ratios not judged: their reference workloads ran at %.2f-%.2fx the baseline's speed (more than %.0f%% away), so this is another machine than the baseline's and its ratios do not compare; their positive controls are not judged either. Allocation counts and correctness still are. To gate timings on this machine, make a baseline on it (scripts/update-baselines.sh; docs/benchmarks.md).\n\n",
+                otherMachine.count, speeds.min() ?? .nan, speeds.max() ?? .nan, Self.machineTolerance * 100)
         }
-        if !ratioGates.isEmpty {
-            text += "Same-run ratios (tolerance = \(SummaryCSV.format(RatioGate.spreadMultiple))x the larger spread, "
-            text += "at least \(String(format: "%.0f%%", RatioGate.floor * 100))):\n\n"
+        return text + summary(unchanged: lines.count - judged.count) + "\n"
+    }
+
+    /// The judged lines as a table (nothing when there are none).
+    private func linesTable(_ judged: [Line]) -> String {
+        guard !judged.isEmpty else { return "" }
+        var text = "| metric | baseline | current | change | tolerance | better | verdict |\n"
+        text += "|---|---:|---:|---:|---:|---|---|\n"
+        for line in judged.sorted(by: { ($0.verdict.rawValue, $0.key) < ($1.verdict.rawValue, $1.key) }) {
+            let baseline = line.baseline.map { SummaryCSV.format($0) } ?? "—"
+            let current = line.current.map { SummaryCSV.format($0) } ?? "—"
+            let change =
+                line.change.isNaN
+                ? "—"
+                : line.change.isInfinite
+                    ? (line.change > 0 ? "+∞" : "−∞") : String(format: "%+.1f%%", line.change * 100)
             text +=
-                "| ratio | baseline | current | spread (baseline / current) | smallest detectable slowdown | verdict |\n"
-            text += "|---|---:|---:|---:|---:|---|\n"
-            func percent(_ value: Double?) -> String {
-                guard let value, value.isFinite else { return "—" }
-                return String(format: "%.1f%%", value * 100)
-            }
-            for line in ratioGates.sorted(by: { $0.key < $1.key }) {
-                let baseline = line.baseline.map { String(format: "%.4gx", $0) } ?? "—"
-                let current = line.current.map { String(format: "%.4gx", $0) } ?? "—"
-                text +=
-                    "| \(MarkdownText.key(line.key)) | \(baseline) | \(current) | \(percent(line.spreads?.baseline)) / \(percent(line.spreads?.current)) | \(String(format: "%.2fx", 1 + line.tolerance)) | \(line.verdict.rawValue) |\n"
-            }
-            text += "\n"
+                "| \(MarkdownText.key(line.key)) | \(baseline) \(MarkdownText.key(line.unit)) | \(current) | \(change) | \(String(format: "%.0f%%", line.tolerance * 100)) | \(line.polarity.rawValue) | \(line.verdict.rawValue) |\n"
         }
+        return text + "\n"
+    }
+
+    /// The same-run ratio gates as a table (nothing when there are none).
+    private func ratioTable() -> String {
+        guard !ratioGates.isEmpty else { return "" }
+        var text = "Same-run ratios (tolerance = \(SummaryCSV.format(RatioGate.spreadMultiple))x the larger spread, "
+        text += "at least \(String(format: "%.0f%%", RatioGate.floor * 100))):\n\n"
+        text +=
+            "| ratio | baseline | current | spread (baseline / current) | smallest detectable slowdown | verdict |\n"
+        text += "|---|---:|---:|---:|---:|---|\n"
+        func percent(_ value: Double?) -> String {
+            guard let value, value.isFinite else { return "—" }
+            return String(format: "%.1f%%", value * 100)
+        }
+        for line in ratioGates.sorted(by: { $0.key < $1.key }) {
+            let baseline = line.baseline.map { String(format: "%.4gx", $0) } ?? "—"
+            let current = line.current.map { String(format: "%.4gx", $0) } ?? "—"
+            text +=
+                "| \(MarkdownText.key(line.key)) | \(baseline) | \(current) | \(percent(line.spreads?.baseline)) / \(percent(line.spreads?.current)) | \(String(format: "%.2fx", 1 + line.tolerance)) | \(line.verdict.rawValue) |\n"
+        }
+        return text + "\n"
+    }
+
+    /// One line per positive control, whether the gate sees its slowdown.
+    private func controlLines() -> String {
+        guard !controls.isEmpty else { return "" }
+        var text = ""
         for control in controls {
             let built = control.built.map { String(format: " (built %.2fx slower)", $0) } ?? ""
             text += String(
@@ -334,17 +355,12 @@ public struct Comparison: Sendable {
                     ? "flagged (the gate sees it)"
                     : "NOT FLAGGED: this gate cannot see the slowdown it is there to catch")
         }
-        if !controls.isEmpty { text += "\n" }
-        let otherMachine = lines.filter { $0.verdict == .otherMachine }
-        if !otherMachine.isEmpty {
-            let speeds = otherMachine.compactMap(\.referenceSpeed)
-            text += String(
-                format:
-                    "note: %d same-run ratios not judged: their reference workloads ran at %.2f-%.2fx the baseline's speed (more than %.0f%% away), so this is another machine than the baseline's and its ratios do not compare; their positive controls are not judged either. Allocation counts and correctness still are. To gate timings on this machine, make a baseline on it (scripts/update-baselines.sh; docs/benchmarks.md).\n\n",
-                otherMachine.count, speeds.min() ?? .nan, speeds.max() ?? .nan, Self.machineTolerance * 100)
-        }
-        let unchanged = lines.count - judged.count
-        text +=
+        return text + "\n"
+    }
+
+    /// The counts: regressions, improvements, unchanged, warnings and metrics not available.
+    private func summary(unchanged: Int) -> String {
+        var text =
             "\(regressions.count) regressions, \(improvements.count) improvements beyond tolerance, \(unchanged) unchanged"
         if !warnings.isEmpty {
             text += ", \(warnings.count) absolute timings changed beyond the gross tolerance (warnings, not judged)"
@@ -360,6 +376,6 @@ public struct Comparison: Sendable {
                     + (lost.count > 5 ? ", …" : "")
             }
         }
-        return text + "\n"
+        return text
     }
 }

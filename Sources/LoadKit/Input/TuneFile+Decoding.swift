@@ -50,6 +50,23 @@ extension TuneFile: Decodable {
         try objective.validate(path: "objective")
         guard !environments.isEmpty else { throw InputError(path: "environments", reason: "name at least one") }
         try InputError.check(environments.count, in: 1...200, "environments", unit: " environments")
+        let names = try validateEnvironments()
+        try defaultPolicy.validate(path: "default")
+        try grid.validate(path: "grid", defaultPolicy: defaultPolicy)
+        try checkSize()
+        if let quick {
+            try quick.validate(path: "quick", environments: names, defaultPolicy: defaultPolicy)
+            try quickened().checkSize(path: "quick")
+        }
+        let sweeps = quick == nil ? [self] : [self, quickened()]
+        for sweep in sweeps { try sweep.checkLabels() }
+        // Every cell must be a scenario the runner accepts (the worst send bounded, the
+        // metastability window inside the load, …): checked here, before anything runs.
+        for sweep in sweeps { try sweep.checkCells(numberedAs: environments) }
+    }
+
+    /// Each environment valid, named once and in a place of the map of its own; their names.
+    private func validateEnvironments() throws(InputError) -> Set<String> {
         var names: Set<String> = []
         for (index, environment) in environments.enumerated() {
             let path = "environments[\(index)]"
@@ -64,43 +81,39 @@ extension TuneFile: Decodable {
                     path: path + ".map", reason: "environments[\(other)] has the same place in the map")
             }
         }
-        try defaultPolicy.validate(path: "default")
-        try grid.validate(path: "grid", defaultPolicy: defaultPolicy)
-        try checkSize()
-        if let quick {
-            try quick.validate(path: "quick", environments: names, defaultPolicy: defaultPolicy)
-            try quickened().checkSize(path: "quick")
-        }
-        // A cell is named by its policy's label: two policies that read alike (a listed point, or a
-        // budget crossed with one, that differs from the default below the label's resolution)
-        // would be two cells with one name.
-        for sweep in quick == nil ? [self] : [self, quickened()] {
-            var labels: [String: PolicyPoint] = [:]
-            for policy in sweep.policies {
-                if let earlier = labels.updateValue(policy, forKey: policy.label), earlier != policy {
-                    throw InputError(
-                        path: sweep.grid.points == nil ? "grid" : "grid.points",
-                        reason:
-                            "two policies read \(policy.label)\(policy == sweep.defaultPolicy || earlier == sweep.defaultPolicy ? ", one of them the default," : "") but differ: give values that differ in their label"
-                    )
-                }
+        return names
+    }
+
+    /// A cell is named by its policy's label: two policies that read alike (a listed point, or a
+    /// budget crossed with one, that differs from the default below the label's resolution) would
+    /// be two cells with one name.
+    private func checkLabels() throws(InputError) {
+        var labels: [String: PolicyPoint] = [:]
+        for policy in policies {
+            if let earlier = labels.updateValue(policy, forKey: policy.label), earlier != policy {
+                throw InputError(
+                    path: grid.points == nil ? "grid" : "grid.points",
+                    reason:
+                        "two policies read \(policy.label)\(policy == defaultPolicy || earlier == defaultPolicy ? ", one of them the default," : "") but differ: give values that differ in their label"
+                )
             }
         }
-        // Every cell must be a scenario the runner accepts (the worst send bounded, the
-        // metastability window inside the load, …): checked here, before anything runs.
-        for sweep in quick == nil ? [self] : [self, quickened()] {
-            for (index, environment) in sweep.environments.enumerated() {
-                for policy in sweep.policies {
-                    do {
-                        try sweep.scenario(policy: policy, environment: environment, seed: 0).validate()
-                    } catch {
-                        let index = environments.firstIndex(of: environment) ?? index
-                        throw InputError(
-                            path: "environments[\(index)]",
-                            reason:
-                                "with policy \(policy.label): \(error.path.isEmpty ? "" : error.path + ": ")\(error.reason)"
-                        )
-                    }
+    }
+
+    /// Every cell of this sweep is a scenario the runner accepts; an error names the environment
+    /// by its place in `numbering` (the file's list).
+    private func checkCells(numberedAs numbering: [TuneEnvironment]) throws(InputError) {
+        for (index, environment) in environments.enumerated() {
+            for policy in policies {
+                do {
+                    try scenario(policy: policy, environment: environment, seed: 0).validate()
+                } catch {
+                    let index = numbering.firstIndex(of: environment) ?? index
+                    throw InputError(
+                        path: "environments[\(index)]",
+                        reason:
+                            "with policy \(policy.label): \(error.path.isEmpty ? "" : error.path + ": ")\(error.reason)"
+                    )
                 }
             }
         }
@@ -174,30 +187,7 @@ extension PolicyGrid: Decodable {
     }
 
     func validate(path: String, defaultPolicy: PolicyPoint) throws(InputError) {
-        if let points {
-            for (field, present) in [
-                ("maxRetries", maxRetries != nil), ("baseDelay", baseDelay != nil), ("maxDelay", maxDelay != nil),
-                ("timeout", timeout != nil),
-            ] where present {
-                throw InputError(
-                    path: "\(path).\(field)", reason: "give the policies as points or as axes to cross, not both")
-            }
-            try InputError.check(points.count, in: 1...1_000, path + ".points", unit: " policies")
-            var labels: [String: Int] = [:]
-            for (index, point) in points.enumerated() {
-                try point.validate(path: "\(path).points[\(index)]")
-                if budget != nil && point.budget != .none {
-                    throw InputError(
-                        path: "\(path).points[\(index)].budget",
-                        reason: "the grid's budget list is crossed with every point: leave the point's out")
-                }
-                if let earlier = labels.updateValue(index, forKey: point.label) {
-                    throw InputError(
-                        path: "\(path).points[\(index)]",
-                        reason: "reads \(point.label), as [\(earlier)] does: give each policy once")
-                }
-            }
-        }
+        if let points { try validate(points, path: path) }
         for (field, count) in [
             ("maxRetries", maxRetries?.count), ("baseDelay", baseDelay?.count), ("maxDelay", maxDelay?.count),
             ("timeout", timeout?.count), ("budget", budget?.count),
@@ -213,8 +203,39 @@ extension PolicyGrid: Decodable {
         for (index, span) in (timeout ?? []).enumerated() {
             try InputError.check(span, "\(path).timeout[\(index)]", positive: true)
         }
-        // A cell is named by its policy's label: two values of a field that read the same would
-        // make two cells of one name (300ms and 300.0001ms), and `compare` would keep one.
+        try checkLabels(path: path, defaultPolicy: defaultPolicy)
+    }
+
+    /// Policies given as points: no axes beside them, each valid, each once, no budget where the
+    /// grid's budget list crosses them.
+    private func validate(_ points: [PolicyPoint], path: String) throws(InputError) {
+        for (field, present) in [
+            ("maxRetries", maxRetries != nil), ("baseDelay", baseDelay != nil), ("maxDelay", maxDelay != nil),
+            ("timeout", timeout != nil),
+        ] where present {
+            throw InputError(
+                path: "\(path).\(field)", reason: "give the policies as points or as axes to cross, not both")
+        }
+        try InputError.check(points.count, in: 1...1_000, path + ".points", unit: " policies")
+        var labels: [String: Int] = [:]
+        for (index, point) in points.enumerated() {
+            try point.validate(path: "\(path).points[\(index)]")
+            if budget != nil && point.budget != .none {
+                throw InputError(
+                    path: "\(path).points[\(index)].budget",
+                    reason: "the grid's budget list is crossed with every point: leave the point's out")
+            }
+            if let earlier = labels.updateValue(index, forKey: point.label) {
+                throw InputError(
+                    path: "\(path).points[\(index)]",
+                    reason: "reads \(point.label), as [\(earlier)] does: give each policy once")
+            }
+        }
+    }
+
+    /// A cell is named by its policy's label: two values of a field that read the same would make
+    /// two cells of one name (300ms and 300.0001ms), and `compare` would keep one.
+    private func checkLabels(path: String, defaultPolicy: PolicyPoint) throws(InputError) {
         typealias Value = (label: String, value: Double)
         func span(_ span: TimeSpan) -> Value { (PolicyPoint.short(span), span.seconds) }
         let fields: [(String, [Value]?, Value)] = [

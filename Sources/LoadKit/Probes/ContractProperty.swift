@@ -120,6 +120,12 @@ package enum ContractProperty: String, Sendable, CaseIterable {
         return (owners, shared)
     }
 
+    /// The send made more requests than its policy allows (`attempt-bound`): `maxAttempts` is
+    /// maxRetries + 1, plus any requests the room knows a transport resent on its own.
+    static func overAttempts(requests: Int, maxAttempts: Int) -> Bool {
+        requests > maxAttempts
+    }
+
     /// A request of the send came after an answer that ended it (`no-retry-after-final-answer`).
     /// `ends(i)` says whether the answer to request `i` ended the send, as the room reads answers
     /// (nil: it cannot tell, and the request is not held against the client).

@@ -74,7 +74,8 @@ extension OutcomeProbe {
         private mutating func judgeRequests(of benchID: Int, count: Int) {
             let served = ledger.attempts(sendID: benchID)
             let maxAttempts = scenario.client.maxRetries + 1
-            if count > maxAttempts + OutcomeProbe.transportResends(served, scenario) { overLimit += 1 }
+            let allowed = maxAttempts + OutcomeProbe.transportResends(served, scenario)
+            if ContractProperty.overAttempts(requests: count, maxAttempts: allowed) { overLimit += 1 }
             let hostile = served.contains { OutcomeProbe.hostile($0, scenario.plan) }
             if hostile { hostileSends.insert(benchID) }
             if ContractProperty.retriedAfterFinal(requests: served.count, ends: { endsAt(served, $0, benchID) }) {

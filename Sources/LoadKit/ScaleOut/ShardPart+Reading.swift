@@ -68,54 +68,12 @@ extension ShardPart {
         guard Array(try input.bytes(magic.count)) == magic else {
             throw ByteReader.Malformed(offset: 0, reason: "it does not start with the \(format) mark")
         }
-        // The checksum first: a damaged file is refused before anything in it is believed.
-        let trailer = Array("END\n".utf8)
-        guard bytes.count >= magic.count + 8 + trailer.count, Array(bytes.suffix(trailer.count)) == trailer else {
-            throw ByteReader.Malformed(
-                offset: bytes.count, reason: "the file does not end with the END mark (cut short?)")
-        }
-        let sumAt = bytes.count - trailer.count - 8
-        let stored = bytes[sumAt..<(sumAt + 8)].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        guard stored == FNV1a.hash(bytes[..<sumAt]) else {
-            throw ByteReader.Malformed(offset: sumAt, reason: "its checksum does not match its contents")
-        }
-        let length = Int(try input.u32())
-        let header: Header
-        do {
-            header = try JSONDecoder().decode(Header.self, from: Data(try input.bytes(length)))
-        } catch let error as ByteReader.Malformed {
-            throw error
-        } catch {
-            throw ByteReader.Malformed(offset: magic.count + 4, reason: "its header is not readable JSON (\(error))")
-        }
-        guard header.format == format, header.version == version else {
-            throw ByteReader.Malformed(
-                offset: magic.count + 4,
-                reason: "schema \(header.format) version \(header.version); this tool reads version \(version)")
-        }
-        if let problem = header.problem {
-            throw ByteReader.Malformed(offset: magic.count + 4, reason: "its header's \(problem)")
-        }
-        var part = ShardPart(header: header)
+        let sumAt = try checksummedEnd(bytes)
+        var part = ShardPart(header: try readHeader(&input))
         let recordCount = try input.count(itemSize: 50)
         part.records.reserveCapacity(recordCount)
         for _ in 0..<recordCount { part.records.append(try readRecord(&input)) }
-        let backoffCount = try input.count(itemSize: 33)
-        for _ in 0..<backoffCount {
-            let sendID = try input.int()
-            let afterAttempt = try input.int()
-            let delay = try input.f64()
-            let tag = try input.u8()
-            let value = try input.f64()
-            let cause: BackoffCause
-            switch tag {
-            case 0: cause = .jitter(cap: value)
-            case 1: cause = .retryAfter(value)
-            default: throw ByteReader.Malformed(offset: input.offset - 9, reason: "an unknown backoff cause \(tag)")
-            }
-            part.backoffs.append(
-                History.Backoff(sendID: sendID, afterAttempt: afterAttempt, delay: delay, cause: cause))
-        }
+        for _ in 0..<(try input.count(itemSize: 33)) { part.backoffs.append(try readBackoff(&input)) }
         for _ in 0..<(try input.count(itemSize: 12)) {
             let code = try input.string()
             part.attemptErrors[code] = try input.int()
@@ -135,17 +93,7 @@ extension ShardPart {
             }
             part.ledger.append(record)
         }
-        if try input.bool() {
-            let width = try input.f64()
-            let busy = try (0..<(try input.count(itemSize: 8))).map { _ in try input.f64() }
-            let waiting = try (0..<(try input.count(itemSize: 8))).map { _ in try input.f64() }
-            let served = try (0..<(try input.count(itemSize: 8))).map { _ in try input.int() }
-            let dead = try (0..<(try input.count(itemSize: 8))).map { _ in try input.int() }
-            guard width.isFinite, width > 0 else {
-                throw ByteReader.Malformed(offset: input.offset, reason: "a capacity series of bucket width \(width)")
-            }
-            part.capacity = CapacitySeries(width: width, busy: busy, waiting: waiting, served: served, dead: dead)
-        }
+        if try input.bool() { part.capacity = try readCapacity(&input) }
         guard input.offset == sumAt else {
             throw ByteReader.Malformed(offset: input.offset, reason: "the file does not end where its contents do")
         }
@@ -157,6 +105,72 @@ extension ShardPart {
             throw ByteReader.Malformed(offset: magic.count + 4, reason: problem)
         }
         return part
+    }
+
+    /// Checks the file's end mark and checksum before anything in it is believed (a damaged file is
+    /// refused first); returns where the checksum starts, which is where the contents must end.
+    private static func checksummedEnd(_ bytes: [UInt8]) throws -> Int {
+        let trailer = Array("END\n".utf8)
+        guard bytes.count >= magic.count + 8 + trailer.count, Array(bytes.suffix(trailer.count)) == trailer else {
+            throw ByteReader.Malformed(
+                offset: bytes.count, reason: "the file does not end with the END mark (cut short?)")
+        }
+        let sumAt = bytes.count - trailer.count - 8
+        let stored = bytes[sumAt..<(sumAt + 8)].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        guard stored == FNV1a.hash(bytes[..<sumAt]) else {
+            throw ByteReader.Malformed(offset: sumAt, reason: "its checksum does not match its contents")
+        }
+        return sumAt
+    }
+
+    /// The JSON header after the mark: its length, then the header, whose format, version and
+    /// fields are checked.
+    private static func readHeader(_ input: inout ByteReader) throws -> Header {
+        let length = Int(try input.u32())
+        let header: Header
+        do {
+            header = try JSONDecoder().decode(Header.self, from: Data(try input.bytes(length)))
+        } catch let error as ByteReader.Malformed {
+            throw error
+        } catch {
+            throw ByteReader.Malformed(offset: magic.count + 4, reason: "its header is not readable JSON (\(error))")
+        }
+        guard header.format == format, header.version == version else {
+            throw ByteReader.Malformed(
+                offset: magic.count + 4,
+                reason: "schema \(header.format) version \(header.version); this tool reads version \(version)")
+        }
+        if let problem = header.problem {
+            throw ByteReader.Malformed(offset: magic.count + 4, reason: "its header's \(problem)")
+        }
+        return header
+    }
+
+    private static func readBackoff(_ input: inout ByteReader) throws -> History.Backoff {
+        let sendID = try input.int()
+        let afterAttempt = try input.int()
+        let delay = try input.f64()
+        let tag = try input.u8()
+        let value = try input.f64()
+        let cause: BackoffCause
+        switch tag {
+        case 0: cause = .jitter(cap: value)
+        case 1: cause = .retryAfter(value)
+        default: throw ByteReader.Malformed(offset: input.offset - 9, reason: "an unknown backoff cause \(tag)")
+        }
+        return History.Backoff(sendID: sendID, afterAttempt: afterAttempt, delay: delay, cause: cause)
+    }
+
+    private static func readCapacity(_ input: inout ByteReader) throws -> CapacitySeries {
+        let width = try input.f64()
+        let busy = try (0..<(try input.count(itemSize: 8))).map { _ in try input.f64() }
+        let waiting = try (0..<(try input.count(itemSize: 8))).map { _ in try input.f64() }
+        let served = try (0..<(try input.count(itemSize: 8))).map { _ in try input.int() }
+        let dead = try (0..<(try input.count(itemSize: 8))).map { _ in try input.int() }
+        guard width.isFinite, width > 0 else {
+            throw ByteReader.Malformed(offset: input.offset, reason: "a capacity series of bucket width \(width)")
+        }
+        return CapacitySeries(width: width, busy: busy, waiting: waiting, served: served, dead: dead)
     }
 
     private static func readRecord(_ input: inout ByteReader) throws -> History.Record {

@@ -55,54 +55,23 @@ package struct WorkersRun {
         return measurement
     }
 
+    /// How a worker process ended: its exit status, its peak resident memory and its crash.
+    private typealias Ended = (status: Int32, peak: Int, crash: ChildCrash?)
+
     /// The workers, each running its shard against the shared server, and their parts merged.
     private func runWorkers(
         _ scenario: Scenario, shared: SharedServer, server: (core: FakeFrontmailCore, server: FakeFrontmailServer)?,
         rate: Double?
     ) async throws -> Measurement {
-        let board = ProgressBoard(workers: workers)
-        let started = Date()
-        let ended = await withTaskGroup(of: (Int, Int32, Int, ChildCrash?).self) {
-            group -> [Int: (status: Int32, peak: Int, crash: ChildCrash?)] in
-            for index in 0..<workers {
-                let request = ChildRequest.shard(
-                    file: scenario.file, name: scenario.name, shard: Shard(uncheckedIndex: index, count: workers),
-                    out: folder.path, seed: scenario.seed, quick: quick, server: server?.server.url,
-                    rate: rate, runID: runID)
-                group.addTask {
-                    let outcome = await ChildProcess.runCapturing(
-                        executable, arguments: request.arguments, children: children
-                    ) { reply in
-                        if case .progress(let snapshot) = reply { board.update(index, snapshot) }
-                    }
-                    board.ended(index)
-                    return (index, outcome.status, outcome.peakBytes, outcome.crash)
-                }
-            }
-            if progress {
-                group.addTask {
-                    while !Task.isCancelled, board.running > 0 {
-                        try? await Task.sleep(nanoseconds: 1_000_000_000)
-                        board.draw(scenario: scenario, elapsed: Date().timeIntervalSince(started))
-                    }
-                    return (-1, 0, 0, nil)
-                }
-            }
-            var ended: [Int: (status: Int32, peak: Int, crash: ChildCrash?)] = [:]
-            for await (index, status, peak, crash) in group where index >= 0 { ended[index] = (status, peak, crash) }
-            return ended
-        }
-        let statuses = ended.mapValues(\.status)
+        let ended = await startWorkers(scenario, serverURL: server?.server.url, rate: rate)
         // Every process's peak resident memory added up: a bound on what the run held at once.
         let peakBytes = ended.values.reduce(ChildProcess.ownPeakBytes()) { $0 + $1.peak }
-        if progress { board.clear() }
         // A crashed worker is the scenario's finding, before anything else is said of the run.
         if let (index, crash) = ended.compactMapValues(\.crash).min(by: { $0.key < $1.key }) {
             throw Crashed(worker: index, workers: workers, crash: crash)
         }
-        let failed = statuses.filter { $0.value != 0 && $0.value != ExitCode.interrupted.rawValue }.sorted {
-            $0.key < $1.key
-        }
+        let failed = ended.mapValues(\.status).filter { $0.value != 0 && $0.value != ExitCode.interrupted.rawValue }
+            .sorted { $0.key < $1.key }
         var parts: [(file: String, part: ShardPart)] = []
         for index in 0..<workers {
             let file = folder.appendingPathComponent(
@@ -125,6 +94,43 @@ package struct WorkersRun {
             parts.append((file.path, part))
         }
         return try ShardMerge.judge(parts, scenario: scenario, peakBytes: peakBytes).measurement
+    }
+
+    /// Starts one worker process per shard and waits for all of them, drawing their progress
+    /// once a second when asked; how each ended, by shard.
+    private func startWorkers(_ scenario: Scenario, serverURL: URL?, rate: Double?) async -> [Int: Ended] {
+        let board = ProgressBoard(workers: workers)
+        let started = Date()
+        let ended = await withTaskGroup(of: (Int, Int32, Int, ChildCrash?).self) { group -> [Int: Ended] in
+            for index in 0..<workers {
+                let request = ChildRequest.shard(
+                    file: scenario.file, name: scenario.name, shard: Shard(uncheckedIndex: index, count: workers),
+                    out: folder.path, seed: scenario.seed, quick: quick, server: serverURL, rate: rate, runID: runID)
+                group.addTask {
+                    let outcome = await ChildProcess.runCapturing(
+                        executable, arguments: request.arguments, children: children
+                    ) { reply in
+                        if case .progress(let snapshot) = reply { board.update(index, snapshot) }
+                    }
+                    board.ended(index)
+                    return (index, outcome.status, outcome.peakBytes, outcome.crash)
+                }
+            }
+            if progress {
+                group.addTask {
+                    while !Task.isCancelled, board.running > 0 {
+                        try? await Task.sleep(nanoseconds: 1_000_000_000)
+                        board.draw(scenario: scenario, elapsed: Date().timeIntervalSince(started))
+                    }
+                    return (-1, 0, 0, nil)
+                }
+            }
+            var ended: [Int: Ended] = [:]
+            for await (index, status, peak, crash) in group where index >= 0 { ended[index] = (status, peak, crash) }
+            return ended
+        }
+        if progress { board.clear() }
+        return ended
     }
 }
 

@@ -215,6 +215,32 @@ struct TuneRule: Sendable {
                     + (excluded.isEmpty ? "" : " (here or in the storms)"))
         }
         let best = self.best(candidates)
+        var tied = mostSuccessful(candidates, best: best)
+        if tied.count == 1 { return Outcome(winner: tied.keys.first, tied: Array(tied.keys), decidedBy: "success") }
+        var separations: [String] = []
+        for criterion in criteria(cells, best: best) {
+            let values = tied.mapValues { criterion.value($0, tied) }
+            let lowest = values.values.min() ?? 0
+            let kept = tied.filter { criterion.within(values[$0.key]!, lowest) }
+            if kept.count < tied.count {
+                separations.append(criterion.name)
+            }
+            tied = kept
+            if tied.count == 1 {
+                return Outcome(winner: tied.keys.first, tied: Array(tied.keys), decidedBy: criterion.name)
+            }
+        }
+        return Outcome(
+            winner: nil, tied: tied.keys.sorted(),
+            decidedBy: "within the margins on success, latency, server load and dead work"
+                + (separations.isEmpty ? "" : " (narrowed by \(separations.joined(separator: ", ")))"))
+    }
+
+    /// Step 1: the candidates worse than an environment's best in the fewest environments, and of
+    /// those the ones tied with it in the most.
+    private static func mostSuccessful(_ candidates: [PolicyPoint: [TuneCell]], best: [String: TuneCell])
+        -> [PolicyPoint: [TuneCell]]
+    {
         func key(_ cells: [TuneCell]) -> (Int, Int) {
             var worse = 0
             var ties = 0
@@ -230,15 +256,20 @@ struct TuneRule: Sendable {
         }
         let keys = candidates.mapValues(key)
         let top = keys.values.min { $0 < $1 }!
-        var tied = candidates.filter { keys[$0.key]! == top }
-        if tied.count == 1 { return Outcome(winner: tied.keys.first, tied: Array(tied.keys), decidedBy: "success") }
+        return candidates.filter { keys[$0.key]! == top }
+    }
 
+    /// A tie-break of steps 2-4: its name, a policy's value (from its cells and the policies still
+    /// tied) and whether a value is within the margin of the lowest.
+    private typealias Criterion = (
+        name: String, value: ([TuneCell], [PolicyPoint: [TuneCell]]) -> Double, within: (Double, Double) -> Bool
+    )
+
+    /// Steps 2-4 in order: sends lost, latency, server load, dead work.
+    private static func criteria(_ cells: [TuneCell], best: [String: TuneCell]) -> [Criterion] {
         // Needed only past success: which objectives say something, per environment.
         let dropped = Dictionary(grouping: cells, by: \.environment.name).mapValues { Objective.degenerate($0) }
-        typealias Criterion = (
-            name: String, value: ([TuneCell], [PolicyPoint: [TuneCell]]) -> Double, within: (Double, Double) -> Bool
-        )
-        let criteria: [Criterion] = [
+        return [
             (
                 "sends lost against each environment's best", { cells, _ in sendsLost(cells, best: best) },
                 { value, lowest in value <= lowest + margin * 10_000 }
@@ -263,22 +294,5 @@ struct TuneRule: Sendable {
                 { value, lowest in value <= max(lowest * (1 + loadMargin), lowest + 1) }
             ),
         ]
-        var separations: [String] = []
-        for criterion in criteria {
-            let values = tied.mapValues { criterion.value($0, tied) }
-            let lowest = values.values.min() ?? 0
-            let kept = tied.filter { criterion.within(values[$0.key]!, lowest) }
-            if kept.count < tied.count {
-                separations.append(criterion.name)
-            }
-            tied = kept
-            if tied.count == 1 {
-                return Outcome(winner: tied.keys.first, tied: Array(tied.keys), decidedBy: criterion.name)
-            }
-        }
-        return Outcome(
-            winner: nil, tied: tied.keys.sorted(),
-            decidedBy: "within the margins on success, latency, server load and dead work"
-                + (separations.isEmpty ? "" : " (narrowed by \(separations.joined(separator: ", ")))"))
     }
 }

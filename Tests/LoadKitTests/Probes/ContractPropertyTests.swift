@@ -164,6 +164,8 @@ struct ContractPropertyTests {
         #expect(!ContractProperty.gaveUpEarly(requests: 3, maxAttempts: 3, lastEnds: false))
         #expect(!ContractProperty.gaveUpEarly(requests: 2, maxAttempts: 3, lastEnds: nil))
         #expect(!ContractProperty.gaveUpEarly(requests: 0, maxAttempts: 3, lastEnds: false))
+        #expect(ContractProperty.overAttempts(requests: 4, maxAttempts: 3))
+        #expect(!ContractProperty.overAttempts(requests: 3, maxAttempts: 3))
         #expect(ContractProperty.retriedPastLimit(requests: 2) { [true, false][$0] })
         #expect(!ContractProperty.retriedPastLimit(requests: 2) { [false, true][$0] })
     }
