@@ -14,7 +14,9 @@ extension CertifyJudge {
                 else { continue }
                 judged += 1
                 shortest = min(shortest, gap - meant)
-                if gap < meant - earlyTolerance { broken.append(id) }
+                if ContractProperty.outsideWindow(gap, low: meant, high: .infinity, early: earlyTolerance, late: 0) {
+                    broken.append(id)
+                }
             }
         }
         if judged == 0 { return .fail("no retry followed an answer with a Retry-After") }
@@ -48,7 +50,9 @@ extension CertifyJudge {
         for (send, wait, retry) in waits {
             guard let draw = claim.draw(retry: retry) else { continue }
             let high = draw.low + draw.width
-            if wait < draw.low - earlyTolerance || wait > high + lateTolerance(cap: high) {
+            if ContractProperty.outsideWindow(
+                wait, low: draw.low, high: high, early: earlyTolerance, late: lateTolerance(cap: high))
+            {
                 if broken.isEmpty {
                     worst =
                         "send \(send) waited \(format(wait)) s where the claim allows \(format(draw.low))-\(format(high)) s"
@@ -139,7 +143,11 @@ extension CertifyJudge {
                 judged += 1
                 let lasted = attempt.record.finished - attempt.record.arrival
                 longest = max(longest, lasted.isFinite ? lasted : .infinity)
-                if !(lasted <= limit + lateTolerance(cap: limit)) { broken.append(id) }
+                if ContractProperty.outsideWindow(
+                    lasted, low: -.infinity, high: limit, early: 0, late: lateTolerance(cap: limit))
+                {
+                    broken.append(id)
+                }
             }
         }
         if judged == 0 { return .fail("no request met the held answer: the case did not reach its fault") }

@@ -145,6 +145,14 @@ package enum ContractProperty: String, Sendable, CaseIterable {
         (0..<max(0, requests - 1)).contains(where: overLimit)
     }
 
+    /// A time outside the window the contract gives it (`retry-after-obeyed`, `waits-in-policy`,
+    /// `attempt-timeout`): before `low - early` or after `high + late`, where `early` and `late`
+    /// are what the room's clock allows (a microsecond on the simulated clock, real time's
+    /// tolerances over sockets and in certify). A time never measured (NaN) is outside.
+    static func outsideWindow(_ time: Double, low: Double, high: Double, early: Double, late: Double) -> Bool {
+        !(time >= low - early && time <= high + late)
+    }
+
     /// The send was committed more than once: two emails.
     static func committedTwice(_ attempts: [LedgerRecord]) -> Bool {
         attempts.lazy.filter(\.effect).count > 1

@@ -32,7 +32,14 @@ extension JitterProbe {
                 for (index, attempt) in attempts.enumerated() {
                     if attempt.clientGone {
                         timeouts += 1
-                        if abs(attempt.finished - attempt.arrival - timeout) > Self.tolerance { timeoutMismatches += 1 }
+                        let held = attempt.finished - attempt.arrival
+                        // An attempt whose end the ledger lacks is not judged here.
+                        if !held.isNaN,
+                            ContractProperty.outsideWindow(
+                                held, low: timeout, high: timeout, early: Self.tolerance, late: Self.tolerance)
+                        {
+                            timeoutMismatches += 1
+                        }
                         continue
                     }
                     guard index + 1 < attempts.count, attempt.finished.isFinite else { continue }
@@ -41,11 +48,20 @@ extension JitterProbe {
                     let answered = attempt.status != 0 && attempt.action != .fault(.truncate)
                     if answered, retryAfter.isFinite, retryAfter <= limit {
                         retryAfterWaits += 1
-                        if abs(gap - max(0, retryAfter)) > Self.tolerance { retryAfterGapErrors += 1 }
+                        let meant = max(0, retryAfter)
+                        if ContractProperty.outsideWindow(
+                            gap, low: meant, high: meant, early: Self.tolerance, late: Self.tolerance)
+                        {
+                            retryAfterGapErrors += 1
+                        }
                     } else if !retryAfter.isFinite || !answered {
                         let cap = JitterProbe.expectedCap(
                             scenario.client, afterAttempt: index, timeScale: scenario.timeScale)
-                        if gap > cap + Self.tolerance { overCap += 1 }
+                        if ContractProperty.outsideWindow(
+                            gap, low: 0, high: cap, early: .infinity, late: Self.tolerance)
+                        {
+                            overCap += 1
+                        }
                         // Which sends a refuse window leaves out depends on how long they waited,
                         // so with one in the plan the waits left are not a fair sample.
                         if cap > 0, refused.isEmpty { realized.append(gap / cap) }

@@ -76,7 +76,11 @@ extension JitterProbe {
             }
             if gap.isFinite {
                 let excess = gap - backoff.delay
-                if excess < -JitterProbe.retryAfterTolerance { earlyRetries += 1 }
+                if ContractProperty.outsideWindow(
+                    gap, low: backoff.delay, high: .infinity, early: JitterProbe.retryAfterTolerance, late: 0)
+                {
+                    earlyRetries += 1
+                }
                 // Real time: timer and network overshoot do not shrink with the time scale.
                 overshoot.record(max(0, excess), scale: 1e9)
             }

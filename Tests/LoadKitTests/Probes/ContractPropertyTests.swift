@@ -169,4 +169,22 @@ struct ContractPropertyTests {
         #expect(ContractProperty.retriedPastLimit(requests: 2) { [true, false][$0] })
         #expect(!ContractProperty.retriedPastLimit(requests: 2) { [false, true][$0] })
     }
+
+    @Test("retry-after-obeyed, waits-in-policy and attempt-timeout: one window function, with each clock's allowance")
+    func windowFunction() {
+        // On the simulated clock a Retry-After of 2 s is waited exactly: a microsecond either way.
+        #expect(!ContractProperty.outsideWindow(2.000_000_5, low: 2, high: 2, early: 1e-6, late: 1e-6))
+        #expect(ContractProperty.outsideWindow(2.01, low: 2, high: 2, early: 1e-6, late: 1e-6))
+        #expect(ContractProperty.outsideWindow(1.99, low: 2, high: 2, early: 1e-6, late: 1e-6))
+        // In certify only an early retry breaks it: late is unbounded.
+        #expect(!ContractProperty.outsideWindow(9, low: 2, high: .infinity, early: 0.005, late: 0))
+        #expect(ContractProperty.outsideWindow(1.9, low: 2, high: .infinity, early: 0.005, late: 0))
+        // A jittered wait within [0, cap] plus the late allowance.
+        #expect(!ContractProperty.outsideWindow(0.4, low: 0, high: 0.4, early: .infinity, late: 1e-6))
+        #expect(ContractProperty.outsideWindow(0.41, low: 0, high: 0.4, early: .infinity, late: 1e-6))
+        // An attempt whose end was never measured is outside its timeout.
+        #expect(ContractProperty.outsideWindow(.nan, low: -.infinity, high: 15, early: 0, late: 1))
+        #expect(ContractProperty.outsideWindow(.infinity, low: -.infinity, high: 15, early: 0, late: 1))
+        #expect(!ContractProperty.outsideWindow(15.5, low: -.infinity, high: 15, early: 0, late: 1))
+    }
 }
