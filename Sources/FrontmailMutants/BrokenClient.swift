@@ -75,6 +75,9 @@ package struct BrokenClient: Sendable {
             name: "key-changing", summary: "sends every attempt under a fresh key", property: "same-key"
         ) { $0.transport = { KeyChangingTransport(base: $0) } },
         BrokenClient(
+            name: "key-dropping", summary: "sends every retry without its Idempotency-Key", property: "key-present"
+        ) { $0.transport = { KeyDroppingTransport(base: $0) } },
+        BrokenClient(
             name: "key-sharing", summary: "sends every request under the first send's key", property: "distinct-keys"
         ) { $0.transport = { KeySharingTransport(base: $0) } },
         BrokenClient(

@@ -132,6 +132,23 @@ package final class KeyChangingTransport: FrontmailTransport {
     }
 }
 
+/// Sends a retry without its Idempotency-Key: the first request under a key carries it, every
+/// later one under the same key goes without (a client that builds its retries' headers afresh).
+package final class KeyDroppingTransport: FrontmailTransport {
+    package let base: any FrontmailTransport
+    private let seen = Mutex<Set<String>>([])
+    package init(base: any FrontmailTransport) { self.base = base }
+    package func send(_ request: FrontmailHTTPRequest) async throws -> FrontmailHTTPResponse {
+        guard let key = request.headers["Idempotency-Key"], !seen.withLock({ $0.insert(key).inserted }) else {
+            return try await base.send(request)
+        }
+        var copy = request
+        copy.headers = FrontmailHTTPHeaders(
+            fields: request.headers.fields.filter { !FrontmailHTTPHeaders.namesEqual($0.name, "Idempotency-Key") })
+        return try await base.send(copy)
+    }
+}
+
 /// Sends every request under the key of the first it sent: every send shares one key.
 package final class KeySharingTransport: FrontmailTransport {
     package let base: any FrontmailTransport

@@ -18,10 +18,13 @@ var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
     case "--broken":
-        guard let name = arguments.popFirst(), SDKCertifyClient.brokenOnRealClock.contains(name),
-            let client = BrokenClient.named(name)
-        else {
+        guard let name = arguments.popFirst() else {
             FileHandle.standardError.write(Data("frontmail-certify-client: --broken needs a name\n\(usage)\n".utf8))
+            exit(64)
+        }
+        guard SDKCertifyClient.brokenOnRealClock.contains(name), let client = BrokenClient.named(name) else {
+            FileHandle.standardError.write(
+                Data("frontmail-certify-client: --broken '\(name.prefix(80))' is none of these\n\(usage)\n".utf8))
             exit(64)
         }
         broken = client

@@ -89,6 +89,10 @@ extension CertifyCase {
                 entry(
                     "one-email-concurrent-resets", "ten concurrent sends through resets: one email each", .oneEffect,
                     [on(FaultAction(.commitThenDrop), limit: 10, everyNth: 2)], sends: 10, concurrency: 10),
+                // After the first fourteen, so their numbers stay as they were.
+                entry(
+                    "key-on-retry-after-reset", "a key on the retry after a reset", .keyPresent,
+                    [on(FaultAction(.reset), limit: 1)]),
             ]
         case .retryAfter:
             return [

@@ -27,7 +27,8 @@ package enum SDKCertifyClient {
     /// The broken clients of explore's catalog that behave the same on the real clock (their
     /// defect is in the transport, the draw or the policy, not in virtual time).
     package static let brokenOnRealClock: Set<String> = [
-        "duplicating", "key-changing", "body-changing", "retry-after-blind", "retries-final-answers", "no-jitter",
+        "duplicating", "key-changing", "key-dropping", "body-changing", "retry-after-blind", "retries-final-answers",
+        "no-jitter",
         "equal-jitter", "one-retry-short", "one-retry-extra", "doubled-backoff", "status-token-in-url",
     ]
 

@@ -55,6 +55,7 @@ struct ExploreProperty: Sendable, Hashable {
             checked: .idempotencySends),
         ExploreProperty(
             property: .failedMeansNoEffect, violations: [.idempotencyFailWithEffect], checked: .idempotencySends),
+        ExploreProperty(property: .keyPresent, violations: [.idempotencyKeylessSends], checked: .idempotencySends),
         ExploreProperty(property: .sameKey, violations: [.idempotencyKeyChanges], checked: .idempotencySends),
         ExploreProperty(property: .distinctKeys, violations: [.idempotencyKeyCollisions], checked: .idempotencySends),
         ExploreProperty(property: .keyV4, violations: [.idempotencyKeysNotV4], checked: .idempotencySends),

@@ -94,6 +94,7 @@ public enum MetricCatalog {
             value(.idempotencyInfoWithEffect, "sends", .info, source),
             value(.idempotencyMessageIDMismatches, "sends", .mustNotGrow, source),
             value(.idempotencyKeyChanges, "sends", .mustNotGrow, source),
+            value(.idempotencyKeylessSends, "sends", .mustNotGrow, source),
             value(.idempotencyBodyChanges, "sends", .mustNotGrow, source),
             value(.idempotencyKeyCollisions, "keys", .mustNotGrow, source),
             value(.idempotencyDefects, "requests", .mustNotGrow, source),

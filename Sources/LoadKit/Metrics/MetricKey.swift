@@ -61,6 +61,7 @@ extension MetricKey {
     package static let idempotencyInfoWithEffect = MetricKey("idempotency.info_with_effect")
     package static let idempotencyMessageIDMismatches = MetricKey("idempotency.message_id_mismatches")
     package static let idempotencyKeyChanges = MetricKey("idempotency.key_changes")
+    package static let idempotencyKeylessSends = MetricKey("idempotency.keyless_sends")
     package static let idempotencyBodyChanges = MetricKey("idempotency.body_changes")
     package static let idempotencyKeyCollisions = MetricKey("idempotency.key_collisions")
     package static let idempotencyDefects = MetricKey("idempotency.defects")

@@ -20,6 +20,8 @@ struct IdempotencyProbe {
         var infoWithEffect = 0
         var mismatches = 0
         var keyChanges = 0
+        /// Sends with a request that carried no key.
+        var keyless = 0
         var bodyChanges = 0
         /// Each group's requests' keys (nil: none), for `ContractProperty.keyOwners`.
         var keys: [(send: Int, keys: [UInt32?])] = []
@@ -36,6 +38,7 @@ struct IdempotencyProbe {
             if ContractProperty.committedTwice(attempts) { duplicates += 1 }
             keyChanges += sends.filter(\.keyChanged).count
             let keyIDs = attempts.map { $0.keyID == 0 ? nil : $0.keyID }
+            if ContractProperty.missesKey(keyIDs) { keyless += 1 }
             if !grouped {
                 if ContractProperty.breaksSameKey(keyIDs) && !sends.contains(where: \.keyChanged) { keyChanges += 1 }
                 if ContractProperty.changesBody(attempts) { bodyChanges += 1 }
@@ -95,7 +98,8 @@ struct IdempotencyProbe {
             (.idempotencyDuplicates, counts.duplicates), (.idempotencyLost, counts.lost),
             (.idempotencyUnexpected, unexpected), (.idempotencyFailWithEffect, counts.failWithEffect),
             (.idempotencyInfoWithEffect, counts.infoWithEffect), (.idempotencyMessageIDMismatches, counts.mismatches),
-            (.idempotencyKeyChanges, counts.keyChanges), (.idempotencyBodyChanges, counts.bodyChanges),
+            (.idempotencyKeyChanges, counts.keyChanges), (.idempotencyKeylessSends, counts.keyless),
+            (.idempotencyBodyChanges, counts.bodyChanges),
             (.idempotencyKeyCollisions, sharedKeys.count), (.idempotencyDefects, defects),
         ]
         for (key, value) in figures { recorder.record(key, Double(value)) }

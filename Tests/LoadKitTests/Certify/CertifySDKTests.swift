@@ -52,6 +52,12 @@ struct CertifySDKTests {
             "idempotency.one-email-after-drop", "idempotency.one-email-after-late-answer",
             "idempotency.one-email-duplicate-in-progress", "idempotency.one-email-concurrent-resets",
         ],
+        "key-dropping": [
+            "idempotency.key-on-every-request", "idempotency.key-on-retry-after-reset",
+            "idempotency.same-key-after-503", "idempotency.same-key-after-reset", "idempotency.same-key-after-hang",
+            "idempotency.one-email-after-drop", "idempotency.one-email-after-late-answer",
+            "idempotency.one-email-duplicate-in-progress", "idempotency.one-email-concurrent-resets",
+        ],
         "body-changing": ["idempotency.same-body-after-503", "idempotency.same-body-after-truncation"],
         "retry-after-blind": [
             "retry-after.seconds-503", "retry-after.seconds-429", "retry-after.fraction", "retry-after.date-ahead",
