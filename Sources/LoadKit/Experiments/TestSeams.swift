@@ -36,7 +36,8 @@ struct TestSeams: Sendable {
     /// A broken scheduler, for the tests that show verdicts depend on quiescence: timers fire every
     /// that many jobs (see `Simulation.run`).
     var simulationAdvanceEvery: Int?
-    /// A wrapper around the SDK's clock on virtual time (a client that sleeps or times out wrongly).
+    /// A wrapper around the SDK's clock (a client that sleeps or times out wrongly): on virtual time,
+    /// over sockets, and in a cancellation scenario's memory soak.
     var clockWrapper: (@Sendable (any FrontmailScheduler) -> any FrontmailScheduler)?
 
     /// The client's transport: `transportWrapper` around `base`, under the Retry-After rewrite of

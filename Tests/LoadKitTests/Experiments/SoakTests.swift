@@ -57,15 +57,13 @@ struct SoakTests {
         return (outcome.status, value)
     }
 
-    /// The soak's backoff growth in a run.csv (schema_version,run_id,scenario,probe,metric,
-    /// statistic,value,unit).
+    /// The soak's backoff growth in a run.csv, read as `compare` reads one.
     static func backoffGrowth(in csv: String) -> Double? {
-        for line in csv.split(separator: "\n") {
-            let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-            guard fields.count == 8, fields[3] == "cancellation", fields[4] == "soak" else { continue }
-            if fields[5] == "backoff_growth_per_1k" { return Double(fields[6]) }
-        }
-        return nil
+        let rows = try? SummaryCSV.parse(csv).rows
+        return rows?.first {
+            $0.probe == "cancellation" && $0.metric == "soak" && $0.statistic == "backoff_growth_per_1k"
+        }?
+        .value
     }
 
     @Test(
