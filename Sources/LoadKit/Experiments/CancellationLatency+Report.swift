@@ -32,6 +32,9 @@ extension CancellationLatency {
                 for (statistic, quantile) in references {
                     recorder.record(.cancellation(name, statistic), result.reference.value(at: quantile) / 1e6)
                 }
+                for (statistic, quantile) in [(CancellationStatistic.excessP90, 0.9), (.excessMax, 1.0)] {
+                    recorder.record(.cancellation(name, statistic), result.excess.value(at: quantile) / 1e6)
+                }
             }
             for (statistic, value) in values { recorder.record(.cancellation(name, statistic), value) }
             live = max(live, Double(result.liveAfter))

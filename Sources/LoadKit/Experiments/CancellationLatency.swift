@@ -30,9 +30,12 @@ public enum CancellationLatency {
         /// Held connections the server had not seen end after `serverCloseBound`.
         public var serverCloseTimeouts = 0
         /// The same run's reference, in nanoseconds: cancel → return of a bare task waiting only for
-        /// its cancel, measured right after each SDK sample under the same load (what the machine's
-        /// scheduling alone costs; relative thresholds divide by it).
+        /// its cancel, cancelled with each SDK sample right after its send (what the machine's
+        /// scheduling alone cost at that instant; relative thresholds divide by it).
         public var reference = Histogram()
+        /// Per SDK sample, in nanoseconds: its cancel → thrown beyond its reference's (0 when the
+        /// reference took longer): the SDK's own share of the latency.
+        public var excess = Histogram()
         /// Errors by code (`aborted` for the SDK; `cancelled` for the baseline; `ok` if it finished first).
         public var codes: [String: Int] = [:]
         /// Attempts the SDK started after the cancel (its own events, its own clock; must be 0).
@@ -232,6 +235,7 @@ public enum CancellationLatency {
         let before = core.ledger.count
         let backoffsBefore = rig.observer.count
         let send = rig.send
+        let twin = rig.kind == .sdk ? try await ReferenceTwin.start(core) : nil
         let measured = Task { () -> (String, Double) in
             let code = await send(key)
             return (code, core.now())
@@ -244,22 +248,28 @@ public enum CancellationLatency {
                 delay: delay)
         } catch {
             measured.cancel()
+            twin?.task.cancel()
             _ = await measured.value
             throw WaitTimedOut.adding(serverOf: rig.harness, to: error)
         }
         let cancelledAt = core.now()
         measured.cancel()
+        twin?.task.cancel()
         // Read after the cancel is requested, so an attempt begun just before `cancel()` (in the
         // `random` phase, say) does not count as one begun after it.
         let cancelledOnSDKClock = SystemClock().now()
         let (code, thrownAt) = await measured.value
         result.latency.record(thrownAt - cancelledAt, scale: 1e9)
+        if let twin {
+            let reference = await twin.latency(since: cancelledAt)
+            result.reference.record(reference, scale: 1e9)
+            result.excess.record(max(0, thrownAt - cancelledAt - reference), scale: 1e9)
+        }
         result.codes[code, default: 0] += 1
         let records = (before..<core.ledger.count).map { (index: $0, record: core.ledger.record($0)) }
         let ours = records.filter { core.ledger.key($0.record.keyID) == key }
         result.arrivalsAfterCancel += ours.filter { $0.record.arrival > cancelledAt }.count
         result.attemptsAfterCancel += rig.observer.attemptStarts(key).filter { $0 > cancelledOnSDKClock }.count
-        if rig.kind == .sdk { result.reference.record(try await referenceLatency(core), scale: 1e9) }
         // The attempt the server held at the cancel (a request arriving later is not it).
         if phase == .inFlight || phase == .slowBody, let held = ours.last(where: { $0.record.arrival <= cancelledAt }) {
             try await recordServerClose(

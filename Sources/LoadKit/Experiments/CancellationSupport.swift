@@ -75,19 +75,36 @@ func waitUntil(
 }
 
 extension CancellationLatency {
-    /// Cancel → return of a task that waits for nothing but its cancel, in seconds: the reference
-    /// an SDK sample is compared with, taken under the same load right after it.
-    static func referenceLatency(_ core: FakeFrontmailCore) async throws -> Double {
-        let entered = Atomic(false)
-        let waiting = Task { () -> Double in
-            entered.store(true, ordering: .releasing)
-            try? await waitUntilCancelled()
-            return core.now()
+    /// A task that waits for nothing but its cancel, started before an SDK sample and cancelled
+    /// right after the sample's send: its cancel → return is what the machine's scheduling alone
+    /// cost at that instant (the same load, the sample's attempt still held), the reference the
+    /// sample is compared with.
+    struct ReferenceTwin {
+        let task: Task<Double, Never>
+
+        /// Started and waiting (a twin that never starts ends the experiment, as a stalled sample does).
+        static func start(_ core: FakeFrontmailCore) async throws -> ReferenceTwin {
+            let entered = Atomic(false)
+            let task = Task { () -> Double in
+                entered.store(true, ordering: .releasing)
+                try? await waitUntilCancelled()
+                return core.now()
+            }
+            do {
+                try await waitUntil(timeout: stallLimit, "the reference task to start") {
+                    entered.load(ordering: .acquiring)
+                }
+            } catch {
+                task.cancel()
+                throw error
+            }
+            return ReferenceTwin(task: task)
         }
-        try await waitUntil(timeout: stallLimit, "the reference task to start") { entered.load(ordering: .acquiring) }
-        let cancelledAt = core.now()
-        waiting.cancel()
-        return await waiting.value - cancelledAt
+
+        /// Cancel → return, in seconds, for a twin cancelled right after `cancelledAt`.
+        func latency(since cancelledAt: Double) async -> Double {
+            await task.value - cancelledAt
+        }
     }
 
     /// Where the soak's sends are when they are cancelled.

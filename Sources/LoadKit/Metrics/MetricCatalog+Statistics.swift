@@ -7,7 +7,7 @@ extension CancellationStatistic {
         case .finishedBeforeCancel, .backgroundLoad: return "sends"
         case .attemptsAfterCancel: return "attempts"
         case .serverRetriesAfterCancel, .arrivalsAfterCancel: return "requests"
-        case .serverCloseP50, .referenceP50, .referenceP99, .referenceMax: return "ms"
+        case .serverCloseP50, .referenceP50, .referenceP99, .referenceMax, .excessP90, .excessMax: return "ms"
         case .residentGrowth: return "KiB"
         case .wallSeconds, .clientCPUSeconds, .serverCPUSeconds: return "s"
         case .connectionsOpened, .connectionsActive: return "connections"
@@ -23,8 +23,9 @@ extension CancellationStatistic {
         }
     }
 
-    /// The reference client's latency, measured beside the SDK's (not in the baseline's cells).
-    var isReference: Bool { [.referenceP50, .referenceP99, .referenceMax].contains(self) }
+    /// The reference task's latency, measured beside the SDK's, and the SDK's excess over it (not in
+    /// the baseline's cells).
+    var isReference: Bool { [.referenceP50, .referenceP99, .referenceMax, .excessP90, .excessMax].contains(self) }
 }
 
 /// The cells of the cancellation experiment: the SDK's (`<phase>.<idle|load>`) and the raw

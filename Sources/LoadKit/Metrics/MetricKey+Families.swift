@@ -23,6 +23,8 @@ package enum CancellationStatistic: String, CaseIterable, Sendable {
     case referenceP50 = "reference_p50"
     case referenceP99 = "reference_p99"
     case referenceMax = "reference_max"
+    case excessP90 = "excess_p90"
+    case excessMax = "excess_max"
     case wallSeconds = "wall_s"
     case clientCPUSeconds = "client_cpu_s"
     case serverCPUSeconds = "server_cpu_s"

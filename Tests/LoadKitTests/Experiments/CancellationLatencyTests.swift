@@ -60,6 +60,8 @@ struct CancellationLatencyTests {
         for ms in [0.1, 0.2, 0.3, 0.4] { idle.latency.record(ms / 1000, scale: 1e9) }
         idle.codes = ["aborted": 3, "ok": 1]
         idle.liveAfter = 2
+        for ms in [0.01, 0.01, 0.02, 0.02] { idle.reference.record(ms / 1000, scale: 1e9) }
+        for ms in [0.09, 0.19, 0.28, 0.38] { idle.excess.record(ms / 1000, scale: 1e9) }
         var raw = CancellationLatency.Result(client: .rawURLSession, phase: .inFlight, backgroundLoad: 64)
         raw.latency.record(0.01, scale: 1e9)
         raw.codes = ["cancelled": 1]
@@ -67,6 +69,11 @@ struct CancellationLatencyTests {
         #expect(metrics["cancellation.inFlight.idle.aborted_ratio"] == 1)
         #expect(metrics["cancellation.inFlight.idle.finished_before_cancel"] == 1)
         #expect(abs(metrics["cancellation.inFlight.idle.max"]! - 0.4) < 0.001)
+        #expect(abs(metrics["cancellation.inFlight.idle.excess_max"]! - 0.38) < 0.001)
+        #expect(abs(metrics["cancellation.inFlight.idle.excess_p90"]! - 0.38) < 0.001)
+        #expect(abs(metrics["cancellation.inFlight.idle.reference_max"]! - 0.02) < 0.001)
+        // The baseline has no reference: no reference or excess figures for it.
+        #expect(metrics["cancellation.raw_urlsession.inFlight.load.excess_p90"] == nil)
         #expect(metrics["cancellation.raw_urlsession.inFlight.load.aborted_ratio"] == 1)
         #expect(metrics["cancellation.raw_urlsession.inFlight.load.background_load"] == 64)
         #expect(metrics["cancellation.live_requests_after"] == 2)
@@ -81,6 +88,9 @@ struct CancellationLatencyTests {
         #expect(results.map(\.phase) == [.beforeFirstAttempt, .inFlight, .backoff])
         for result in results {
             #expect(result.latency.count == 5)
+            // One reference per sample, cancelled with it; the excess never exceeds the latency.
+            #expect(result.reference.count == 5 && result.excess.count == 5)
+            #expect(result.excess.value(at: 1) <= result.latency.value(at: 1))
             #expect(result.codes == ["aborted": 5], "\(result.phase)")
             #expect(result.attemptsAfterCancel == 0)
             if result.phase == .beforeFirstAttempt {

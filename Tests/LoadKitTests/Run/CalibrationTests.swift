@@ -132,5 +132,18 @@ struct CalibrationTests {
             makeScenario(Self.cancellation.replacingOccurrences(of: "\"samples\": 8", with: "\"samples\": 3")))
         #expect(Self.judgedByItsOwnReference(slow), "\(slow.verdictLine)")
         #expect((slow.metrics["cancellation.inFlight.idle.p50"] ?? 0) >= 6000)
+        // Each sample's excess is its latency less its own reference, so a 6 s linger leaves at
+        // least 6 s less the largest reference (the full run's `excess_p90 <= 1` then fails it).
+        for cell in ["idle", "load"] {
+            let excess = slow.metrics["cancellation.inFlight.\(cell).excess_p90"] ?? 0
+            let reference = slow.metrics["cancellation.inFlight.\(cell).reference_max"] ?? .infinity
+            #expect(excess >= 6000 - reference, "\(cell): excess p90 \(excess) ms, reference max \(reference) ms")
+        }
+        // And the correct SDK's excess is at most its latency (never a figure of its own making).
+        for cell in ["idle", "load"] {
+            let excess = correct.metrics["cancellation.inFlight.\(cell).excess_max"] ?? .nan
+            let latency = correct.metrics["cancellation.inFlight.\(cell).max"] ?? .nan
+            #expect(excess <= latency, "\(cell): excess max \(excess) ms, max \(latency) ms")
+        }
     }
 }
