@@ -59,6 +59,24 @@ struct InterleavedTests {
         #expect(!zip(zip(slices, slices.dropFirst()), slices.dropFirst(2)).contains { $0.0 == $0.1 && $0.1 == $1 })
     }
 
+    @Test("a first call that pays a one-time cost does not size the batch")
+    func coldFirstCall() async {
+        let clock = ManualClock()
+        var calls = 0
+        // The first call costs 1 ms (ten slices), every later one 1 µs, as a table built on first use.
+        let cold = Workload("cold") {
+            calls += 1
+            clock.advance(calls == 1 ? 1_000_000 : 1_000)
+        }
+        let result = await Self.runner(clock).measure(group: "g", [cold, clock.workload("steady", costing: 1_000)])
+        // Sized from the first call, each slice would be one operation; warmed up first, it is a
+        // slice's worth (100 µs of 1 µs calls), as the steady workload's.
+        let operations = result.result("cold")?.operations ?? 0
+        #expect(operations == result.result("steady")?.operations)
+        #expect(operations >= 9 * 10 * 100)
+        #expect(result.ratio("cold", against: "steady").value == 1)
+    }
+
     @Test("a slice the scheduler interrupted does not move the figure")
     func interruptedSlices() async {
         let clock = ManualClock()
