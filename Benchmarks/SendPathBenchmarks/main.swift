@@ -41,6 +41,19 @@ if let profile = runner.profile, profile.hasPrefix("urlsession/"),
         Data("SendPathBenchmarks: --profile \(profile): urlsession/raw or urlsession/sdk\n".utf8))
     exit(64)
 }
+// The closed-loop scenario is read first: a missing or bad file stops the run before a minute of
+// measurements, with the file and the reason (not a crash at the end).
+let closedLoopFile = arguments.value("closed-loop") ?? "scenarios/closed-loop-at-scale.json"
+let closedLoopScenario: Scenario
+do {
+    closedLoopScenario = try Scenario.load(file: closedLoopFile)
+} catch {
+    FileHandle.standardError.write(
+        Data(
+            "SendPathBenchmarks: \(error) (run it from the package's folder, or pass --closed-loop SCENARIO.json)\n"
+                .utf8))
+    exit(64)
+}
 
 /// Answers every request with the same 202: the SDK's own cost, nothing else.
 struct CannedTransport: FrontmailTransport {
@@ -212,8 +225,8 @@ struct ClosedLoop {
     var passed: Bool
     var sends: Int
 }
-func measureClosedLoop(file: String) async throws -> ClosedLoop {
-    var scenario = try Scenario.load(file: file)
+func measureClosedLoop(_ loaded: Scenario) async throws -> ClosedLoop {
+    var scenario = loaded
     if quick { scenario = scenario.quickened() }
     let result = try await ScenarioRunner(outputFolder: nil, runID: RunID.make(), progress: false).run(scenario)
     let concurrency = scenario.load.concurrency
@@ -229,8 +242,7 @@ func measureClosedLoop(file: String) async throws -> ClosedLoop {
         suite: try result.metrics.required(.sendThroughput), core: core, passed: result.passed,
         sends: Int(try result.metrics.required(.sendSends)))
 }
-let closedLoop = try await measureClosedLoop(
-    file: arguments.value("closed-loop") ?? "scenarios/closed-loop-at-scale.json")
+let closedLoop = try await measureClosedLoop(closedLoopScenario)
 var closedLoopRows = SummaryBuilder(scenario: "send_path")
 closedLoopRows.add("closed_loop", "suite", "sends_per_s", closedLoop.suite, "sends/s")
 closedLoopRows.add("closed_loop", "in_process_core", "sends_per_s", closedLoop.core, "sends/s")
