@@ -26,14 +26,13 @@ extension CancellationLatency {
                 (.connectionsActive, result.connectionsActive),
             ]
             if result.reference.count > 0 {
-                let references: [(CancellationStatistic, Double)] = [
-                    (.referenceP50, 0.5), (.referenceP99, 0.99), (.referenceMax, 1.0),
+                let beside: [(CancellationStatistic, Histogram, Double)] = [
+                    (.referenceP50, result.reference, 0.5), (.referenceP99, result.reference, 0.99),
+                    (.referenceMax, result.reference, 1.0), (.excessP90, result.excess, 0.9),
+                    (.excessMax, result.excess, 1.0),
                 ]
-                for (statistic, quantile) in references {
-                    recorder.record(.cancellation(name, statistic), result.reference.value(at: quantile) / 1e6)
-                }
-                for (statistic, quantile) in [(CancellationStatistic.excessP90, 0.9), (.excessMax, 1.0)] {
-                    recorder.record(.cancellation(name, statistic), result.excess.value(at: quantile) / 1e6)
+                for (statistic, histogram, quantile) in beside {
+                    recorder.record(.cancellation(name, statistic), histogram.value(at: quantile) / 1e6)
                 }
             }
             for (statistic, value) in values { recorder.record(.cancellation(name, statistic), value) }

@@ -14,8 +14,8 @@ extension MetricCatalog {
                     statistic: statistic.rawValue))
         }
         list += histogram(.cancellation(raw), "ms", .cancellation, names: Set(statistics), policy: .info)
-        // The baseline's cells report what the SDK's do but the reference, measured beside the SDK's.
-        for statistic in CancellationStatistic.allCases where !statistic.isReference {
+        // The baseline's cells report what the SDK's do but the reference and the excess, measured beside the SDK's.
+        for statistic in CancellationStatistic.allCases where !statistic.isSDKCellOnly {
             list.append(
                 value(
                     .cancellation(raw, statistic), statistic.unit, .info, .cancellation, statistic: statistic.rawValue))

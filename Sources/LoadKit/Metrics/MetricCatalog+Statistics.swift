@@ -23,9 +23,9 @@ extension CancellationStatistic {
         }
     }
 
-    /// The reference task's latency, measured beside the SDK's, and the SDK's excess over it (not in
-    /// the baseline's cells).
-    var isReference: Bool { [.referenceP50, .referenceP99, .referenceMax, .excessP90, .excessMax].contains(self) }
+    /// Measured beside the SDK's samples only (the reference task's latency and the SDK's excess
+    /// over it): not in the baseline's cells.
+    var isSDKCellOnly: Bool { [.referenceP50, .referenceP99, .referenceMax, .excessP90, .excessMax].contains(self) }
 }
 
 /// The cells of the cancellation experiment: the SDK's (`<phase>.<idle|load>`) and the raw
