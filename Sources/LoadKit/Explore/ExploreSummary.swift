@@ -113,6 +113,9 @@ package struct ExploreSummary: Sendable {
             for failure in found where failure.property == name {
                 guard let file = failure.file else { continue }
                 lines.append("  replay: " + failure.replayCommand(file: file, broken: options.broken))
+                if failure.original.evidence != nil {
+                    lines.append("  the run that found it: " + Found.tracePath(file))
+                }
             }
         }
         let test = pooled ?? realized.test()

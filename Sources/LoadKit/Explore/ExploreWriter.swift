@@ -11,7 +11,8 @@ import Simulator
 
 /// Files an exploration's results: `ROOT/<run>-explore/explore.csv` (one row per property and per
 /// decision point), `explore.html` (the same on a page, with each failure's replay command) and
-/// each distinct failure as a scenario file, `found/<property>-<n>.json`, which `run` replays.
+/// each distinct failure as a scenario file, `found/<property>-<n>.json`, which `run` replays (over
+/// sockets with `found/<property>-<n>.trace.txt` beside it: every send of the run that found it).
 package struct ExploreWriter {
     package let folder: URL
     package let runID: String
@@ -39,6 +40,14 @@ package struct ExploreWriter {
             let text = failure.fileText(name: name, path: file.path, broken: summary.options.broken)
             try OutputFile.write(Data(text.utf8), to: file)
             summary.found[index].file = file.path
+            // Over sockets, the run that found it as both sides saw it: a replay on the real clock
+            // may pass, and this is then the only record of what happened.
+            if let evidence = failure.original.evidence {
+                let traces = URL(fileURLWithPath: Found.tracePath(file.path))
+                let heading =
+                    "case \(failure.original.index) (seed \(failure.original.drawn.seed)) as explore first ran it; it broke \(failure.original.broken.joined(separator: ", "))\n"
+                try OutputFile.write(Data((heading + evidence).utf8), to: traces)
+            }
         }
         try OutputFile.write(Data(summary.csv.utf8), to: folder.appendingPathComponent("explore.csv"))
         try OutputFile.write(
@@ -47,6 +56,11 @@ package struct ExploreWriter {
 }
 
 extension Found {
+    /// Where the traces of the run that found a failure go, beside its file.
+    static func tracePath(_ file: String) -> String {
+        (file.hasSuffix(".json") ? String(file.dropLast(5)) : file) + ".trace.txt"
+    }
+
     /// The shrunk case as a scenario file that fails the property's checks when `run` replays it.
     func fileText(name: String, path: String, broken: BrokenClient?) -> String {
         let property = ExploreProperty.all.first { $0.name == self.property }

@@ -48,6 +48,9 @@ package struct Explorer: Sendable {
         var reached: [DecisionPoint: Int] = [:]
         var sends = 0
         var error: String?
+        /// Over sockets, a case that broke a property: every send's trace as the server and the
+        /// client saw it in this run (on the real clock a replay may not fail again).
+        var evidence: String?
 
         /// The properties this case broke, in the catalog's order.
         var broken: [String] {
@@ -226,6 +229,9 @@ package struct Explorer: Sendable {
                 }
             }
             if measurement.interrupted, !Task.isCancelled { outcome.error = "the run ended before its sends did" }
+            if drawn.overSockets, !outcome.broken.isEmpty, let history = measurement.history {
+                outcome.evidence = SendTrace.all(history: history, ledger: measurement.ledger)
+            }
         } catch {
             outcome.error = "\(error)"
         }

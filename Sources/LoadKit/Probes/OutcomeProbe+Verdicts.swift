@@ -53,10 +53,15 @@ extension OutcomeProbe {
             // waited in URLSession's queue before the server saw it): an answer the client says it
             // never saw decides nothing. Where libcurl resent a request (after a close or a reset)
             // the attempts do not line up; a resend with neither is judged as the server saw it.
-            guard statuses.count == served.count else {
-                return ends == true && OutcomeProbe.transportResends(served, scenario) > 0 ? nil : ends
-            }
-            return statuses[index] == 0 ? nil : ends
+            if statuses.count == served.count { return statuses[index] == 0 ? nil : ends }
+            if OutcomeProbe.transportResends(served, scenario) > 0 { return ends == true ? nil : ends }
+            // More attempts than requests: some never left URLSession's queue before the client's
+            // deadline (a session busy delivering large answers), so request `index` was one of the
+            // client's attempts `index` to `index + lost`, in order. An answer decides only if the
+            // client saw one for some attempt among those.
+            let lost = statuses.count - served.count
+            guard lost > 0, index + lost < statuses.count else { return ends }
+            return statuses[index...(index + lost)].allSatisfy { $0 == 0 } ? nil : ends
         }
 
         /// Each send's requests against its attempts and the contract (sends that share a bench id

@@ -166,6 +166,21 @@ struct SocketExploreTests {
         let text = found.fileText(name: "found-1", path: "found/found-1.json", broken: nil)
         let scenario = try Scenario.load(data: Data(text.utf8), file: "found-1.json")
         #expect(scenario.transport == .socket && scenario.clock == .real)
+        // The run that found it, as both sides saw it, is kept: a real-clock replay may pass.
+        let evidence = try #require(found.original.evidence)
+        #expect(evidence.contains("trace of send 0:") && evidence.contains("client saw: "), "\(evidence)")
+        #expect(evidence.contains("server attempt 2:"), "\(evidence)")
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("evidence-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        var written = summary
+        try ExploreWriter.claim(root: root, runID: "t").write(&written)
+        let file = try #require(written.found.first { $0.property == "same-key" }?.file)
+        let traces = try String(contentsOfFile: Found.tracePath(file), encoding: .utf8)
+        #expect(
+            traces.hasPrefix("case \(found.original.index) (seed \(found.original.drawn.seed)) as explore first ran it")
+        )
+        #expect(traces.contains(evidence))
+        #expect(written.verdictLines.contains("  the run that found it: " + Found.tracePath(file)))
     }
 
     @Test("a client that never arms its attempt timeout hangs on a hung request: a hang naming the open sends")

@@ -68,7 +68,7 @@ struct LedgerBuilder {
     func request(
         sendID: Int64, key: String? = "k", arrival: Double = 0, finished: Double = 0.001, status: UInt16 = 202,
         effect: Bool = false, message: UInt32 = 0, retryAfter: Double = .nan, fingerprint: UInt64 = 1,
-        endpoint: Endpoint = .send, defects: LedgerDefects = []
+        endpoint: Endpoint = .send, defects: LedgerDefects = [], rule: Int16 = -1, action: LedgerAction = .served
     ) -> Int {
         let (index, _) = ledger.append(
             { record in
@@ -82,6 +82,8 @@ struct LedgerBuilder {
             record.effect = effect
             record.message = message
             record.retryAfter = retryAfter
+            record.rule = rule
+            record.action = action
         }
         return index
     }
