@@ -21,7 +21,8 @@ struct HostileClientTests {
         let client = try RawClient(port: server.port)
         defer { client.close() }
         client.send(publicConfig)
-        #expect(await client.read().hasPrefix("HTTP/1.1 200"))
+        let answer = await client.read()
+        #expect(answer.hasPrefix("HTTP/1.1 200"), "answer: \(answer.prefix(300).debugDescription)")
         #expect(server.stats.bufferedInputBytes == 0)
     }
 
@@ -138,6 +139,58 @@ struct HostileClientTests {
         ours.send(Self.publicConfig.replacingOccurrences(of: "GET /v1/", with: "GET /fm-test/v1/"))
         #expect(await ours.read().hasPrefix("HTTP/1.1 200"))
         #expect(core.ledger.count == 1)
+    }
+
+    /// Starts `/bin/sleep 30` with posix_spawn and no file actions: it inherits every descriptor
+    /// of this process that is not close-on-exec. Returns its pid (killed by `reap`).
+    static func spawnSleeper() throws -> pid_t {
+        var pid: pid_t = 0
+        let words: [String] = ["/bin/sleep", "30"]
+        let arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        defer { for argument in arguments { free(argument) } }
+        let spawned = posix_spawn(&pid, "/bin/sleep", nil, nil, arguments, environ)
+        guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO) }
+        return pid
+    }
+
+    static func reap(_ pid: pid_t) {
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        _ = waitpid(pid, &status, 0)
+    }
+
+    /// Whether a plain listener can take `port` on 127.0.0.1 now.
+    static func portIsFree(_ port: Int) -> Bool {
+        guard let (fd, _) = try? Socket.listen(host: "127.0.0.1", port: port, reusePort: false) else { return false }
+        _ = Glibc.close(fd)
+        return true
+    }
+
+    @Test("a child started while the server runs does not keep its port after shutdown")
+    func childDoesNotInheritTheListener() throws {
+        let server = try FakeFrontmailServer(core: FakeFrontmailCore())
+        let child = try Self.spawnSleeper()
+        defer { Self.reap(child) }
+        server.shutdown()
+        #expect(Self.portIsFree(server.port), "the child holds port \(server.port)")
+        // The check itself: a listener that is not close-on-exec stays open in the child.
+        let inherited = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(inherited, $0, length) == 0 && Glibc.listen(inherited, 8) == 0
+                    && getsockname(inherited, $0, &length) == 0
+            }
+        }
+        try #require(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let holder = try Self.spawnSleeper()
+        defer { Self.reap(holder) }
+        _ = Glibc.close(inherited)
+        #expect(!Self.portIsFree(port), "a listener without close-on-exec was not held by the child")
     }
 
     @Test("a second server on a port in use is refused unless both ask to share the port")

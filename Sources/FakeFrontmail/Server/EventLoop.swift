@@ -100,6 +100,7 @@ final class EventLoop: @unchecked Sendable {
         self.poller = try Poller()
         var pipeFDs: [Int32] = [0, 0]
         guard pipe(&pipeFDs) == 0 else { throw SocketError(operation: "pipe", code: errno) }
+        for end in pipeFDs { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         wakeRead = pipeFDs[0]
         wakeWrite = pipeFDs[1]
         spareDescriptor = open("/dev/null", O_RDONLY | O_CLOEXEC)

@@ -22,6 +22,9 @@ enum ChildProcess {
     )? {
         var pipeFDs: [Int32] = [0, 0]
         guard pipe(&pipeFDs) == 0 else { return nil }
+        // Close-on-exec: a child started beside this one must not hold this one's pipe (its
+        // reader would never see the end); posix_spawn's dup2 below clears it on the child's copy.
+        for end in pipeFDs { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         var errorFDs: [Int32] = [-1, -1]
         if captureStderr {
             guard pipe(&errorFDs) == 0 else {
@@ -29,6 +32,7 @@ enum ChildProcess {
                 close(pipeFDs[1])
                 return nil
             }
+            for end in errorFDs { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
