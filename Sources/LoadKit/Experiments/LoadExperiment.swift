@@ -22,6 +22,9 @@ struct LoadExperiment {
     /// On virtual time: how long (real seconds) a run whose every task waits with nothing timed
     /// may wait for a job from outside before it is called deadlocked (`Simulation.run`).
     var stallGrace: TimeInterval = 2
+    /// Whether the results folder's files (histograms, samples, the time series) are rendered: an
+    /// explored case keeps its figures only.
+    var rendersFiles = true
 
     init(scenario: Scenario, progress: Bool) {
         self.scenario = scenario
@@ -89,7 +92,8 @@ struct LoadExperiment {
 
     private func runLoad(_ scenario: Scenario) async throws -> Measurement {
         let observed = try await observe(scenario, shard: .whole)
-        let measurement = await offThePool(observed) { Measurement.judging(scenario, $0) }
+        let files = rendersFiles
+        let measurement = await offThePool(observed) { Measurement.judging(scenario, $0, files: files) }
         if progress { measurement.notes.forEach(printError) }
         return measurement
     }

@@ -198,6 +198,7 @@ package struct Explorer: Sendable {
             var experiment = LoadExperiment(scenario: scenario, progress: false)
             if let broken = options.broken { broken.apply(to: &experiment.seams) }
             experiment.schedule = schedule
+            experiment.rendersFiles = false
             // Nothing of a generated case comes from outside its simulation, so a run whose every
             // task waits with nothing timed is deadlocked at once, not after the 2 s a run of
             // `run` gives a wake-up from outside (a deadlocked case costs 0.25 s, not 2).

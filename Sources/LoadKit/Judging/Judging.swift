@@ -8,8 +8,9 @@ import Foundation
 
 extension Measurement {
     /// The probes', the time series' and the run's figures of an observed load (one process's, or
-    /// the shards' merged): every verdict comes from here.
-    static func judging(_ scenario: Scenario, _ observed: LoadObservation) -> Measurement {
+    /// the shards' merged): every verdict comes from here. `files`: whether the results folder's
+    /// files are rendered too (not for an explored case, which keeps figures only).
+    static func judging(_ scenario: Scenario, _ observed: LoadObservation, files: Bool = true) -> Measurement {
         let ledger = observed.ledger ?? AttemptLedger()
         var measurement = Measurement()
         measurement.history = observed.history
@@ -18,13 +19,13 @@ extension Measurement {
         measurement.elapsed = observed.elapsed
         measurement.simulation = observed.simulation
         let probes = ProbeSet.run(
-            scenario, history: observed.history, ledger: LedgerIndex(ledger), elapsed: observed.elapsed)
+            scenario, history: observed.history, ledger: LedgerIndex(ledger), elapsed: observed.elapsed, files: files)
         measurement.rows = probes.rows
         measurement.metrics = probes.metrics
         measurement.files = probes.files
         measurement.effects = probes.effects
         measurement.notes = probes.notes
-        measurement.addTimeSeries(scenario, observed, ledger: ledger)
+        measurement.addTimeSeries(scenario, observed, ledger: ledger, file: files)
         if let payload = observed.payload {
             var recorder = MetricRecorder(scenario: scenario.name)
             recorder.record(.payloadChecked, Double(payload.checked))
@@ -41,14 +42,14 @@ extension Measurement {
 
     /// `timeseries.csv` and the `timeseries.*` figures of every load, and the verdict of a
     /// `metastability` section.
-    mutating func addTimeSeries(_ scenario: Scenario, _ observed: LoadObservation, ledger: AttemptLedger) {
+    mutating func addTimeSeries(_ scenario: Scenario, _ observed: LoadObservation, ledger: AttemptLedger, file: Bool) {
         let history = observed.history
         let series = TimeSeries(
             TimeSeries.Input(
                 width: scenario.timeScale, records: history.records, ledger: ledger.records,
                 attemptBuckets: history.attemptBuckets, capacity: observed.capacity,
                 model: scenario.scaledPlan.capacity, end: observed.end))
-        files[.timeseries] = series.csv
+        if file { files[.timeseries] = series.csv }
         let summary = series.summary(scenario: scenario.name)
         rows += summary.rows
         metrics.merge(summary.metrics) { $1 }

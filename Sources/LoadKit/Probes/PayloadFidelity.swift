@@ -16,6 +16,10 @@ final class PayloadFidelity: Sendable {
 
     private let turnstile: ClientSettings.TurnstileSettings?
     private let state = Mutex(Figures())
+    /// The judgement of each body already judged: it depends on the bytes alone, and a retry
+    /// carries its first attempt's bytes, so it is parsed once (at most `rememberedBodies` kept).
+    private let judged = Mutex([[UInt8]: String?]())
+    static let rememberedBodies = 4_096
 
     init(_ scenario: Scenario) {
         turnstile = scenario.client.turnstile
@@ -25,7 +29,16 @@ final class PayloadFidelity: Sendable {
 
     /// Judges one request the server received (sends only; the fake calls it for each).
     func inspect(_ request: ServerRequest) {
-        let difference = difference(request.body)
+        let difference: String?
+        if let known = judged.withLock({ $0[request.body] }) {
+            difference = known
+        } else {
+            difference = self.difference(request.body)
+            judged.withLock { judged in
+                if judged.count >= Self.rememberedBodies { judged.removeAll(keepingCapacity: true) }
+                judged[request.body] = difference
+            }
+        }
         state.withLock { figures in
             figures.checked += 1
             if let difference {

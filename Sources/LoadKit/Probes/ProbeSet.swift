@@ -13,13 +13,19 @@ enum ProbeSet {
         var notes: [String] = []
     }
 
-    static func run(_ scenario: Scenario, history: History, ledger: LedgerIndex, elapsed: Double) -> Output {
+    /// `files`: whether the probes' files are rendered (a run's results folder holds them; an
+    /// explored case's figures are all it keeps).
+    static func run(
+        _ scenario: Scenario, history: History, ledger: LedgerIndex, elapsed: Double, files: Bool = true
+    ) -> Output {
         var output = Output()
         if scenario.probes.contains(.outcome) {
             let probe = OutcomeProbe(scenario: scenario, history: history, ledger: ledger, elapsed: elapsed)
             output.add(probe.rows, probe.metrics)
-            output.files[.latencyHistogram] = probe.latencyCSV()
-            output.files[.latencyHgrm] = HgrmWriter.render(probe.latency, divisor: 1e6)
+            if files {
+                output.files[.latencyHistogram] = probe.latencyCSV()
+                output.files[.latencyHgrm] = HgrmWriter.render(probe.latency, divisor: 1e6)
+            }
         }
         if scenario.probes.contains(.idempotency) {
             let probe = IdempotencyProbe(scenario: scenario, history: history, ledger: ledger)
@@ -29,8 +35,10 @@ enum ProbeSet {
         if scenario.probes.contains(.jitter) {
             let probe = JitterProbe(scenario: scenario, history: history, ledger: ledger)
             output.add(probe.rows, probe.metrics)
-            output.files[.jitterSamples] = probe.samplesCSV()
-            output.files[.jitterHistogram] = probe.histogramCSV()
+            if files {
+                output.files[.jitterSamples] = probe.samplesCSV()
+                output.files[.jitterHistogram] = probe.histogramCSV()
+            }
         }
         if BudgetReplay.applies(to: scenario) {
             let replay = BudgetReplay(scenario: scenario, ledger: ledger)

@@ -73,6 +73,7 @@ package struct TuneRunner {
                         let scenario = job.scenario.onVirtualTime()
                         var experiment = LoadExperiment(scenario: scenario, progress: false)
                         experiment.seams = seams
+                        experiment.rendersFiles = false
                         let measurement = try await experiment.run()
                         let figures = try RunFigures(measurement, timeScale: scenario.timeScale)
                         return (job.cell, job.seed, figures.interrupted ? nil : figures)

@@ -69,4 +69,23 @@ struct PayloadFidelityTests {
         #expect(Self.intended.difference(Self.body("")) != nil)
         #expect(Self.intended.difference(Array("{".utf8))?.hasPrefix("the body is not JSON") == true)
     }
+
+    @Test("a body judged before is judged the same again: every request counts, a mismatch each time")
+    func repeatedBodies() {
+        let fidelity = PayloadFidelity(
+            try! makeScenario(
+                #"{"name": "f", "payload": "fidelity", "load": {"type": "closed", "concurrency": 1, "sends": 1}}"#))
+        let bad = ServerRequest(method: "POST", path: "/v1/send", body: Array("[]".utf8))
+        let broken = ServerRequest(method: "POST", path: "/v1/send", body: Array("{".utf8))
+        for request in [bad, bad, broken, bad] { fidelity.inspect(request) }
+        #expect(fidelity.figures.checked == 4 && fidelity.figures.mismatches == 4)
+        #expect(fidelity.figures.first == "template_params.bench_send_id is missing or not an integer")
+        // Past the bodies it remembers, it forgets them all and judges them afresh, the same way.
+        for index in 0...PayloadFidelity.rememberedBodies {
+            fidelity.inspect(ServerRequest(method: "POST", path: "/v1/send", body: Array("[\(index)]".utf8)))
+        }
+        fidelity.inspect(bad)
+        #expect(fidelity.figures.checked == 4 + PayloadFidelity.rememberedBodies + 2)
+        #expect(fidelity.figures.mismatches == fidelity.figures.checked)
+    }
 }

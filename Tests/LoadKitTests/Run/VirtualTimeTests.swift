@@ -119,6 +119,24 @@ struct VirtualTimeTests {
         #expect(summaries[0].count > 50)
     }
 
+    @Test("a load that renders no files (explore's, tune's) gives the same figures and rows as one that does")
+    func figuresWithoutFiles() async throws {
+        let scenario = try Self.scenario(Self.busy).onVirtualTime()
+        var measurements: [LoadKit.Measurement] = []
+        for renders in [true, false] {
+            var experiment = LoadExperiment(scenario: scenario, progress: false)
+            experiment.rendersFiles = renders
+            measurements.append(try await experiment.run())
+        }
+        #expect(measurements[0].files[.timeseries] != nil && measurements[0].files[.jitterSamples] != nil)
+        #expect(measurements[1].files.isEmpty, "\(measurements[1].files.keys)")
+        let wall = { (rows: [SummaryRow]) in rows.filter { !$0.metric.hasPrefix("wall_") && $0.probe != "run" } }
+        #expect(wall(measurements[0].rows) == wall(measurements[1].rows))
+        let figures = measurements.map { $0.metrics.filter { !$0.key.hasPrefix("run.") } }
+        #expect(figures[0] == figures[1])
+        #expect((figures[0]["send.failed"] ?? 0) > 0)
+    }
+
     @Test("random and pct schedules: the same seed gives the same ledger byte for byte, another order than fifo's")
     func scheduledBytes() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("schedule-\(UUID().uuidString)")
