@@ -18,7 +18,7 @@ final class PayloadFidelity: Sendable {
     private let state = Mutex(Figures())
     /// The judgement of each body already judged: it depends on the bytes alone, and a retry
     /// carries its first attempt's bytes, so it is parsed once (at most `rememberedBodies` kept).
-    private let judged = Mutex([[UInt8]: String?]())
+    private let judged = Mutex([Body: String?]())
     static let rememberedBodies = 4_096
 
     init(_ scenario: Scenario) {
@@ -30,13 +30,14 @@ final class PayloadFidelity: Sendable {
     /// Judges one request the server received (sends only; the fake calls it for each).
     func inspect(_ request: ServerRequest) {
         let difference: String?
-        if let known = judged.withLock({ $0[request.body] }) {
+        let body = Body(bytes: request.body)
+        if let known = judged.withLock({ $0[body] }) {
             difference = known
         } else {
             difference = self.difference(request.body)
             judged.withLock { judged in
                 if judged.count >= Self.rememberedBodies { judged.removeAll(keepingCapacity: true) }
-                judged[request.body] = difference
+                judged[body] = difference
             }
         }
         state.withLock { figures in
@@ -108,6 +109,17 @@ final class PayloadFidelity: Sendable {
             return nil
         default:
             return "\(path): expected \(expected), got \(actual)"
+        }
+    }
+}
+
+extension PayloadFidelity {
+    /// A body as a dictionary key, hashed as one run of bytes (an array hashes byte by byte).
+    struct Body: Hashable {
+        let bytes: [UInt8]
+
+        func hash(into hasher: inout Hasher) {
+            bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
         }
     }
 }
