@@ -159,38 +159,47 @@ struct HostileClientTests {
         _ = waitpid(pid, &status, 0)
     }
 
-    /// Whether a plain listener can take `port` on 127.0.0.1 now.
-    static func portIsFree(_ port: Int) -> Bool {
-        guard let (fd, _) = try? Socket.listen(host: "127.0.0.1", port: port, reusePort: false) else { return false }
-        _ = Glibc.close(fd)
-        return true
+    /// The inode of the socket listening on 127.0.0.1:`port` (from /proc/net/tcp).
+    static func listenerInode(port: Int) throws -> String {
+        let table = try String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)
+        let local = String(format: "0100007F:%04X", port)
+        for line in table.split(separator: "\n").dropFirst() {
+            // sl, local, remote, state (0A: listening), queues, timer, retransmits, uid, timeout, inode
+            let fields = line.split(separator: " ")
+            if fields.count > 9, fields[1] == local, fields[3] == "0A" { return String(fields[9]) }
+        }
+        throw POSIXError(.ENOENT)
     }
 
-    @Test("a child started while the server runs does not keep its port after shutdown")
+    /// The inodes of the sockets process `pid` holds open.
+    static func sockets(of pid: pid_t) -> Set<String> {
+        let folder = "/proc/\(pid)/fd"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return Set(
+            names.compactMap { name in
+                guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + name),
+                    target.hasPrefix("socket:[")
+                else { return nil }
+                return String(target.dropFirst(8).dropLast())
+            })
+    }
+
+    @Test("a child started while the server runs does not hold its listener")
     func childDoesNotInheritTheListener() throws {
         let server = try FakeFrontmailServer(core: FakeFrontmailCore())
+        defer { server.shutdown() }
+        let listener = try Self.listenerInode(port: server.port)
         let child = try Self.spawnSleeper()
         defer { Self.reap(child) }
-        server.shutdown()
-        #expect(Self.portIsFree(server.port), "the child holds port \(server.port)")
-        // The check itself: a listener that is not close-on-exec stays open in the child.
-        let inherited = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(inherited, $0, length) == 0 && Glibc.listen(inherited, 8) == 0
-                    && getsockname(inherited, $0, &length) == 0
-            }
-        }
-        try #require(bound)
-        let port = Int(UInt16(bigEndian: address.sin_port))
+        #expect(!Self.sockets(of: child).contains(listener), "the child holds the listener of port \(server.port)")
+        // The check itself: a listener whose close-on-exec flag is cleared is held by the child.
+        let (inherited, port) = try Socket.listen(host: "127.0.0.1", port: 0, reusePort: false)
+        defer { _ = Glibc.close(inherited) }
+        #expect(fcntl(inherited, F_GETFD) & FD_CLOEXEC != 0)
+        _ = fcntl(inherited, F_SETFD, 0)
         let holder = try Self.spawnSleeper()
         defer { Self.reap(holder) }
-        _ = Glibc.close(inherited)
-        #expect(!Self.portIsFree(port), "a listener without close-on-exec was not held by the child")
+        #expect(Self.sockets(of: holder).contains(try Self.listenerInode(port: port)))
     }
 
     @Test("a second server on a port in use is refused unless both ask to share the port")

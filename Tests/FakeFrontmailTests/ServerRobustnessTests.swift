@@ -1,3 +1,6 @@
+// The socket constants (SOCK_STREAM, SOCK_CLOEXEC): a batch that also compiles a file importing
+// CFakeFrontmailSystem, whose header includes <sys/socket.h>, may see them as that module's.
+import CFakeFrontmailSystem
 import Foundation
 import Frontmail
 import Testing
