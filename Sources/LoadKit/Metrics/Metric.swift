@@ -53,6 +53,8 @@ enum MetricPattern {
     /// `<x>` takes any one non-empty part; a part `stem<N>` takes the stem followed by a whole
     /// number.
     static func match(_ pattern: String, _ text: String) -> [String: String]? {
+        // A name without a placeholder matches itself only (the common case: no splitting).
+        guard pattern.contains("<") else { return pattern == text ? [:] : nil }
         let wanted = pattern.split(separator: ".", omittingEmptySubsequences: false)
         let actual = text.split(separator: ".", omittingEmptySubsequences: false)
         guard wanted.count == actual.count else { return nil }

@@ -70,17 +70,6 @@ extension MetricCatalog {
         }
     }
 
-    /// The entry whose key is exactly `key`, with no placeholder in it (a table look-up: the
-    /// producers' common case, which `metric(forKey:)` then need not match as a pattern).
-    static func metric(concreteKey key: String) -> Metric? {
-        byKey[key].map { all[$0] }
-    }
-
-    /// The entry whose row is exactly `row`, with no placeholder in it (a table look-up).
-    static func metric(concreteRow row: String) -> Metric? {
-        byRow[row].map { all[$0] }
-    }
-
     /// The entry declared by exactly this key (a pattern's too: `cell.<policy>.success_rate`).
     static func metric(declaredAs key: MetricKey) -> Metric? {
         byDeclaredKey[key.text].map { all[$0] }

@@ -21,12 +21,6 @@ struct MetricRecorder {
     /// declared fails on it.
     mutating func record(_ key: MetricKey, _ value: Double) {
         precondition(!key.isPattern, "recorded by a pattern's key: \(key)")
-        // A key with no placeholder is its entry's own: its row is the entry's, as declared.
-        if let metric = MetricCatalog.metric(concreteKey: key.text) {
-            builder.add(metric.probe, metric.metric, metric.statistic, value, metric.unit)
-            if metric.name != nil { metrics[key.text] = value }
-            return
-        }
         guard let metric = MetricCatalog.metric(forKey: key.text), let row = metric.row(of: key.text) else {
             builder.add(key.text, "undeclared", "value", value, "?")
             return
@@ -61,11 +55,6 @@ struct MetricRecorder {
         let quantiles = Histogram.reportedQuantiles.map { ($0.name, histogram.value(at: $0.quantile)) }
         for (statistic, raw) in [("mean", histogram.mean)] + quantiles {
             let row = "\(key.probe).\(key.metric).\(statistic)"
-            if let entry = MetricCatalog.metric(concreteRow: row) {
-                if histogram.count > 0 { builder.add(key.probe, key.metric, statistic, raw / divisor, entry.unit) }
-                if let name = entry.name { metrics[name] = histogram.count > 0 ? raw / divisor : .nan }
-                continue
-            }
             guard let entry = MetricCatalog.metric(probe: key.probe, metric: key.metric, statistic: statistic),
                 let values = MetricPattern.match(entry.row, row)
             else {
