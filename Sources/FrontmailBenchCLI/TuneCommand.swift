@@ -47,11 +47,11 @@ public enum TuneCommand {
         case .success(let read): (jobs, tunes) = read
         case .failure(let exit): return exit.code
         }
-        let sizes = tunes.map { $0.policies.count * $0.environments.count * $0.seeds }
+        let sizes = tunes.map { $0.policies.count * $0.scaledEnvironments.count * $0.seeds }
         if parsed.flag("check") {
             for (file, (tune, runs)) in zip(parsed.positionals, zip(tunes, sizes)) {
                 print(
-                    "\(file): tune \(tune.name): \(tune.policies.count) policies × \(tune.environments.count) environments × \(tune.seeds) seeds = \(runs) runs"
+                    "\(file): tune \(tune.name): \(tune.policies.count) policies × \(tune.scaledEnvironments.count) environments × \(tune.seeds) seeds = \(runs) runs"
                 )
             }
             return .success
@@ -61,7 +61,7 @@ public enum TuneCommand {
         let runs = sizes.reduce(0, +)
         for (tune, size) in zip(tunes, sizes) {
             printError(
-                "tune \(tune.name): \(tune.policies.count) policies × \(tune.environments.count) environments × \(tune.seeds) seeds = \(size) runs, \(jobs) at a time"
+                "tune \(tune.name): \(tune.policies.count) policies × \(tune.scaledEnvironments.count) environments × \(tune.seeds) seeds = \(size) runs, \(jobs) at a time"
             )
         }
         let meter = ProgressMeter(live: !parsed.flag("no-progress") && isatty(2) == 1)

@@ -27,7 +27,7 @@ extension ClientSettings: Decodable {
 
     static let retries = 0...100
     static let connections = 1...100_000
-    static let instanceCounts = 1...16
+    static let instanceCounts = 1...1000
 
     func validate(path: String) throws(InputError) {
         try InputError.check(maxRetries, in: Self.retries, path + ".maxRetries")

@@ -19,7 +19,7 @@ extension TuneEnvironment: Decodable {
 
     func validate(path: String) throws(InputError) {
         try Scenario.checkName(name, path + ".name")
-        if let instances { try InputError.check(instances, in: 1...16, path + ".instances") }
+        if let instances { try InputError.check(instances, in: TuneFile.clientCounts, path + ".instances") }
         if let map {
             guard map.load.isFinite, map.load > 0, map.load <= 10 else {
                 throw InputError(path: path + ".map.load", reason: "must be more than 0 and at most 10 (of capacity)")
@@ -43,17 +43,19 @@ extension TuneEnvironment.MapPoint: Decodable {
 
 extension TuneQuick: Decodable {
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.strictContainer(["seeds", "grid", "environments", "duration"])
+        let container = try decoder.strictContainer(["seeds", "grid", "environments", "duration", "clients"])
         seeds = try container.integer(Int.self, AnyKey("seeds"))
         grid = try container.decodeIfPresent(PolicyGrid.self, forKey: AnyKey("grid"))
         environments = try container.decodeIfPresent([String].self, forKey: AnyKey("environments"))
         duration = try container.decodeIfPresent(TimeSpan.self, forKey: AnyKey("duration"))
+        clients = try container.decodeIfPresent(ClientScales.self, forKey: AnyKey("clients"))?.counts
     }
 
     func validate(path: String, environments known: Set<String>, defaultPolicy: PolicyPoint) throws(InputError) {
         if let seeds { try InputError.check(seeds, in: 1...100, path + ".seeds") }
         try grid?.validate(path: path + ".grid", defaultPolicy: defaultPolicy)
         if let duration { try InputError.check(duration, path + ".duration", positive: true) }
+        if let clients { try TuneFile.checkScales(clients, path: path + ".clients") }
         for (index, name) in (environments ?? []).enumerated() where !known.contains(name) {
             throw InputError(
                 path: "\(path).environments[\(index)]",

@@ -4,7 +4,7 @@ import Frontmail
 
 extension TuneFile: Decodable {
     static let fields: Set<String> = [
-        "name", "description", "base", "environments", "grid", "seeds", "default", "quick", "objective",
+        "name", "description", "base", "environments", "clients", "grid", "seeds", "default", "quick", "objective",
     ]
 
     public init(from decoder: any Decoder) throws {
@@ -17,6 +17,7 @@ extension TuneFile: Decodable {
             throw InputError(path: "base.name", reason: "the base takes the sweep's name (name); remove it")
         }
         environments = try container.decode([TuneEnvironment].self, forKey: AnyKey("environments"))
+        clients = try container.decodeIfPresent(ClientScales.self, forKey: AnyKey("clients"))?.counts ?? []
         grid = try container.decode(PolicyGrid.self, forKey: AnyKey("grid"))
         seeds = try container.integer(Int.self, AnyKey("seeds")) ?? 3
         defaultPolicy = try container.decodeIfPresent(PolicyPoint.self, forKey: AnyKey("default")) ?? .sdkDefault
@@ -51,6 +52,13 @@ extension TuneFile: Decodable {
         guard !environments.isEmpty else { throw InputError(path: "environments", reason: "name at least one") }
         try InputError.check(environments.count, in: 1...200, "environments", unit: " environments")
         let names = try validateEnvironments()
+        try Self.checkScales(clients, path: "clients")
+        let scaled = quick?.clients != nil ? "quick.clients" : !clients.isEmpty ? "clients" : nil
+        if let scaled, let index = environments.firstIndex(where: { $0.instances != nil }) {
+            throw InputError(
+                path: "environments[\(index)].instances",
+                reason: "\(scaled) sets every environment's scale: give one of the two, not both")
+        }
         try defaultPolicy.validate(path: "default")
         try grid.validate(path: "grid", defaultPolicy: defaultPolicy)
         try checkSize()
@@ -63,6 +71,21 @@ extension TuneFile: Decodable {
         // Every cell must be a scenario the runner accepts (the worst send bounded, the
         // metastability window inside the load, …): checked here, before anything runs.
         for sweep in sweeps { try sweep.checkCells(numberedAs: environments) }
+    }
+
+    /// Scales of 1-1,000 client instances, at most 8, each once, ascending.
+    static func checkScales(_ counts: [Int], path: String) throws(InputError) {
+        guard counts.count <= maxScales else {
+            throw InputError(path: path, reason: "at most \(maxScales) scales, not \(counts.count)")
+        }
+        for (index, count) in counts.enumerated() {
+            try InputError.check(count, in: clientCounts, "\(path)[\(index)]")
+            if index > 0, count <= counts[index - 1] {
+                throw InputError(
+                    path: "\(path)[\(index)]",
+                    reason: "list the scales once each, ascending (\(count) after \(counts[index - 1]))")
+            }
+        }
     }
 
     /// Each environment valid, named once and in a place of the map of its own; their names.
@@ -103,12 +126,13 @@ extension TuneFile: Decodable {
     /// Every cell of this sweep is a scenario the runner accepts; an error names the environment
     /// by its place in `numbering` (the file's list).
     private func checkCells(numberedAs numbering: [TuneEnvironment]) throws(InputError) {
-        for (index, environment) in environments.enumerated() {
+        for (index, environment) in scaledEnvironments.enumerated() {
             for policy in policies {
                 do {
                     try scenario(policy: policy, environment: environment, seed: 0).validate()
                 } catch {
-                    let index = numbering.firstIndex(of: environment) ?? index
+                    let name = environment.incident ?? environment.name
+                    let index = numbering.firstIndex { $0.name == name } ?? index
                     throw InputError(
                         path: "environments[\(index)]",
                         reason:
@@ -121,12 +145,14 @@ extension TuneFile: Decodable {
 
     /// Checked from the grid's counts, before any policy is made (its values are distinct).
     func checkSize(path: String = "grid") throws(InputError) {
-        let cells = policyCount * environments.count
+        let places = environments.count * max(1, clients.count)
+        let cells = policyCount * places
         guard cells <= Self.maxCells else {
+            let scaled = clients.count > 1 ? " at \(clients.count) scales" : ""
             throw InputError(
                 path: path,
                 reason:
-                    "\(policyCount) policies × \(environments.count) environments = \(cells) cells; at most \(Self.maxCells) per sweep (narrow the grid or split the file)"
+                    "\(policyCount) policies × \(environments.count) environments\(scaled) = \(cells) cells; at most \(Self.maxCells) per sweep (narrow the grid or split the file)"
             )
         }
         guard cells * seeds <= Self.maxRuns else {
@@ -299,6 +325,24 @@ extension TuneObjective: Decodable {
         }
         guard quantile.isFinite, quantile >= 0.5, quantile <= 0.9999 else {
             throw InputError(path: path + ".quantile", reason: "must be from 0.5 to 0.9999, not \(quantile)")
+        }
+    }
+}
+
+/// `clients`: one count or a list of them.
+struct ClientScales: Decodable {
+    var counts: [Int]
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let count = try? container.decode(Int.self) {
+            counts = [count]
+        } else if let counts = try? container.decode([Int].self), !counts.isEmpty {
+            self.counts = counts
+        } else {
+            throw InputError(
+                path: InputError.path(decoder.codingPath),
+                reason: "must be a whole number of client instances or a non-empty list of them (1-1000 each)")
         }
     }
 }

@@ -11,6 +11,10 @@ public struct TuneFile: Sendable, Hashable {
     /// The load, payload, server, capacity and time scale every cell shares.
     public var base: Scenario
     public var environments: [TuneEnvironment]
+    /// How many client instances share the server (`clients`: a number or a list, ascending): every
+    /// environment runs at each count, the load spread over that many `Frontmail` instances, each
+    /// with its own retry budget. Empty: one scale, each environment's `instances` or the base's.
+    public var clients: [Int] = []
     public var grid: PolicyGrid
     /// Runs per cell, seeded `base.seed`, `base.seed + 1`, …
     public var seeds: Int
@@ -28,6 +32,30 @@ public struct TuneFile: Sendable, Hashable {
     /// At most this many (policy, environment) cells, and runs (cells × seeds), per sweep.
     public static let maxCells = 2000
     public static let maxRuns = 20_000
+    /// A scale is 1-1,000 client instances; a file lists at most 8.
+    public static let clientCounts = 1...1000
+    public static let maxScales = 8
+
+    /// The environments the cells run in: each of the file's at each of `clients`, in the file's
+    /// order, the scales ascending within one. With more than one scale a copy is named
+    /// `outage-10s@16` and keeps the file's name as its `incident`.
+    public var scaledEnvironments: [TuneEnvironment] {
+        guard !clients.isEmpty else { return environments }
+        return environments.flatMap { environment in
+            clients.map { count in
+                var copy = environment
+                copy.instances = count
+                if clients.count > 1 {
+                    copy.name = "\(environment.name)@\(count)"
+                    copy.incident = environment.name
+                }
+                return copy
+            }
+        }
+    }
+
+    /// The client instances an environment's cells run with.
+    func scale(of environment: TuneEnvironment) -> Int { environment.instances ?? base.client.instances }
 
     /// How many policies the sweep has, from the grid's counts (its values are distinct, checked
     /// when the file is read), without making them: at most 100^4 + 1.
@@ -55,6 +83,7 @@ public struct TuneFile: Sendable, Hashable {
         var scenario = base
         // A scenario name is letters, digits, - and _ (a label may hold a decimal point).
         scenario.name = "\(name)-\(environment.name)-\(policy.label)".replacingOccurrences(of: ".", with: "_")
+            .replacingOccurrences(of: "@", with: "-at")
         scenario.description = environment.description
         scenario.seed = base.seed &+ UInt64(seed)
         scenario.client.maxRetries = policy.maxRetries
@@ -81,6 +110,7 @@ public struct TuneFile: Sendable, Hashable {
             if let grid = quick.grid { copy.grid = grid }
             if let names = quick.environments { copy.environments = environments.filter { names.contains($0.name) } }
             if let duration = quick.duration { copy.base.load.duration = duration }
+            if let clients = quick.clients { copy.clients = clients }
         } else {
             copy.seeds = 1
         }
@@ -88,6 +118,10 @@ public struct TuneFile: Sendable, Hashable {
         if copy.seeds < seeds { cut.append("\(copy.seeds) of \(seeds) seeds") }
         if copy.environments.count < environments.count {
             cut.append("\(copy.environments.count) of \(environments.count) environments")
+        }
+        if copy.clients != clients {
+            let (kept, whole) = (copy.clients.map(String.init), clients.map(String.init))
+            cut.append("clients \(kept.joined(separator: ", ")), not \(whole.joined(separator: ", "))")
         }
         if copy.grid != grid {
             // Counted before any is made: the quick grid's size is checked after this (at most 100^4).
@@ -240,6 +274,9 @@ public struct TuneEnvironment: Sendable, Hashable {
     /// The `Frontmail` instances the load is spread over, each with its own retry budget (the
     /// base's when absent).
     public var instances: Int?
+    /// The file's environment this one is a scaled copy of (`TuneFile.scaledEnvironments`); nil
+    /// for the file's own.
+    public var incident: String?
 
     public struct MapPoint: Sendable, Hashable {
         public var load: Double
@@ -286,6 +323,8 @@ public struct TuneQuick: Sendable, Hashable {
     public var grid: PolicyGrid?
     /// Only these environments (by name).
     public var environments: [String]?
+    /// These scales instead of the file's `clients`.
+    public var clients: [Int]?
     /// The base load's duration.
     public var duration: TimeSpan?
 }

@@ -56,17 +56,22 @@ extension HTMLReport {
             let verdict = header.index(of: Column.verdict), let recovery = header.index(of: Column.recovery)
         else { return "" }
         let entries = rows.dropFirst().filter { $0.count == header.count }
+        // A column per scale too when the sweep ran at several (an older CSV has no clients column).
+        let clients = header.index(of: Column.clients)
+        let scaled = clients.map { index in Set(entries.map { $0[index] }).count > 1 } ?? false
         var columns: [String] = []
         var policies: [String] = []
         var marks: [String: [String: (String, String)]] = [:]
         for fields in entries {
-            let column = "\(fields[load]) / \(fields[drop]) s"
+            let column =
+                "\(fields[load]) / \(fields[drop]) s" + (scaled ? clients.map { " × \(fields[$0]) clients" } ?? "" : "")
             if !columns.contains(column) { columns.append(column) }
             if !policies.contains(fields[policy]) { policies.append(fields[policy]) }
             marks[fields[policy], default: [:]][column] = (fields[verdict], fields[recovery])
         }
         var html =
-            "<h3>Metastability map</h3>\n<p>Offered load (fraction of capacity) / length of the capacity drop. "
+            "<h3>Metastability map</h3>\n<p>Offered load (fraction of capacity) / length of the capacity drop"
+            + (scaled ? " × client instances sharing the server. " : ". ")
         html += "Green: goodput came back (recovery time in s); red: metastable; grey: overloaded before the drop "
         html +=
             "(goodput before it under 90 % of the offered load: no level to come back to, no verdict).</p>\n<table>\n<tr><th>policy</th>"

@@ -114,5 +114,7 @@ extension ResultFile {
         case deadWorkPer10k = "dead_work_per_10k"
         case verdict
         case goodputBeforeShare = "goodput_before_share"
+        /// The client instances sharing the server (empty: the sweep's base, one scale).
+        case clients
     }
 }

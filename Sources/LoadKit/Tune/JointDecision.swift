@@ -34,8 +34,8 @@ package struct JointDecision: Sendable {
             let judged = measured.map { $0.judged(by: objective) }
             var excluded: Set<PolicyPoint> = []
             rounds: for _ in 0..<maxRounds {
-                let outcome = TuneRule.outcome(judged, excluded: excluded)
-                let contenders = outcome.winner.map { [$0] } ?? outcome.tied
+                let contenders = TuneRule.contenders(
+                    judged, excluded: excluded, scales: tune.clients, scale: tune.scale(of:))
                 guard !contenders.isEmpty else { break }
                 var failed = false
                 for policy in contenders {

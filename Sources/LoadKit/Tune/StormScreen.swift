@@ -39,10 +39,8 @@ package struct StormScreen: Sendable {
         points = map.points
         var recoverable: Set<Point> = []
         var environments: [Point: TuneEnvironment] = [:]
-        for environment in storms.environments {
-            if let place = environment.map {
-                environments[Point(load: place.load, drop: place.drop.seconds)] = environment
-            }
+        for environment in storms.scaledEnvironments {
+            if let place = environment.map { environments[Point(environment, at: place)] = environment }
         }
         self.environments = environments
         for (policy, places) in map.cells {
@@ -53,7 +51,9 @@ package struct StormScreen: Sendable {
                 if cell.verdict == .recovered, cell.duplicates == 0, cell.lost == 0 { recoverable.insert(point) }
             }
         }
-        self.recoverable = recoverable.sorted { ($0.drop, $0.load) > ($1.drop, $1.load) }
+        self.recoverable = recoverable.sorted {
+            ($0.drop, $0.load, $0.clients ?? 0) > ($1.drop, $1.load, $1.clients ?? 0)
+        }
     }
 
     /// The first recoverable place where `policy` is metastable or overloaded (nil: none known).
@@ -90,15 +90,16 @@ package struct StormScreen: Sendable {
             : "; \(unjudged) of \(points.count) places where no policy recovers (or none kept up before the drop) say nothing"
         if let failure = failure(of: policy) {
             let what = failure.verdict == .metastable ? "metastable" : "overloaded before the drop"
+            let scale = failure.point.clients.map { " at " + TuneRule.ScalePick.clients($0) } ?? ""
             return String(
-                format: "%@ at load %.2f, %gs drop (%@) in %@, where another policy recovers", what, failure.point.load,
-                failure.point.drop, failure.environment, name)
+                format: "%@ at load %.2f, %gs drop%@ (%@) in %@, where another policy recovers", what,
+                failure.point.load, failure.point.drop, scale, failure.environment, name)
         }
         guard settled(policy) else { return "not judged in \(name) (the screen was interrupted)" }
         return "recovers in all \(recoverable.count) places of \(name) where some policy recovers" + rest
     }
 
-    static let header = "storms,policy,budget,environment,load,drop_s,verdict,recovery_s,source"
+    static let header = "storms,policy,budget,environment,load,drop_s,verdict,recovery_s,source,clients"
 
     /// storms.csv's rows: every place judged, the storms sweep's policies and the screened ones.
     var rows: String {
@@ -110,7 +111,7 @@ package struct StormScreen: Sendable {
                     CSV.line([
                         name, policy.label, policy.budget.text, entry.environment, TuneReport.number(point.load),
                         TuneReport.number(point.drop), entry.verdict.rawValue, TuneReport.number(entry.recovery),
-                        entry.fromSweep ? "sweep" : "screen",
+                        entry.fromSweep ? "sweep" : "screen", point.clients.map(String.init) ?? "",
                     ]) + "\n"
             }
         }

@@ -74,7 +74,28 @@ struct MetastabilityMap: Sendable {
     struct Point: Sendable, Hashable, Comparable {
         var load: Double
         var drop: Double
-        static func < (lhs: Point, rhs: Point) -> Bool { (lhs.load, lhs.drop) < (rhs.load, rhs.drop) }
+        /// The environment's client instances (nil: the base's; a sweep at one scale).
+        var clients: Int?
+
+        init(load: Double, drop: Double, clients: Int? = nil) {
+            self.load = load
+            self.drop = drop
+            self.clients = clients
+        }
+
+        /// The place of an environment of the map.
+        init(_ environment: TuneEnvironment, at map: TuneEnvironment.MapPoint) {
+            self.init(load: map.load, drop: map.drop.seconds, clients: environment.instances)
+        }
+
+        static func < (lhs: Point, rhs: Point) -> Bool {
+            (lhs.clients ?? 0, lhs.load, lhs.drop) < (rhs.clients ?? 0, rhs.load, rhs.drop)
+        }
+
+        /// `0.85/30s`, with `×16` when the map has several scales.
+        func label(scaled: Bool) -> String {
+            String(format: "%.2f/%gs", load, drop) + (scaled ? "×\(clients ?? 1)" : "")
+        }
     }
 
     var points: [Point]
@@ -87,7 +108,7 @@ struct MetastabilityMap: Sendable {
         var points: Set<Point> = []
         for cell in cells where !cell.runs.isEmpty {
             guard let map = cell.environment.map else { continue }
-            let point = Point(load: map.load, drop: map.drop.seconds)
+            let point = Point(cell.environment, at: map)
             points.insert(point)
             byPolicy[cell.policy, default: [:]][point] = cell
         }
@@ -99,12 +120,20 @@ struct MetastabilityMap: Sendable {
 
     var loads: [Double] { Array(Set(points.map(\.load))).sorted() }
     var drops: [Double] { Array(Set(points.map(\.drop))).sorted() }
+    /// The map's scales, ascending (one nil: a sweep at one scale).
+    var scales: [Int?] { Array(Set(points.map(\.clients))).sorted { ($0 ?? 0) < ($1 ?? 0) } }
+    var scaled: Bool { scales.count > 1 }
 
-    /// The shortest drop at each load that leaves `policy` metastable (nil: it recovers from all).
-    func boundary(_ policy: PolicyPoint) -> [(load: Double, drop: Double?)] {
-        loads.map { load in
-            let metastable = points.filter { $0.load == load && cells[policy]?[$0]?.metastable == true }
-            return (load, metastable.map(\.drop).min())
+    /// The shortest drop at each load (and scale) that leaves `policy` metastable (nil: it
+    /// recovers from all).
+    func boundary(_ policy: PolicyPoint) -> [(load: Double, clients: Int?, drop: Double?)] {
+        scales.flatMap { clients in
+            loads.compactMap { load in
+                let here = points.filter { $0.load == load && $0.clients == clients }
+                guard !here.isEmpty else { return nil }
+                let metastable = here.filter { cells[policy]?[$0]?.metastable == true }
+                return (load, clients, metastable.map(\.drop).min())
+            }
         }
     }
 
@@ -122,6 +151,7 @@ struct MetastabilityMap: Sendable {
                         TuneReport.number(cell.recovery), TuneReport.number(cell.successRate),
                         TuneReport.number(cell.amplification), TuneReport.number(Regret.deadWorkPer10k(cell)),
                         cell.verdict?.rawValue ?? "", TuneReport.number(cell.goodputBeforeShare),
+                        point.clients.map(String.init) ?? "",
                     ]) + "\n"
             }
         }
@@ -131,13 +161,15 @@ struct MetastabilityMap: Sendable {
     /// The map as text: one row per policy, `R` recovered, `M` metastable, `O` overloaded before
     /// the drop, `-` not measured.
     var text: [String] {
-        let columns = points.map { String(format: "%.2f/%gs", $0.load, $0.drop) }
+        let columns = points.map { $0.label(scaled: scaled) }
         let width = max(28, (policies.map(\.label.count).max() ?? 0) + 2)
+        let column = scaled ? 16 : 11
         let pad = TuneReport.pad
-        var lines = [pad("metastability map (load/drop)", width) + columns.map { pad($0, 11) }.joined()]
+        let title = scaled ? "metastability map (load/drop×clients)" : "metastability map (load/drop)"
+        var lines = [pad(title, width) + columns.map { pad($0, column) }.joined()]
         for policy in policies {
             let marks = points.map { cells[policy]?[$0]?.verdict?.mark ?? "-" }
-            lines.append(pad(policy.label, width) + marks.map { pad($0, 11) }.joined())
+            lines.append(pad(policy.label, width) + marks.map { pad($0, column) }.joined())
         }
         return lines
     }

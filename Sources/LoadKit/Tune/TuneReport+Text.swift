@@ -23,7 +23,8 @@ extension TuneReport {
                 lines.append(
                     "  the default stops recovering at: "
                         + boundary.map { entry in
-                            String(format: "load %.2f: ", entry.load)
+                            String(format: "load %.2f", entry.load)
+                                + (map.scaled ? " at \(TuneRule.ScalePick.clients(entry.clients ?? 1)): " : ": ")
                                 + (entry.drop.map { String(format: "a %gs drop", $0) }
                                     ?? "never (recovers from every drop)")
                         }.joined(separator: "; "))
@@ -110,6 +111,10 @@ extension TuneReport {
             lines.append("recommended: none (\(outcome.decidedBy))")
         } else {
             lines.append("recommended: no single winner: \(outcome.tied.count) policies tie \(outcome.decidedBy)")
+        }
+        if !decision.scales.isEmpty {
+            lines.append("  at each scale (decided on its cells alone; a recommendation must hold at every one):")
+            for pick in decision.scales { lines.append("    \(pick.text)") }
         }
         if stability.checked, outcome.winner != nil {
             let moved = stability.leaveOneOut.map {

@@ -55,7 +55,7 @@ package struct TuneReport {
             report("deciding under deadline \(objective.deadlineText) (with 200 bootstrap resamples)")
             let cells = measured.map { $0.judged(by: objective) }
             let excluded = joint?.excluded(for: objective) ?? []
-            var decision = TuneRule.decide(cells, excluded: excluded)
+            var decision = TuneRule.decide(cells, excluded: excluded, scales: tune.clients, scale: tune.scale(of:))
             if let partial = Self.partial(tune, measured: measured, interrupted: interrupted) {
                 decision.outcome = TuneRule.Outcome(winner: nil, tied: [], decidedBy: partial)
             }
@@ -78,7 +78,7 @@ package struct TuneReport {
     /// one, than the file plans (a winner over the environments that finished is not the rule's
     /// answer). Nil when the sweep finished, or finished every run before the signal.
     static func partial(_ tune: TuneFile, measured: [TuneCell], interrupted: Bool) -> String? {
-        let planned = tune.policies.count * tune.environments.count
+        let planned = tune.policies.count * tune.scaledEnvironments.count
         let whole = measured.filter { $0.runs.count >= tune.seeds }.count
         guard interrupted, whole < planned else { return nil }
         return

@@ -107,6 +107,8 @@ struct TuneRule: Sendable {
         /// Objectives dropped per environment, with why.
         var dropped: [String: [Objective: String]]
         var standings: [PolicyPoint: [String: Standing]]
+        /// The pick at each scale of a sweep at several (`clients`); empty for one scale.
+        var scales: [ScalePick] = []
     }
 
     /// Decides on `cells` and checks the decision on subsets of their seeds.

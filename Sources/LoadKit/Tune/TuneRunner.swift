@@ -27,6 +27,7 @@ package struct TuneRunner {
     ) async -> TuneCell? {
         var single = tune
         single.environments = [environment]
+        single.clients = []
         single.grid = PolicyGrid()
         single.grid.points = [policy]
         single.defaultPolicy = policy
@@ -43,7 +44,7 @@ package struct TuneRunner {
     package func run() async -> [TuneCell] {
         var cells: [TuneCell] = []
         var jobs: [Job] = []
-        for environment in tune.environments {
+        for environment in tune.scaledEnvironments {
             for policy in tune.policies {
                 let index = cells.count
                 cells.append(TuneCell(policy: policy, environment: environment))

@@ -43,6 +43,44 @@ struct TuneFuzzTests {
         return .object(fields)
     }
 
+    /// `clients` (or `quick.clients`) set to a number, a list (in order or not, repeated, out of
+    /// range, long) or something else; an environment's `instances` sometimes kept beside it.
+    static func scales(_ tree: FrontmailValue, _ random: inout InputFuzzTests.Generator) -> FrontmailValue {
+        guard case .object(var fields) = tree else { return tree }
+        let counts = [0, 1, 2, 10, 16, 100, 999, 1000, 1001, -1, 5_000_000]
+        func count(_ random: inout InputFuzzTests.Generator) -> FrontmailValue {
+            random.below(8) == 0 ? .string("16") : .integer(counts[random.below(counts.count)])
+        }
+        let value: FrontmailValue
+        switch random.below(4) {
+        case 0: value = count(&random)
+        case 1: value = .array((0..<random.below(11)).map { _ in count(&random) })
+        case 2:
+            // Ascending and distinct: a list the file accepts when it fits the limits.
+            var next = 0
+            value = .array(
+                (0..<1 + random.below(9)).map { _ in
+                    next += 1 + random.below(200)
+                    return .integer(next)
+                })
+        default: value = random.below(2) == 0 ? .null : .object(["clients": .integer(2)])
+        }
+        if random.below(4) == 0, case .object(var quick) = fields["quick"] ?? .object([:]) {
+            quick["clients"] = value
+            fields["quick"] = .object(quick)
+        } else {
+            fields["clients"] = value
+        }
+        if random.below(3) == 0, case .array(var environments) = fields["environments"], !environments.isEmpty,
+            case .object(var first) = environments[0]
+        {
+            first["instances"] = .integer(1 + random.below(20))
+            environments[0] = .object(first)
+            fields["environments"] = .array(environments)
+        }
+        return .object(fields)
+    }
+
     @Test("every mutation is a valid sweep within its limits or an error with a reason")
     func tuneFiles() throws {
         var random = InputFuzzTests.Generator(state: 20_261_203)
@@ -59,6 +97,7 @@ struct TuneFuzzTests {
                 switch round % 10 {
                 case 9: data = original.prefix(random.below(original.count))
                 case 8: data = InputFuzzTests.bytes(Self.bigGrid(tree, &random))
+                case 7: data = InputFuzzTests.bytes(Self.scales(tree, &random))
                 default:
                     var mutated = tree
                     for _ in 0...random.below(3) { mutated = InputFuzzTests.mutate(mutated, &random) }
@@ -72,8 +111,12 @@ struct TuneFuzzTests {
                     for sweep in [tune, tune.quickened()] {
                         let policies = sweep.policies
                         #expect(policies.count == sweep.policyCount)
-                        #expect(policies.count * sweep.environments.count <= TuneFile.maxCells)
-                        #expect(policies.count * sweep.environments.count * sweep.seeds <= TuneFile.maxRuns)
+                        let places = sweep.scaledEnvironments
+                        #expect(policies.count * places.count <= TuneFile.maxCells)
+                        #expect(policies.count * places.count * sweep.seeds <= TuneFile.maxRuns)
+                        // Every scale is in range and every place has a name of its own.
+                        #expect(places.allSatisfy { TuneFile.clientCounts.contains(sweep.scale(of: $0)) })
+                        #expect(Set(places.map(\.name)).count == places.count)
                         // Every cell has a name of its own.
                         #expect(Set(policies.map(\.label)).count == policies.count)
                     }

@@ -243,7 +243,7 @@ struct TuneDecisionTests {
         #expect(report.text.contains("storms: recovers in all 2 places of storms where some policy recovers"))
         #expect(report.text.contains("1 of 3 places where no policy recovers"))
         let rows = StormScreen.header + "\n" + joint.screens[0].rows
-        #expect(rows.contains("storms,r5-b300ms-m10s-t15s,none,storm-70-30s,0.7,30,metastable,,screen"))
+        #expect(rows.contains("storms,r5-b300ms-m10s-t15s,none,storm-70-30s,0.7,30,metastable,,screen,\n"))
         #expect(report.deadlinesCSV.contains(",r3-b300ms-m10s-t15s,"))
         // The report shows the decision first: the recommendation, the storms' verdict, the regret's columns.
         let html = report.decisionHTML

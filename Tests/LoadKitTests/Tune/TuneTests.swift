@@ -290,8 +290,8 @@ struct TuneTests {
                 "deadlin"
             ),
             (
-                #"{"name": "v", "base": {\#(load)}, "environments": [{"name": "e", "instances": 17}], "grid": {}}"#,
-                "environments[0].instances: must be 1-16"
+                #"{"name": "v", "base": {\#(load)}, "environments": [{"name": "e", "instances": 1001}], "grid": {}}"#,
+                "environments[0].instances: must be 1-1000"
             ),
             // An environment's own load is checked as every cell's scenario.
             (
