@@ -5,7 +5,7 @@ import Frontmail
 extension TuneEnvironment: Decodable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.strictContainer([
-            "name", "description", "rules", "capacity", "metastability", "load", "map", "instances",
+            "name", "description", "rules", "capacity", "metastability", "load", "map", "instances", "weight",
         ])
         name = try container.decode(String.self, forKey: AnyKey("name"))
         description = try container.decodeIfPresent(String.self, forKey: AnyKey("description")) ?? ""
@@ -15,11 +15,16 @@ extension TuneEnvironment: Decodable {
         load = try container.decodeIfPresent(LoadSettings.self, forKey: AnyKey("load"))
         map = try container.decodeIfPresent(MapPoint.self, forKey: AnyKey("map"))
         instances = try container.integer(Int.self, AnyKey("instances"))
+        weight = try container.decodeIfPresent(Double.self, forKey: AnyKey("weight"))
     }
 
     func validate(path: String) throws(InputError) {
         try Scenario.checkName(name, path + ".name")
         if let instances { try InputError.check(instances, in: TuneFile.clientCounts, path + ".instances") }
+        if let weight, !weight.isFinite || !Self.weights.contains(weight) {
+            throw InputError(
+                path: path + ".weight", reason: "must be a number from 0.000001 to 1000000 (how often the incident happens)")
+        }
         if let map {
             guard map.load.isFinite, map.load > 0, map.load <= 10 else {
                 throw InputError(path: path + ".map.load", reason: "must be more than 0 and at most 10 (of capacity)")

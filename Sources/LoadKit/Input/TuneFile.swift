@@ -277,6 +277,12 @@ public struct TuneEnvironment: Sendable, Hashable {
     /// The file's environment this one is a scaled copy of (`TuneFile.scaledEnvironments`); nil
     /// for the file's own.
     public var incident: String?
+    /// How much this incident counts in the decision (its frequency, in any unit the file's
+    /// environments share): every sum of the rule over environments is weighted by it (nil: 1).
+    public var weight: Double?
+
+    /// A weight of 1e-6 to 1e6: an incident counted a million times another's is a file to split.
+    public static let weights = 1e-6...1e6
 
     public struct MapPoint: Sendable, Hashable {
         public var load: Double

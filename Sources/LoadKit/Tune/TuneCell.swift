@@ -109,6 +109,9 @@ package struct TuneCell: Sendable {
 
     /// The success the user sees: sends ending ok within the deadline per send (the rule's first
     /// objective).
+    /// What the environment counts for in the rule (its `weight`, 1 when the file gives none).
+    var weight: Double { environment.weight ?? 1 }
+
     var userSuccess: Double { sends == 0 ? .nan : Double(okInDeadline) / Double(sends) }
 
     /// Policy ms at the objective's quantile of the sends that ended ok within the deadline, over

@@ -168,6 +168,12 @@ extension TuneReport {
                     + (joint.complete ? "" : " (interrupted: the exclusions are incomplete)"))
         }
         lines.append("  rule: \(Self.ruleText)")
+        let weighted = tune.environments.filter { $0.weight != nil }
+        if !weighted.isEmpty {
+            lines.append(
+                "  weights (each environment counts its weight in every sum over environments; 1 where not given): "
+                    + weighted.map { "\($0.name) \(TuneReport.number($0.weight ?? 1))" }.joined(separator: ", "))
+        }
         for (name, dropped) in decision.dropped.sorted(by: { $0.key < $1.key }) {
             for (objective, reason) in dropped.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
                 lines.append("  objective dropped in \(name): \(objective.rawValue) (\(reason))")

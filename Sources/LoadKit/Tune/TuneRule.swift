@@ -50,7 +50,8 @@ enum Standing: String, Sendable {
 ///    A candidate *ties* it when it is at most `margin` below; it is *worse* when it is further
 ///    below and a one-sided two-proportion z-test on the pooled counts rejects equality at
 ///    α = 0.01; otherwise it is *unclear*.
-/// 3. Fewest *worse* environments, then most *ties*, make the tied set.
+/// 3. Fewest *worse* environments, then most *ties*, make the tied set; each environment counts
+///    its `weight` (1 when the file gives none), and the sums below are weighted the same way.
 /// 4. The tied set is narrowed by, in order: sends lost against each environment's best (within
 ///    `margin` × 10,000 per 10,000 of the lowest), the latency of the sends that made the deadline
 ///    (at the objective's quantile, each environment's figure over the tied set's lowest there,
@@ -243,14 +244,15 @@ struct TuneRule: Sendable {
     private static func mostSuccessful(_ candidates: [PolicyPoint: [TuneCell]], best: [String: TuneCell])
         -> [PolicyPoint: [TuneCell]]
     {
-        func key(_ cells: [TuneCell]) -> (Int, Int) {
-            var worse = 0
-            var ties = 0
+        // Environments counted by weight (1 each without one: the counts themselves).
+        func key(_ cells: [TuneCell]) -> (Double, Double) {
+            var worse = 0.0
+            var ties = 0.0
             for cell in cells {
                 guard let top = best[cell.environment.name] else { continue }
                 switch standing(cell, best: top) {
-                case .tie: ties += 1
-                case .worse: worse += 1
+                case .tie: ties += cell.weight
+                case .worse: worse += cell.weight
                 case .unclear: break
                 }
             }

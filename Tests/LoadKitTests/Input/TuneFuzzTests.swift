@@ -44,7 +44,8 @@ struct TuneFuzzTests {
     }
 
     /// `clients` (or `quick.clients`) set to a number, a list (in order or not, repeated, out of
-    /// range, long) or something else; an environment's `instances` sometimes kept beside it.
+    /// range, long) or something else; an environment's `instances` sometimes kept beside it, and
+    /// an environment's `weight` sometimes set, in range or not.
     static func scales(_ tree: FrontmailValue, _ random: inout InputFuzzTests.Generator) -> FrontmailValue {
         guard case .object(var fields) = tree else { return tree }
         let counts = [0, 1, 2, 10, 16, 100, 999, 1000, 1001, -1, 5_000_000]
@@ -77,6 +78,18 @@ struct TuneFuzzTests {
             first["instances"] = .integer(1 + random.below(20))
             environments[0] = .object(first)
             fields["environments"] = .array(environments)
+        }
+        if random.below(2) == 0, case .array(var environments) = fields["environments"], !environments.isEmpty {
+            let index = random.below(environments.count)
+            if case .object(var environment) = environments[index] {
+                let weights: [FrontmailValue] = [
+                    .integer(0), .integer(-1), .double(0.5), .double(1e6), .double(2e6), .double(1e-7), .string("x"),
+                    .integer(10),
+                ]
+                environment["weight"] = weights[random.below(weights.count)]
+                environments[index] = .object(environment)
+                fields["environments"] = .array(environments)
+            }
         }
         return .object(fields)
     }
@@ -117,6 +130,7 @@ struct TuneFuzzTests {
                         // Every scale is in range and every place has a name of its own.
                         #expect(places.allSatisfy { TuneFile.clientCounts.contains(sweep.scale(of: $0)) })
                         #expect(Set(places.map(\.name)).count == places.count)
+                        #expect(places.allSatisfy { $0.weight.map(TuneEnvironment.weights.contains) ?? true })
                         // Every cell has a name of its own.
                         #expect(Set(policies.map(\.label)).count == policies.count)
                     }
