@@ -23,7 +23,8 @@ extension TuneEnvironment: Decodable {
         if let instances { try InputError.check(instances, in: TuneFile.clientCounts, path + ".instances") }
         if let weight, !weight.isFinite || !Self.weights.contains(weight) {
             throw InputError(
-                path: path + ".weight", reason: "must be a number from 0.000001 to 1000000 (how often the incident happens)")
+                path: path + ".weight",
+                reason: "must be a number from 0.000001 to 1000000 (how often the incident happens)")
         }
         if let map {
             guard map.load.isFinite, map.load > 0, map.load <= 10 else {
