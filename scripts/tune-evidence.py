@@ -65,12 +65,20 @@ def policy_words(label):
     parts = label.split("-")
     budget = "no budget"
     if len(parts) > 4:
-        budget = {"quota": "the AWS-style quota"}.get(parts[4], parts[4].replace("budget", "a ").replace("pct", " % budget"))
+        budget = {"quota": "the AWS-style quota, unsent attempts free"}.get(parts[4], parts[4].replace("budget", "a ").replace("pct", " % budget"))
 
     def span(text):
         return text.replace("ms", " ms") if text.endswith("ms") else text.replace("s", " s")
 
     return f"{parts[0][1:]} retries, {span(parts[1][1:])} base delay, {span(parts[2][1:])} cap, {span(parts[3][1:])} timeout, {budget}"
+
+
+def counted(count, word):
+    """`1 policy`, `12 policies`: `word` is the singular; "y" becomes "ies"."""
+    count = int(count)
+    if count == 1:
+        return f"1 {word}"
+    return f"{count} {word[:-1] + 'ies' if word.endswith('y') else word + 's'}"
 
 
 def section():
@@ -107,7 +115,7 @@ def section():
             f"**Under the {seconds(deadline)} deadline the recommendation is `{head['recommended']}`** "
             f"({policy_words(head['recommended'])}), decided by {head['decided_by']}, in "
             f"{fmt(number(head['bootstrap_share']) * 100, 0)} % of bootstrap resamples of the seeds. Storms: it "
-            f"{head['storms']}. The storms excluded {head['excluded_by_storms']} policies (metastable, or overloaded "
+            f"{head['storms']}. The storms excluded {counted(head['excluded_by_storms'], 'policy')} (metastable, or overloaded "
             f"before the drop, where another policy recovers); the default `{default}`: {head['default_storms']}."
         )
     else:
@@ -228,8 +236,9 @@ def section():
             out.append("")
     screened = [row for row in storms if row["source"] == "screen"]
     out.append(
-        f"For the decision {len({row['policy'] for row in screened})} policies of `retry-defaults` that "
-        f"`retry-storms` does not sweep were run in its storms ({len(screened)} cells, `storms.csv`)."
+        f"For the decision {counted(len({row['policy'] for row in screened}), 'policy')} of `retry-defaults` that "
+        f"`retry-storms` does not sweep {'was' if len({row['policy'] for row in screened}) == 1 else 'were'} run in "
+        f"its storms ({counted(len(screened), 'cell')}, `storms.csv`)."
     )
     return "\n".join(out).rstrip() + "\n"
 

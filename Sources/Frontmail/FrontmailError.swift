@@ -77,6 +77,17 @@ public struct FrontmailError: Error, Sendable, Hashable {
     /// No usable response: `network_error` or `timeout`.
     public var isNetwork: Bool { code == .networkError || code == .timeout }
 
+    /// The attempt never reached the server: the transport could not connect (refused), find the
+    /// host, or reach a network. A connection lost or a timeout may have reached it.
+    package var neverReachedServer: Bool {
+        guard code == .networkError, let error = underlyingError as? URLError else { return false }
+        return Self.unsentCodes.contains(error.code)
+    }
+
+    private static let unsentCodes: Set<URLError.Code> = [
+        .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet,
+    ]
+
     /// The calling Task was cancelled: `aborted`.
     public var isCancelled: Bool { code == .aborted }
 

@@ -15,10 +15,15 @@ import Foundation
 ///   the retry is not made and the send throws the error of its last attempt;
 /// - a send that succeeds on its first attempt adds `successReward` tokens, up to `capacity`;
 /// - with `refundsRetriedSuccess`, a send that succeeds after retrying gives back what its last
-///   retry took instead.
+///   retry took instead;
+/// - a retry after an attempt that never reached the server (the connection was refused, the host
+///   not found, the device offline) takes nothing: the budget counts only failures the server could
+///   have caused, as gRFC A6 counts them. With `chargesUnsentAttempts` (the AWS SDKs' reading)
+///   every retry costs. Measured (docs/tune.md, "What a budget counts"): charging them lost sends
+///   in every refused outage and stopped no retry storm the free reading did not.
 ///
-/// ``standard`` is that quota (500 tokens, 5 per retry, 10 per retry after a timeout, 1 per
-/// first-try success, refunds). ``fraction(_:burst:)`` is the ratio budget of Finagle, Envoy or the
+/// ``standard`` is that quota's figures (500 tokens, 5 per retry, 10 per retry after a timeout, 1
+/// per first-try success, refunds), unsent attempts free. ``fraction(_:burst:)`` is the ratio budget of Finagle, Envoy or the
 /// SRE book: on average at most that fraction of successful sends' worth of retries, plus a reserve.
 public struct RetryBudget: Sendable, Hashable {
     /// The bucket's size and its starting level, in tokens.
@@ -31,20 +36,26 @@ public struct RetryBudget: Sendable, Hashable {
     public var successReward: Int
     /// A success after retries gives back the cost of its last retry (instead of `successReward`).
     public var refundsRetriedSuccess: Bool
+    /// A retry after an attempt that never reached the server costs tokens too (true: AWS's
+    /// reading), or nothing (false, the default: gRFC A6's).
+    public var chargesUnsentAttempts: Bool
 
     /// Negative figures are taken as 0; a cost of 0 makes retries free (the bucket never empties).
     public init(
-        capacity: Int, retryCost: Int, timeoutRetryCost: Int, successReward: Int, refundsRetriedSuccess: Bool
+        capacity: Int, retryCost: Int, timeoutRetryCost: Int, successReward: Int, refundsRetriedSuccess: Bool,
+        chargesUnsentAttempts: Bool = false
     ) {
         self.capacity = max(0, capacity)
         self.retryCost = max(0, retryCost)
         self.timeoutRetryCost = max(0, timeoutRetryCost)
         self.successReward = max(0, successReward)
         self.refundsRetriedSuccess = refundsRetriedSuccess
+        self.chargesUnsentAttempts = chargesUnsentAttempts
     }
 
     /// The AWS SDKs' standard retry quota: 500 tokens, a retry costs 5 (10 after a timeout), a
-    /// first-try success adds 1, a success after retries refunds its last retry.
+    /// first-try success adds 1, a success after retries refunds its last retry; a retry after an
+    /// attempt that never reached the server costs nothing.
     public static let standard = RetryBudget(
         capacity: 500, retryCost: 5, timeoutRetryCost: 10, successReward: 1, refundsRetriedSuccess: true)
 
@@ -102,7 +113,8 @@ package final class RetryBucket: RetryTokens {
     }
 
     package func cost(after error: FrontmailError) -> Int {
-        error.code == .timeout ? budget.timeoutRetryCost : budget.retryCost
+        if !budget.chargesUnsentAttempts, error.neverReachedServer { return 0 }
+        return error.code == .timeout ? budget.timeoutRetryCost : budget.retryCost
     }
 
     package func succeeded(lastRetryCost: Int?) {

@@ -79,6 +79,52 @@ struct RetryBudgetTests {
         #expect(transport.count == 4)
     }
 
+    @Test(
+        "attempts that never reached the server: free by default (gRFC A6), charged when the budget says so (AWS); a lost connection or a timeout costs either way"
+    )
+    func unsentAttempts() async throws {
+        let refused = ScriptedTransport.Step.fail(URLError(.cannotConnectToHost))
+        let steps: [ScriptedTransport.Step] = [
+            refused, .fail(URLError(.cannotFindHost)), .fail(URLError(.notConnectedToInternet)), TestClient.accepted,
+            // Sent, and maybe processed: a lost connection, then a 503.
+            .fail(URLError(.networkConnectionLost)), .respond(status: 503), TestClient.accepted,
+        ]
+        let free = RetryBudget(
+            capacity: 100, retryCost: 5, timeoutRetryCost: 10, successReward: 1, refundsRetriedSuccess: false)
+        #expect(!free.chargesUnsentAttempts && !RetryBudget.standard.chargesUnsentAttempts)
+        #expect(!RetryBudget.fraction(0.2).chargesUnsentAttempts)
+        var budget = free
+        budget.chargesUnsentAttempts = true
+        let charged = try Self.client(ScriptedTransport(steps), budget: budget)
+        _ = try await charged.send(templateID: "a")
+        #expect(charged.retryBucket?.level == 85)
+        _ = try await charged.send(templateID: "b")
+        #expect(charged.retryBucket?.level == 75)
+
+        let transport = ScriptedTransport(steps)
+        let sparing = try Self.client(transport, budget: free)
+        _ = try await sparing.send(templateID: "a")
+        // Three retries after refused, unresolved and offline attempts took nothing.
+        #expect(sparing.retryBucket?.level == 100)
+        _ = try await sparing.send(templateID: "b")
+        #expect(sparing.retryBucket?.level == 90)
+        #expect(transport.count == 7)
+
+        // An empty bucket still retries a refused connection for free, up to maxRetries.
+        var empty = free
+        empty.capacity = 0
+        let refusing = ScriptedTransport([refused])
+        let client = try Self.client(refusing, budget: empty)
+        _ = await frontmailError { try await client.send(templateID: "c") }
+        #expect(refusing.count == 4)
+        // A timeout is not known to be unsent: it costs 10.
+        let error = FrontmailError(code: .timeout, message: "t", underlyingError: URLError(.timedOut))
+        #expect(RetryBucket(free).cost(after: error) == 10)
+        let unsent = FrontmailError(code: .networkError, message: "r", underlyingError: URLError(.cannotConnectToHost))
+        #expect(unsent.neverReachedServer && !error.neverReachedServer)
+        #expect(RetryBucket(free).cost(after: unsent) == 0 && RetryBucket(budget).cost(after: unsent) == 5)
+    }
+
     @Test("the bucket is shared by every send of one client, and not by another client")
     func sharedPerClient() async throws {
         let budget = RetryBudget(

@@ -36,6 +36,8 @@ struct BudgetReplay {
             case .quota: self.init(capacity: 500, retryCost: 5, timeoutCost: 10, reward: 1, refunds: true)
             case .percent(let tenths):
                 self.init(capacity: 100_000, retryCost: 1_000, timeoutCost: 1_000, reward: tenths, refunds: false)
+            // Its unsent attempts never reach the ledger: the replay runs only without them.
+            case .unsentCharged(let free): self.init(free)
             }
         }
 

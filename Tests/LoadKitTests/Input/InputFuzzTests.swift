@@ -74,7 +74,8 @@ struct InputFuzzTests {
     /// Budgets as a file may spell them: valid ones and near misses.
     static let budgets: [FrontmailValue] = [
         "none", "quota", "20%", "12.5%", "1000%", "0.1%", "0%", "1000.1%", "12.55%", "%", ".5%", "5.%", "-5%",
-        "20", "20 %", "Quota", "١٠%", "99999999999999999999%", "1e3%",
+        "20", "20 %", "Quota", "١٠%", "99999999999999999999%", "1e3%", "quota:unsent-charged", "20%:unsent-charged",
+        "none:unsent-charged", ":unsent-charged", "quota:unsent", "quota:unsent-charged:unsent-charged",
     ].map { .string($0) }
 
     static func bytes(_ value: FrontmailValue) -> Data {

@@ -88,6 +88,14 @@ struct ScenarioTests {
             (#"{"name": "x", \#(load), "client": {"budget": "20"}}"#, "client.budget: '20' is not a budget"),
             (#"{"name": "x", \#(load), "client": {"budget": "1000.1%"}}"#, "client.budget: '1000.1%' is not a budget"),
             (#"{"name": "x", \#(load), "client": {"budget": 0.2}}"#, "client.budget"),
+            (
+                #"{"name": "x", \#(load), "client": {"budget": "none:unsent-charged"}}"#,
+                "client.budget: 'none:unsent-charged' is not a budget"
+            ),
+            (
+                #"{"name": "x", \#(load), "client": {"budget": "quota:unsent-charged:unsent-charged"}}"#,
+                "client.budget: 'quota:unsent-charged:unsent-charged' is not a budget"
+            ),
             (#"{"name": "x", \#(load), "lod": {}}"#, "lod: unknown field"),
             (#"{"name": "x", \#(load), "wallBudget": 0}"#, "wallBudget: must be more than 0 to 86400 s"),
             (#"{"name": "x", \#(load), "wallBudget": "-5s"}"#, "wallBudget"),

@@ -106,3 +106,50 @@ struct TuneWeightTests {
         }
     }
 }
+
+/// What a swept budget counts: the quota or a percentage with `:unsent-charged` is the same budget
+/// whose retries after unsent attempts cost tokens too (AWS's reading; the SDK's is free); its
+/// spelling, label and order.
+@Suite("tune: a budget's reading of unsent attempts")
+struct UnsentChargedBudgetTests {
+    @Test(
+        "quota:unsent-charged and 20%:unsent-charged parse, print and label as themselves, and give AWS's charged reading"
+    )
+    func spelling() throws {
+        let quota = try #require(BudgetSetting.parse("quota:unsent-charged"))
+        #expect(quota == .unsentCharged(.quota) && quota.text == "quota:unsent-charged")
+        #expect(quota.labelSuffix == "-quota-unsentcharged")
+        let twenty = try #require(BudgetSetting.parse("20%:unsent-charged"))
+        #expect(twenty.text == "20%:unsent-charged" && twenty.labelSuffix == "-budget20pct-unsentcharged")
+        #expect(
+            quota.budget?.chargesUnsentAttempts == true && BudgetSetting.quota.budget?.chargesUnsentAttempts == false)
+        var expected = RetryBudget.standard
+        expected.chargesUnsentAttempts = true
+        #expect(quota.budget == expected)
+        #expect(twenty.figures == .percent(tenths: 200) && BudgetSetting.quota.figures == .quota)
+        for bad in [
+            "none:unsent-charged", ":unsent-charged", "quota:unsent-charged:unsent-charged", "quota:unsent",
+            "0%:unsent-charged",
+        ] {
+            #expect(BudgetSetting.parse(bad) == nil, "\(bad)")
+        }
+        // Each reading sorts right after the budget it reads.
+        let sorted: [BudgetSetting] = [.quota, twenty, .none, quota, .percent(tenths: 200)].sorted()
+        #expect(sorted == [.none, .percent(tenths: 200), twenty, .quota, quota])
+        // The replay of the bucket judges its figures: unsent attempts never reach the ledger.
+        #expect(BudgetReplay.Model(quota) == BudgetReplay.Model(.quota))
+    }
+
+    @Test("run for real: in a 10 s refused outage the SDK's quota keeps retrying where the charged one runs dry")
+    func outage() async throws {
+        let tune = try TuneScaleTests.read(
+            TuneScaleTests.file().replacingOccurrences(
+                of: #""budget": ["none", "quota"]"#,
+                with: #""budget": ["quota", "quota:unsent-charged"], "maxRetries": [10]"#))
+        let cells = await TuneRunner(tune: tune, jobs: 2).run().filter { $0.environment.name == "outage" }
+        let free = try #require(cells.first { $0.policy.budget == .quota })
+        let charged = try #require(cells.first { $0.policy.budget == .unsentCharged(.quota) })
+        #expect(free.successRate > charged.successRate, "charged \(charged.successRate), free \(free.successRate)")
+        #expect(free.duplicates == 0 && free.lost == 0)
+    }
+}
