@@ -36,12 +36,6 @@ public enum BudgetSetting: Sendable, Hashable, Comparable {
         }
     }
 
-    /// The budget's figures without its reading of unsent attempts.
-    var figures: BudgetSetting {
-        if case .unsentCharged(let free) = self { return free }
-        return self
-    }
-
     /// As a file writes it: `none`, `20%`, `12.5%`, `quota`.
     public var text: String {
         switch self {

@@ -88,8 +88,11 @@ extension OutcomeProbe {
                 if hostile { misjudged.insert(benchID) }
             }
             let lastEnds = served.isEmpty ? nil : endsAt(served, served.count - 1, benchID)
+            // On the real clock the client's attempts are counted where it hands them to URLSession:
+            // one that never left its queue is an attempt made, though the server never saw it.
+            let made = max(served.count, seen[benchID]?.count ?? 0)
             if judgesGivingUp,
-                ContractProperty.gaveUpEarly(requests: served.count, maxAttempts: maxAttempts, lastEnds: lastEnds)
+                ContractProperty.gaveUpEarly(requests: made, maxAttempts: maxAttempts, lastEnds: lastEnds)
             {
                 gaveUp += 1
                 if hostile { misjudged.insert(benchID) }

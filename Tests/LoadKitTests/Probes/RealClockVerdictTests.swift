@@ -73,6 +73,19 @@ struct RealClockVerdictTests {
         #expect(seen["attempts.after_final_answer"] == 1)
     }
 
+    @Test(
+        "every attempt made, the last one's 503 seen, one lost in URLSession's queue: not giving up early; one attempt fewer is"
+    )
+    func lostAttemptIsNoEarlyGiveUp() throws {
+        // Two attempts allowed; the server saw one request, answered 503 (retryable).
+        let failed = History.Outcome.failed(code: .serviceUnavailable, status: 503)
+        let all = try Self.metrics(statuses: [nil, 503], outcome: failed, requests: 1, requestStatus: 503)
+        #expect(all["attempts.gave_up_early"] == 0)
+        // A client that stopped after its one attempt's 503, with a retry left.
+        let early = try Self.metrics(statuses: [503], outcome: failed, requests: 1, requestStatus: 503)
+        #expect(early["attempts.gave_up_early"] == 1)
+    }
+
     @Test("counts that line up are judged attempt by attempt, as before")
     func alignedCounts() throws {
         let thrown = try Self.metrics(statuses: [302], outcome: Self.redirect, requests: 1)

@@ -126,7 +126,6 @@ struct UnsentChargedBudgetTests {
         var expected = RetryBudget.standard
         expected.chargesUnsentAttempts = true
         #expect(quota.budget == expected)
-        #expect(twenty.figures == .percent(tenths: 200) && BudgetSetting.quota.figures == .quota)
         for bad in [
             "none:unsent-charged", ":unsent-charged", "quota:unsent-charged:unsent-charged", "quota:unsent",
             "0%:unsent-charged",
